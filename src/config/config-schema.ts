@@ -1,0 +1,109 @@
+import { Type, type Static } from '@sinclair/typebox';
+
+/** Prices in USD per million tokens (per_request and per_search: USD each). */
+const Pricing = Type.Object(
+  {
+    prompt: Type.Number({ minimum: 0 }),
+    completion: Type.Number({ minimum: 0 }),
+    cache_read: Type.Optional(Type.Number({ minimum: 0 })),
+    cache_write: Type.Optional(Type.Number({ minimum: 0 })),
+    per_request: Type.Optional(Type.Number({ minimum: 0 })),
+    per_search: Type.Optional(Type.Number({ minimum: 0 })),
+  },
+  { additionalProperties: false },
+);
+
+const Timeouts = Type.Object(
+  {
+    connect_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    first_byte_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    idle_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    total_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+const Id = Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9._-]*$', maxLength: 64 });
+
+export const ProviderConfigSchema = Type.Object(
+  {
+    id: Id,
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    /** Wire protocol. Defaults to the preset's, or `openai`. */
+    type: Type.Optional(Type.String({ minLength: 1 })),
+    /** A preset name (groq, together, …) supplying type, base_url and the credential variable. */
+    preset: Type.Optional(Type.String({ minLength: 1 })),
+    base_url: Type.Optional(Type.String({ pattern: '^https?://' })),
+    api_key: Type.Optional(Type.String()),
+    headers: Type.Optional(Type.Record(Type.String(), Type.String())),
+    timeouts: Type.Optional(Timeouts),
+    max_connections: Type.Optional(Type.Integer({ minimum: 1, maximum: 10000 })),
+    /** Protocol-specific settings (Azure api_version, Bedrock region and credentials, …). */
+    options: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    /** Shown on the provider page: data policies. */
+    policies: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export const EndpointConfigSchema = Type.Object(
+  {
+    provider: Type.String({ minLength: 1 }),
+    upstream_model: Type.String({ minLength: 1 }),
+    pricing: Type.Optional(Pricing),
+    context_length: Type.Optional(Type.Integer({ minimum: 1 })),
+    max_output_tokens: Type.Optional(Type.Integer({ minimum: 1 })),
+    priority: Type.Optional(Type.Integer({ minimum: 0 })),
+    weight: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+    supports_search: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false },
+);
+
+export const ModelConfigSchema = Type.Object(
+  {
+    id: Type.String({ minLength: 1, maxLength: 200, pattern: '^[^\\s]+$' }),
+    name: Type.Optional(Type.String({ minLength: 1 })),
+    description: Type.Optional(Type.String()),
+    author: Type.Optional(Type.String()),
+    created: Type.Optional(Type.Integer({ minimum: 0 })),
+    input_modalities: Type.Optional(Type.Array(Type.String())),
+    output_modalities: Type.Optional(Type.Array(Type.String())),
+    capabilities: Type.Optional(Type.Array(Type.String())),
+    tags: Type.Optional(Type.Array(Type.String())),
+    endpoints: Type.Array(EndpointConfigSchema, { minItems: 1 }),
+  },
+  { additionalProperties: false },
+);
+
+export const ServerConfigSchema = Type.Object(
+  {
+    host: Type.Optional(Type.String({ minLength: 1 })),
+    port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
+    body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+    shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    log_level: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)))),
+    /** Public base URL, used in links the gateway hands out (checkout pages, documents). */
+    public_url: Type.Optional(Type.String({ pattern: '^https?://' })),
+  },
+  { additionalProperties: false },
+);
+
+export const ConfigFileSchema = Type.Object(
+  {
+    server: Type.Optional(ServerConfigSchema),
+    providers: Type.Optional(Type.Array(ProviderConfigSchema)),
+    models: Type.Optional(Type.Array(ModelConfigSchema)),
+    /** Sections owned by later features (billing, routing templates, limits…), validated there. */
+    routing: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    billing: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    limits: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    catalog: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+  },
+  { additionalProperties: false },
+);
+
+export type ConfigFile = Static<typeof ConfigFileSchema>;
+export type ProviderConfigInput = Static<typeof ProviderConfigSchema>;
+export type ModelConfigInput = Static<typeof ModelConfigSchema>;
+export type EndpointConfigInput = Static<typeof EndpointConfigSchema>;

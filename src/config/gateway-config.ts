@@ -1,0 +1,80 @@
+/** The resolved, validated configuration the app runs on (after file, env and presets). */
+export interface Pricing {
+  /** Micro-USD per million tokens: integers, so cost arithmetic stays exact. */
+  promptMicros: number;
+  completionMicros: number;
+  cacheReadMicros: number | null;
+  cacheWriteMicros: number | null;
+  /** Micro-USD per request and per web search. */
+  perRequestMicros: number;
+  perSearchMicros: number;
+}
+
+export interface ProviderTimeouts {
+  connectMs: number;
+  firstByteMs: number;
+  idleMs: number;
+  totalMs: number;
+}
+
+export interface ProviderConfig {
+  id: string;
+  name: string;
+  type: string;
+  baseUrl: string;
+  apiKey: string | undefined;
+  headers: Record<string, string>;
+  timeouts: ProviderTimeouts;
+  maxConnections: number;
+  options: Record<string, unknown>;
+  policies: Record<string, unknown>;
+  /** true when enabled from a credential variable rather than the config file. */
+  fromEnvironment: boolean;
+}
+
+export interface EndpointConfig {
+  providerId: string;
+  upstreamModel: string;
+  pricing: Pricing;
+  contextLength: number | null;
+  maxOutputTokens: number | null;
+  priority: number;
+  weight: number;
+  supportsSearch: boolean;
+}
+
+export interface ModelConfig {
+  id: string;
+  name: string;
+  description: string;
+  author: string;
+  created: number;
+  inputModalities: string[];
+  outputModalities: string[];
+  capabilities: string[];
+  tags: string[];
+  endpoints: EndpointConfig[];
+}
+
+export interface ServerConfig {
+  host: string;
+  port: number;
+  bodyLimitBytes: number;
+  shutdownGraceMs: number;
+  logLevel: string;
+  publicUrl: string;
+}
+
+export interface GatewayConfig {
+  server: ServerConfig;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  providers: ProviderConfig[];
+  models: ModelConfig[];
+  /** Raw sections owned by later features, validated by those features. */
+  sections: Record<string, Record<string, unknown>>;
+  /** Where the config came from, for the start-up log. */
+  source: string;
+}
+
+export const DEFAULT_TIMEOUTS: ProviderTimeouts = { connectMs: 10_000, firstByteMs: 60_000, idleMs: 60_000, totalMs: 600_000 };

@@ -1,0 +1,279 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { Document, LineCounter, parseDocument, visit, isScalar, isPair } from 'yaml';
+import { ConfigFileSchema, type ConfigFile, type ProviderConfigInput, type ModelConfigInput } from './config-schema.js';
+import { PROVIDER_PRESETS } from './provider-presets.js';
+import { interpolateEnv } from './interpolate-env.js';
+import { decimalToUnits } from '../shared/decimal.js';
+import { DEFAULT_TIMEOUTS, type GatewayConfig, type ModelConfig, type ProviderConfig, type Pricing } from './gateway-config.js';
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface LoadConfigOptions {
+  env?: Record<string, string | undefined>;
+  cwd?: string;
+  /** Wire protocols the provider registry can speak; anything else is a config error. */
+  knownProviderTypes?: readonly string[];
+  /** Use this text instead of reading a file (tests). */
+  text?: string;
+}
+
+export interface LoadedConfig {
+  config: GatewayConfig;
+  warnings: string[];
+}
+
+const validateFile = new Ajv({ allErrors: true, strict: false }).compile<ConfigFile>(ConfigFileSchema);
+
+/** Reads gateway.config.yaml (or GATEWAY_CONFIG), interpolates ${ENV}, validates, applies presets. */
+export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const warnings: string[] = [];
+  let file: ConfigFile = {};
+  let source = 'defaults and environment (no config file)';
+
+  const explicitPath = env.GATEWAY_CONFIG;
+  const path = explicitPath ? resolve(cwd, explicitPath) : resolve(cwd, 'gateway.config.yaml');
+  let text = options.text;
+  if (text === undefined) {
+    if (existsSync(path)) {
+      text = readFileSync(path, 'utf8');
+      source = path;
+    } else if (explicitPath) {
+      throw new ConfigError(`GATEWAY_CONFIG points at ${path}, which does not exist.`);
+    }
+  } else {
+    source = 'inline text';
+  }
+  if (text !== undefined) file = parseConfigText(text, source, env, warnings);
+
+  const config = resolveConfig(file, env, source, warnings, options.knownProviderTypes);
+  return { config, warnings };
+}
+
+function parseConfigText(text: string, source: string, env: Record<string, string | undefined>, warnings: string[]): ConfigFile {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: true });
+  if (document.errors.length > 0) {
+    const first = document.errors[0];
+    const line = first.linePos?.[0]?.line;
+    throw new ConfigError(`${source}${line ? `:${line}` : ''}: invalid YAML: ${first.message.split('\n')[0]}`);
+  }
+  visit(document, {
+    Scalar(_key, node) {
+      if (typeof node.value !== 'string' || !node.value.includes('${')) return;
+      const { value, missing } = interpolateEnv(node.value, env);
+      for (const name of missing) {
+        const line = node.range ? lineCounter.linePos(node.range[0]).line : undefined;
+        warnings.push(`${source}${line ? `:${line}` : ''}: environment variable ${name} is not set; the value is left empty.`);
+      }
+      node.value = value;
+    },
+  });
+  const data = (document.toJS() ?? {}) as unknown;
+  dropEmptyStrings(data);
+  if (!validateFile(data)) {
+    const messages = (validateFile.errors ?? []).slice(0, 5).map((error) => describeSchemaError(error, document, lineCounter, source));
+    throw new ConfigError(`Invalid configuration:\n  ${[...new Set(messages)].join('\n  ')}`);
+  }
+  return data;
+}
+
+/** `api_key: ${UNSET}` becomes an absent field rather than an empty credential. */
+function dropEmptyStrings(value: unknown): void {
+  if (Array.isArray(value)) value.forEach(dropEmptyStrings);
+  else if (value && typeof value === 'object') {
+    for (const [key, child] of Object.entries(value)) {
+      if (child === '') delete (value as Record<string, unknown>)[key];
+      else dropEmptyStrings(child);
+    }
+  }
+}
+
+function describeSchemaError(error: ErrorObject, document: Document, lineCounter: LineCounter, source: string): string {
+  const segments = error.instancePath.split('/').slice(1).map((part) => (/^\d+$/.test(part) ? Number(part) : part.replace(/~1/g, '/').replace(/~0/g, '~')));
+  let field = segments.reduce<string>((path, part) => (typeof part === 'number' ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
+  let detail = error.message ?? 'is invalid';
+  if (error.keyword === 'additionalProperties') {
+    const extra = (error.params as { additionalProperty: string }).additionalProperty;
+    field = field ? `${field}.${extra}` : extra;
+    detail = 'is not a known setting';
+  } else if (error.keyword === 'required') {
+    const missing = (error.params as { missingProperty: string }).missingProperty;
+    field = field ? `${field}.${missing}` : missing;
+    detail = 'is required';
+  }
+  const node = document.getIn(segments, true) as { range?: [number, number, number] } | undefined;
+  const nodeWithRange = node && isScalar(node) ? node : node && !isPair(node) ? node : undefined;
+  const offset = nodeWithRange?.range?.[0];
+  const line = offset !== undefined ? lineCounter.linePos(offset).line : undefined;
+  return `${field || '(root)'} ${detail}${line ? ` (${source}, line ${line})` : ''}`;
+}
+
+function resolveConfig(
+  file: ConfigFile,
+  env: Record<string, string | undefined>,
+  source: string,
+  warnings: string[],
+  knownTypes: readonly string[] | undefined,
+): GatewayConfig {
+  const providers: ProviderConfig[] = (file.providers ?? []).map((input, index) => resolveProvider(input, index, env, knownTypes));
+  const seen = new Set<string>();
+  for (const provider of providers) {
+    if (seen.has(provider.id)) throw new ConfigError(`providers: the id "${provider.id}" is used twice.`);
+    seen.add(provider.id);
+  }
+  // Standard credential variables enable their provider with no file.
+  for (const [id, preset] of Object.entries(PROVIDER_PRESETS)) {
+    if (!preset.credentialEnv || seen.has(id)) continue;
+    const credential = env[preset.credentialEnv];
+    if (!credential) continue;
+    providers.push({
+      id,
+      name: preset.name,
+      type: preset.type,
+      baseUrl: preset.baseUrl,
+      apiKey: credential,
+      headers: {},
+      timeouts: { ...DEFAULT_TIMEOUTS },
+      maxConnections: 256,
+      options: {},
+      policies: {},
+      fromEnvironment: true,
+    });
+    seen.add(id);
+  }
+
+  const models: ModelConfig[] = [];
+  const modelIds = new Set<string>();
+  (file.models ?? []).forEach((input, index) => {
+    if (modelIds.has(input.id)) throw new ConfigError(`models[${index}].id: the model id "${input.id}" is used twice.`);
+    modelIds.add(input.id);
+    models.push(resolveModel(input, index, seen));
+  });
+
+  const server = file.server ?? {};
+  const port = env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : (server.port ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${env.PORT}").`);
+  const host = env.HOST || server.host || '127.0.0.1';
+  const databaseUrl = env.DATABASE_URL || 'sqlite:./data/gateway.db';
+  if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
+    throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres:// (got "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}").`);
+  }
+
+  return {
+    server: {
+      host,
+      port,
+      bodyLimitBytes: server.body_limit_bytes ?? 10 * 1024 * 1024,
+      shutdownGraceMs: server.shutdown_grace_ms ?? 10_000,
+      logLevel: env.LOG_LEVEL || server.log_level || 'info',
+      publicUrl: (env.GATEWAY_PUBLIC_URL || server.public_url || `http://${host}:${port}`).replace(/\/$/, ''),
+    },
+    databaseUrl,
+    redisUrl: env.REDIS_URL || undefined,
+    providers,
+    models,
+    sections: {
+      routing: file.routing ?? {},
+      billing: file.billing ?? {},
+      limits: file.limits ?? {},
+      catalog: file.catalog ?? {},
+    },
+    source,
+  };
+  void warnings;
+}
+
+function resolveProvider(input: ProviderConfigInput, index: number, env: Record<string, string | undefined>, knownTypes: readonly string[] | undefined): ProviderConfig {
+  const presetName = input.preset ?? (PROVIDER_PRESETS[input.id] ? input.id : undefined);
+  const preset = presetName ? PROVIDER_PRESETS[presetName] : undefined;
+  if (input.preset && !preset) {
+    throw new ConfigError(`providers[${index}].preset: unknown preset "${input.preset}" (known: ${Object.keys(PROVIDER_PRESETS).join(', ')}).`);
+  }
+  const type = input.type ?? preset?.type ?? 'openai';
+  if (knownTypes && !knownTypes.includes(type)) {
+    throw new ConfigError(`providers[${index}].type: unknown provider type "${type}" (known: ${knownTypes.join(', ')}).`);
+  }
+  const baseUrl = input.base_url ?? preset?.baseUrl;
+  if (!baseUrl) throw new ConfigError(`providers[${index}].base_url is required for provider "${input.id}" (no preset supplies one).`);
+  const timeouts = input.timeouts ?? {};
+  return {
+    id: input.id,
+    name: input.name ?? preset?.name ?? input.id,
+    type,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    apiKey: input.api_key ?? (preset?.credentialEnv ? env[preset.credentialEnv] || undefined : undefined),
+    headers: input.headers ?? {},
+    timeouts: {
+      connectMs: timeouts.connect_ms ?? DEFAULT_TIMEOUTS.connectMs,
+      firstByteMs: timeouts.first_byte_ms ?? DEFAULT_TIMEOUTS.firstByteMs,
+      idleMs: timeouts.idle_ms ?? DEFAULT_TIMEOUTS.idleMs,
+      totalMs: timeouts.total_ms ?? DEFAULT_TIMEOUTS.totalMs,
+    },
+    maxConnections: input.max_connections ?? 256,
+    options: input.options ?? {},
+    policies: input.policies ?? {},
+    fromEnvironment: false,
+  };
+}
+
+function resolveModel(input: ModelConfigInput, index: number, providerIds: Set<string>): ModelConfig {
+  const endpoints = input.endpoints.map((endpoint, endpointIndex) => {
+    const where = `models[${index}].endpoints[${endpointIndex}]`;
+    if (!providerIds.has(endpoint.provider)) {
+      throw new ConfigError(`${where}.provider: "${endpoint.provider}" is not a configured provider (configured: ${[...providerIds].join(', ') || 'none'}).`);
+    }
+    return {
+      providerId: endpoint.provider,
+      upstreamModel: endpoint.upstream_model,
+      pricing: resolvePricing(endpoint.pricing, `${where}.pricing`),
+      contextLength: endpoint.context_length ?? null,
+      maxOutputTokens: endpoint.max_output_tokens ?? null,
+      priority: endpoint.priority ?? endpointIndex,
+      weight: endpoint.weight ?? 1,
+      supportsSearch: endpoint.supports_search ?? false,
+    };
+  });
+  const slash = input.id.indexOf('/');
+  return {
+    id: input.id,
+    name: input.name ?? input.id,
+    description: input.description ?? '',
+    author: input.author ?? (slash > 0 ? input.id.slice(0, slash) : endpoints[0].providerId),
+    created: input.created ?? 0,
+    inputModalities: input.input_modalities ?? ['text'],
+    outputModalities: input.output_modalities ?? ['text'],
+    capabilities: input.capabilities ?? [],
+    tags: input.tags ?? [],
+    endpoints,
+  };
+}
+
+function resolvePricing(pricing: ProviderConfigInput['options'] | undefined, where: string): Pricing {
+  const value = (pricing ?? {}) as Record<string, number | undefined>;
+  const micros = (field: string): number | null => {
+    const raw = value[field];
+    if (raw === undefined) return null;
+    try {
+      return decimalToUnits(raw, 6);
+    } catch (error) {
+      throw new ConfigError(`${where}.${field}: ${(error as Error).message}`);
+    }
+  };
+  return {
+    promptMicros: micros('prompt') ?? 0,
+    completionMicros: micros('completion') ?? 0,
+    cacheReadMicros: micros('cache_read'),
+    cacheWriteMicros: micros('cache_write'),
+    perRequestMicros: micros('per_request') ?? 0,
+    perSearchMicros: micros('per_search') ?? 0,
+  };
+}

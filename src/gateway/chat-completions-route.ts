@@ -1,0 +1,19 @@
+import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import { ChatCompletionRequestSchema } from './chat-request-schema.js';
+import { createChatCompletionsHandler, type ChatHandlerDeps } from './chat-completions-handler.js';
+
+export function registerChatCompletionsRoute(app: FastifyInstance, deps: ChatHandlerDeps, authenticate: preHandlerAsyncHookHandler): void {
+  app.post('/v1/chat/completions', {
+    schema: {
+      summary: 'Create a chat completion (OpenAI-compatible)',
+      description:
+        'Routes an OpenAI-format chat request to the provider serving the model. stream:true answers server-sent events of chat.completion.chunk objects ending with data: [DONE].',
+      tags: ['v1'],
+      security: [{ bearerAuth: [] }],
+      body: ChatCompletionRequestSchema,
+      // No response schema on purpose: answers pass provider fields through untouched.
+    },
+    preHandler: authenticate,
+    handler: createChatCompletionsHandler(deps),
+  });
+}

@@ -1,0 +1,100 @@
+import { Type, type TSchema } from '@sinclair/typebox';
+
+/**
+ * JSON Schema of POST /v1/chat/completions (spec §4.2, ranges of §8). It validates the shape and
+ * ranges, feeds /openapi.json, and lets unknown top-level parameters through (they are passed to
+ * OpenAI-compatible upstreams). Rules that span fields live in validate-chat-request.ts.
+ */
+const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() });
+const ImagePart = Type.Object({
+  type: Type.Literal('image_url'),
+  image_url: Type.Object({ url: Type.String({ minLength: 1 }), detail: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')])) }),
+});
+const AudioPart = Type.Object({ type: Type.Literal('input_audio'), input_audio: Type.Object({ data: Type.String(), format: Type.String() }) });
+const FilePart = Type.Object({
+  type: Type.Literal('file'),
+  file: Type.Object({ file_data: Type.Optional(Type.String()), file_id: Type.Optional(Type.String()), filename: Type.Optional(Type.String()) }),
+});
+
+const ToolCallSchema = Type.Object({
+  id: Type.String({ minLength: 1 }),
+  type: Type.Literal('function'),
+  function: Type.Object({ name: Type.String({ minLength: 1 }), arguments: Type.String() }),
+});
+
+export const MessageSchema = Type.Object(
+  {
+    role: Type.String({ enum: ['system', 'developer', 'user', 'assistant', 'tool'] }),
+    content: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.Union([TextPart, ImagePart, AudioPart, FilePart])), Type.Null()], {
+        description: 'a string or an array of content parts',
+      }),
+    ),
+    name: Type.Optional(Type.String()),
+    tool_calls: Type.Optional(Type.Array(ToolCallSchema)),
+    tool_call_id: Type.Optional(Type.String({ minLength: 1 })),
+  },
+  { additionalProperties: true },
+);
+
+const FunctionToolSchema = Type.Object({
+  type: Type.Literal('function'),
+  function: Type.Object({
+    name: Type.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$', description: 'letters, digits, underscores and dashes, at most 64' }),
+    description: Type.Optional(Type.String()),
+    parameters: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+  }),
+});
+
+const ToolChoiceSchema = Type.Union(
+  [
+    Type.String({ enum: ['none', 'auto', 'required'] }),
+    Type.Object({ type: Type.Literal('function'), function: Type.Object({ name: Type.String({ minLength: 1 }) }) }),
+  ],
+  { description: '"none", "auto", "required" or {"type": "function", "function": {"name": …}}' },
+);
+
+const ResponseFormatSchema = Type.Object({
+  type: Type.String({ enum: ['text', 'json_object', 'json_schema'] }),
+  json_schema: Type.Optional(
+    Type.Object({
+      name: Type.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$' }),
+      description: Type.Optional(Type.String()),
+      schema: Type.Optional(Type.Object({}, { additionalProperties: true })),
+      strict: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    }),
+  ),
+});
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ChatCompletionRequestSchema = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 256 }),
+    messages: Type.Array(MessageSchema, { minItems: 1 }),
+    stream: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    stream_options: Type.Optional(Type.Union([Type.Object({ include_usage: Type.Optional(Type.Boolean()) }), Type.Null()])),
+    temperature: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 2 }))),
+    top_p: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 1 }))),
+    max_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    max_completion_tokens: Type.Optional(Nullable(Type.Integer({ minimum: 1 }))),
+    frequency_penalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+    presence_penalty: Type.Optional(Nullable(Type.Number({ minimum: -2, maximum: 2 }))),
+    n: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 128 }))),
+    stop: Type.Optional(
+      Type.Union([Type.String(), Type.Array(Type.String(), { maxItems: 4 }), Type.Null()], { description: 'a string or an array of at most 4 strings' }),
+    ),
+    seed: Type.Optional(Nullable(Type.Integer())),
+    user: Type.Optional(Type.String({ maxLength: 512 })),
+    logprobs: Type.Optional(Type.Union([Type.Boolean(), Type.Null()])),
+    top_logprobs: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 20 }))),
+    logit_bias: Type.Optional(Type.Union([Type.Record(Type.String(), Type.Number({ minimum: -100, maximum: 100 })), Type.Null()])),
+    tools: Type.Optional(Type.Array(FunctionToolSchema, { maxItems: 128 })),
+    tool_choice: Type.Optional(ToolChoiceSchema),
+    parallel_tool_calls: Type.Optional(Type.Boolean()),
+    response_format: Type.Optional(ResponseFormatSchema),
+    enable_search: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true, description: 'An OpenAI chat completion request. Unknown parameters are passed to OpenAI-compatible providers.' },
+);

@@ -1,0 +1,47 @@
+import type { EndpointConfig, GatewayConfig, ModelConfig, ProviderConfig } from '../config/gateway-config.js';
+
+export interface RouteCandidate {
+  model: ModelConfig;
+  endpoint: EndpointConfig;
+  provider: ProviderConfig;
+}
+
+/**
+ * The routable models: every configured model whose endpoints point at configured providers.
+ * Lookups are by exact id; the catalog feature adds built-in models served by configured providers.
+ */
+export class ModelDirectory {
+  private readonly models = new Map<string, ModelConfig>();
+  private readonly providers = new Map<string, ProviderConfig>();
+
+  constructor(config: Pick<GatewayConfig, 'models' | 'providers'>) {
+    for (const provider of config.providers) this.providers.set(provider.id, provider);
+    for (const model of config.models) this.models.set(model.id, model);
+  }
+
+  get(modelId: string): ModelConfig | undefined {
+    return this.models.get(modelId);
+  }
+
+  provider(providerId: string): ProviderConfig | undefined {
+    return this.providers.get(providerId);
+  }
+
+  list(): ModelConfig[] {
+    return [...this.models.values()];
+  }
+
+  listProviders(): ProviderConfig[] {
+    return [...this.providers.values()];
+  }
+
+  /** The endpoints of a model in preference order (priority, then cheaper first). */
+  candidatesFor(model: ModelConfig): RouteCandidate[] {
+    return [...model.endpoints]
+      .sort((a, b) => a.priority - b.priority || a.pricing.promptMicros + a.pricing.completionMicros - (b.pricing.promptMicros + b.pricing.completionMicros))
+      .flatMap((endpoint) => {
+        const provider = this.providers.get(endpoint.providerId);
+        return provider ? [{ model, endpoint, provider }] : [];
+      });
+  }
+}

@@ -1,0 +1,82 @@
+import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { ModelConfig } from '../config/gateway-config.js';
+import { isModelAllowed } from '../accounts/keys/api-key-record.js';
+import { unitsToDecimal } from '../shared/decimal.js';
+import type { ModelDirectory } from './model-directory.js';
+import { NotFoundError } from '../shared/errors.js';
+
+const ModelSchema = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('model'),
+  created: Type.Integer(),
+  owned_by: Type.String(),
+  display_name: Type.String(),
+  input_modalities: Type.Array(Type.String()),
+  output_modalities: Type.Array(Type.String()),
+  context_length: Type.Union([Type.Integer(), Type.Null()]),
+  pricing: Type.Object(
+    { prompt: Type.String(), completion: Type.String() },
+    { additionalProperties: Type.String(), description: 'USD per token (per request / per search where named), as decimal strings.' },
+  ),
+});
+
+const ModelListSchema = Type.Object({ object: Type.Literal('list'), data: Type.Array(ModelSchema) });
+
+/** USD per token, as an exact decimal string, from micro-USD per million tokens. */
+function perToken(micros: number): string {
+  return unitsToDecimal(micros, 12);
+}
+
+export function toApiModel(model: ModelConfig) {
+  const cheapest = [...model.endpoints].sort((a, b) => a.pricing.promptMicros + a.pricing.completionMicros - (b.pricing.promptMicros + b.pricing.completionMicros))[0];
+  const contextLengths = model.endpoints.map((endpoint) => endpoint.contextLength).filter((value): value is number => value !== null);
+  const pricing: Record<string, string> = { prompt: perToken(cheapest.pricing.promptMicros), completion: perToken(cheapest.pricing.completionMicros) };
+  if (cheapest.pricing.cacheReadMicros !== null) pricing.input_cache_read = perToken(cheapest.pricing.cacheReadMicros);
+  if (cheapest.pricing.cacheWriteMicros !== null) pricing.input_cache_write = perToken(cheapest.pricing.cacheWriteMicros);
+  if (cheapest.pricing.perRequestMicros) pricing.request = unitsToDecimal(cheapest.pricing.perRequestMicros, 6);
+  if (cheapest.pricing.perSearchMicros) pricing.web_search = unitsToDecimal(cheapest.pricing.perSearchMicros, 6);
+  return {
+    id: model.id,
+    object: 'model' as const,
+    created: model.created,
+    owned_by: model.author,
+    display_name: model.name,
+    input_modalities: model.inputModalities,
+    output_modalities: model.outputModalities,
+    context_length: contextLengths.length > 0 ? Math.max(...contextLengths) : null,
+    pricing,
+  };
+}
+
+/** GET /v1/models: every routable model, or those the presented key may use. */
+export function registerModelsRoute(app: FastifyInstance, directory: ModelDirectory, authenticateOptional: preHandlerAsyncHookHandler): void {
+  app.get('/v1/models', {
+    schema: {
+      summary: 'List models (OpenAI-compatible)',
+      description: 'Answers with or without an API key; with a key, only the models it may use.',
+      tags: ['v1'],
+      response: { 200: ModelListSchema },
+    },
+    preHandler: authenticateOptional,
+    handler: async (request) => {
+      const key = request.apiKey;
+      const models = directory.list().filter((model) => !key || isModelAllowed(key, model.id));
+      return { object: 'list' as const, data: models.map(toApiModel) };
+    },
+  });
+
+  // Model ids may contain slashes (acme/chat-1), hence the wildcard.
+  app.get('/v1/models/*', {
+    schema: { summary: 'Retrieve one model', tags: ['v1'], response: { 200: ModelSchema } },
+    preHandler: authenticateOptional,
+    handler: async (request) => {
+      const id = decodeURIComponent((request.params as { '*': string })['*']);
+      const model = directory.get(id);
+      if (!model || (request.apiKey && !isModelAllowed(request.apiKey, id))) {
+        throw new NotFoundError(`The model '${id}' does not exist.`, 'model_not_found', 'model');
+      }
+      return toApiModel(model);
+    },
+  });
+}

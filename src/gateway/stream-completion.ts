@@ -1,0 +1,104 @@
+import type { FastifyReply } from 'fastify';
+import { GatewayError, UpstreamError } from '../shared/errors.js';
+import type { ChatCompletionChunk, ChatCompletionRequest } from '../shared/openai-types.js';
+import type { Clock } from '../shared/clock.js';
+import { SSE_DONE, SSE_HEADERS, sseData, sseError, waitForDrain } from '../http/sse.js';
+import type { CompletionOutcome } from './completion-outcome.js';
+import type { OpenedAttempt } from './chat-completions-handler.js';
+import { toUpstreamError } from './upstream-client.js';
+
+export interface StreamCompletionInput {
+  request: ChatCompletionRequest;
+  reply: FastifyReply;
+  opened: OpenedAttempt;
+  headers: Record<string, string>;
+  outcome: CompletionOutcome;
+  signal: AbortSignal;
+  clock: Clock;
+  requestId: string;
+}
+
+/**
+ * Pipes an upstream stream to the client: bytes → provider decoder → OpenAI chunks → SSE.
+ * Usage is held back and sent as the final choices:[] chunk only when the client asked
+ * (stream_options.include_usage). Once the first byte went out nothing is retried: a failure
+ * ends the stream with one `error` event. An upstream that stops before saying it finished is
+ * such a failure, never a silent truncation.
+ */
+export async function streamCompletion(input: StreamCompletionInput): Promise<void> {
+  const { reply, opened, outcome, clock } = input;
+  const raw = reply.raw;
+  const decoder = opened.adapter.createStreamDecoder(opened.context);
+  reply.hijack();
+  raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': input.requestId, ...input.headers });
+  // Headers out at once: clients see the stream open before the first token.
+  raw.flushHeaders();
+
+  let done = false;
+  let finishSeen = false;
+  const includeUsage = input.request.stream_options?.include_usage === true;
+
+  const handle = (events: ReturnType<typeof decoder.push>): string => {
+    let out = '';
+    for (const event of events) {
+      if (event.type === 'chunk') {
+        if (outcome.timeToFirstTokenMs === null) outcome.timeToFirstTokenMs = clock.now() - outcome.startedAt;
+        outcome.outputCharacters += countCharacters(event.chunk);
+        if (event.chunk.choices.some((choice) => choice.finish_reason)) finishSeen = true;
+        out += sseData(event.chunk);
+      } else if (event.type === 'usage') {
+        outcome.usage = event.usage;
+      } else {
+        done = true;
+      }
+    }
+    return out;
+  };
+
+  try {
+    for await (const bytes of opened.response.body) {
+      const out = handle(decoder.push(bytes as Uint8Array));
+      if (out && !raw.write(out)) await waitForDrain(raw);
+      if (done) break;
+    }
+    if (!done) {
+      const out = handle(decoder.end());
+      if (out) raw.write(out);
+    }
+    if (!done && !finishSeen) {
+      throw new UpstreamError(502, 'upstream_stream_interrupted', `${opened.candidate.provider.name} closed the stream before the answer was complete.`);
+    }
+    let tail = '';
+    if (includeUsage && outcome.usage) {
+      const usageChunk: ChatCompletionChunk = {
+        id: opened.context.completionId,
+        object: 'chat.completion.chunk',
+        created: opened.context.created,
+        model: opened.context.publicModel,
+        choices: [],
+        usage: outcome.usage,
+      };
+      tail += sseData(usageChunk);
+    }
+    raw.end(tail + SSE_DONE);
+  } catch (error) {
+    const gatewayError = error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, input.signal);
+    outcome.status = gatewayError.status;
+    outcome.errorCode = gatewayError.code;
+    if (!outcome.clientAborted && !raw.destroyed) raw.end(sseError(gatewayError));
+    else raw.destroy();
+  } finally {
+    if (!opened.response.body.destroyed) opened.response.body.destroy();
+  }
+}
+
+function countCharacters(chunk: ChatCompletionChunk): number {
+  let total = 0;
+  for (const choice of chunk.choices) {
+    const delta = choice.delta;
+    if (typeof delta.content === 'string') total += delta.content.length;
+    if (typeof delta.reasoning === 'string') total += delta.reasoning.length;
+    if (delta.tool_calls) for (const call of delta.tool_calls) total += call.function?.arguments?.length ?? 0;
+  }
+  return total;
+}

@@ -1,0 +1,45 @@
+import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { ApiKeyCache } from '../accounts/keys/api-key-cache.js';
+import { hashApiKey, looksLikeApiKey } from '../accounts/keys/api-key-format.js';
+import type { ApiKeyRecord } from '../accounts/keys/api-key-record.js';
+import { AuthenticationError, PermissionDeniedError } from '../shared/errors.js';
+import type { Clock } from '../shared/clock.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    apiKey?: ApiKeyRecord;
+  }
+}
+
+/** The presented key: `Authorization: Bearer <key>`, or `x-api-key: <key>`. */
+export function presentedKey(request: FastifyRequest): string | undefined {
+  const authorization = request.headers.authorization;
+  if (authorization) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    return match ? match[1] : authorization.trim();
+  }
+  const header = request.headers['x-api-key'];
+  return Array.isArray(header) ? header[0] : header;
+}
+
+/**
+ * /v1 authentication (CONTRACT §2) from the in-process key cache: no database read per request.
+ * Unknown and revoked keys get the same 401; disabled and expired keys a 403 that says which.
+ */
+export function apiKeyAuth(cache: ApiKeyCache, clock: Clock, options: { optional?: boolean } = {}): preHandlerAsyncHookHandler {
+  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const key = presentedKey(request);
+    if (!key) {
+      if (options.optional) return;
+      throw new AuthenticationError('Missing API key. Send it as "Authorization: Bearer sk-gw-…".', 'missing_api_key');
+    }
+    if (!looksLikeApiKey(key)) throw new AuthenticationError();
+    const found = cache.get(hashApiKey(key));
+    const record = found instanceof Promise ? await found : found;
+    if (!record || record.revoked) throw new AuthenticationError();
+    if (record.disabled) throw new PermissionDeniedError('This API key is disabled.', 'key_disabled');
+    if (record.expiresAt !== null && record.expiresAt <= clock.now()) throw new PermissionDeniedError('This API key has expired.', 'key_expired');
+    request.apiKey = record;
+    cache.noteUsed(record.id);
+  };
+}

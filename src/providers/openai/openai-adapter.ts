@@ -1,0 +1,26 @@
+import type { ProviderAdapter, TranslationContext, UpstreamHttpRequest } from '../provider-adapter.js';
+import type { ChatCompletionRequest } from '../../shared/openai-types.js';
+import { convertToOpenAIRequest } from './convert-to-openai-request.js';
+import { OpenAIStreamDecoder } from './openai-stream-decoder.js';
+import { parseOpenAIResponse } from './parse-openai-response.js';
+import { mapOpenAIError } from './openai-error.js';
+
+/** The OpenAI chat-completions protocol; Groq, Together, vLLM, Ollama, … are presets of it. */
+export const openAIAdapter: ProviderAdapter = {
+  type: 'openai',
+  supportsMultipleChoices: true,
+  buildRequest(request: ChatCompletionRequest, context: TranslationContext): UpstreamHttpRequest {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...context.provider.headers };
+    if (context.provider.apiKey) headers.authorization = `Bearer ${context.provider.apiKey}`;
+    return {
+      url: `${context.provider.baseUrl}/chat/completions`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify(convertToOpenAIRequest(request, context)),
+      warnings: [],
+    };
+  },
+  parseResponse: parseOpenAIResponse,
+  createStreamDecoder: (context) => new OpenAIStreamDecoder(context),
+  mapError: (status, body, headers, context) => mapOpenAIError(status, body, headers, context.provider.name),
+};

@@ -1,0 +1,84 @@
+import { UpstreamError } from '../../shared/errors.js';
+import type { ChatCompletionChunk, Usage } from '../../shared/openai-types.js';
+import { SseDecoder } from '../framing/sse-decoder.js';
+import type { StreamDecoder, StreamEvent, TranslationContext } from '../provider-adapter.js';
+import { mapOpenAIError } from './openai-error.js';
+
+/**
+ * OpenAI-compatible SSE → our events. Usage is pulled out of whatever chunk carries it (the
+ * trailing choices:[] chunk, or the finish chunk as some providers do) and reported separately,
+ * so the core decides whether the client sees it. An `error` payload or `event: error` ends the
+ * stream with an error.
+ */
+export class OpenAIStreamDecoder implements StreamDecoder {
+  private readonly sse = new SseDecoder();
+  private finished = false;
+
+  constructor(private readonly context: TranslationContext) {}
+
+  push(bytes: Uint8Array): StreamEvent[] {
+    return this.translate(this.sse.push(bytes));
+  }
+
+  end(): StreamEvent[] {
+    return this.translate(this.sse.end());
+  }
+
+  private translate(events: ReturnType<SseDecoder['push']>): StreamEvent[] {
+    const out: StreamEvent[] = [];
+    for (const event of events) {
+      if (this.finished) break;
+      const data = event.data;
+      if (data === '[DONE]') {
+        this.finished = true;
+        out.push({ type: 'done' });
+        break;
+      }
+      if (data === '') continue;
+      let payload: Record<string, unknown>;
+      try {
+        payload = JSON.parse(data) as Record<string, unknown>;
+      } catch {
+        throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a stream event that is not JSON.`);
+      }
+      if (payload === null || typeof payload !== 'object') {
+        throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a stream event that is not an object.`);
+      }
+      if (event.event === 'error' || payload.error !== undefined) {
+        throw streamError(payload, this.context);
+      }
+      this.translateChunk(payload as unknown as ChatCompletionChunk, out);
+    }
+    return out;
+  }
+
+  private translateChunk(chunk: ChatCompletionChunk, out: StreamEvent[]): void {
+    const usage = (chunk.usage ?? (chunk.x_groq as { usage?: Usage } | undefined)?.usage) as Usage | null | undefined;
+    if (usage) out.push({ type: 'usage', usage });
+    if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) return;
+    chunk.id = this.context.completionId;
+    chunk.model = this.context.publicModel;
+    if ('usage' in chunk) delete chunk.usage;
+    if ('x_groq' in chunk) delete chunk.x_groq;
+    for (const choice of chunk.choices) {
+      const delta = choice.delta as Record<string, unknown> | undefined;
+      // DeepSeek and others name the reasoning text reasoning_content; we call it reasoning.
+      if (delta && typeof delta.reasoning_content === 'string') {
+        delta.reasoning = delta.reasoning_content;
+        delete delta.reasoning_content;
+      }
+      if (delta?.tool_calls) {
+        // Mistral omits the index on tool-call deltas; OpenAI clients need it.
+        (delta.tool_calls as Array<{ index?: number }>).forEach((call, position) => {
+          if (call.index === undefined) call.index = position;
+        });
+      }
+    }
+    out.push({ type: 'chunk', chunk });
+  }
+}
+
+function streamError(payload: Record<string, unknown>, context: TranslationContext): UpstreamError {
+  const mapped = mapOpenAIError(502, new TextEncoder().encode(JSON.stringify(payload)), {}, context.provider.name);
+  return new UpstreamError(502, mapped.code === 'upstream_502' ? 'upstream_stream_error' : mapped.code, mapped.message);
+}

@@ -1,0 +1,64 @@
+/**
+ * The contract between the gateway core and one wire protocol (openai, anthropic, gemini,
+ * bedrock, …). An adapter is pure translation plus framing: it never opens sockets, reads
+ * clocks or makes ids on its own; the core does the HTTP call (undici, keep-alive pool per
+ * provider) and hands the adapter bytes. Generic code never names a provider.
+ */
+import type { ProviderConfig } from '../config/gateway-config.js';
+import type { GatewayError } from '../shared/errors.js';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, Usage } from '../shared/openai-types.js';
+
+/** Everything an adapter may need that is not the request itself. Injected so translation stays pure. */
+export interface TranslationContext {
+  provider: ProviderConfig;
+  /** The name the upstream knows the model by. */
+  upstreamModel: string;
+  /** The public model id the client sees in every answer. */
+  publicModel: string;
+  /** The completion id we answer with (chatcmpl-…). */
+  completionId: string;
+  /** Unix seconds for `created`. */
+  created: number;
+  /** Makes ids the provider does not give (tool call ids), deterministic in tests. */
+  generateId: (prefix: string) => string;
+  /** Whether the client asked for a stream. */
+  stream: boolean;
+}
+
+export interface UpstreamHttpRequest {
+  /** Absolute URL. */
+  url: string;
+  method: 'POST' | 'GET';
+  headers: Record<string, string>;
+  body: string | Uint8Array;
+  /** Parameters dropped because this provider cannot honour them (sent as x-gateway-warnings). */
+  warnings: string[];
+}
+
+/** What a stream decoder yields as it reads upstream bytes. */
+export type StreamEvent =
+  | { type: 'chunk'; chunk: ChatCompletionChunk }
+  /** Usage so far; the last one seen counts (providers send running totals). */
+  | { type: 'usage'; usage: Usage }
+  /** The upstream said the answer is complete ([DONE], message_stop, …). */
+  | { type: 'done' };
+
+export interface StreamDecoder {
+  /** Feed raw upstream bytes; returns events decoded so far. Throws a GatewayError for an upstream error event or bad data. */
+  push(bytes: Uint8Array): StreamEvent[];
+  /** The upstream closed the body; returns the last events. Throws if the stream ended mid-frame. */
+  end(): StreamEvent[];
+}
+
+export interface ProviderAdapter {
+  /** The `type` in config this adapter speaks. */
+  readonly type: string;
+  /** Whether `n > 1` can be honoured; otherwise the core answers 400 naming `n`. */
+  readonly supportsMultipleChoices: boolean;
+  buildRequest(request: ChatCompletionRequest, context: TranslationContext): UpstreamHttpRequest | Promise<UpstreamHttpRequest>;
+  /** A whole (stream:false) upstream 2xx body → an OpenAI chat.completion, with exact usage. */
+  parseResponse(body: Uint8Array, context: TranslationContext): ChatCompletion;
+  createStreamDecoder(context: TranslationContext): StreamDecoder;
+  /** An upstream non-2xx answer → our error (client errors keep their status; others become 502/503/504). */
+  mapError(status: number, body: Uint8Array, headers: Record<string, string | string[] | undefined>, context: TranslationContext): GatewayError;
+}

@@ -1,0 +1,60 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import type { Database } from './schema.js';
+
+export type Dialect = 'sqlite' | 'postgres';
+
+export interface Store {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  /** Human-readable location, password masked, for logs. */
+  description: string;
+  destroy(): Promise<void>;
+}
+
+export interface OpenStoreOptions {
+  /** PostgreSQL only: run every statement in this schema (tests isolate themselves this way). */
+  searchPath?: string;
+  poolSize?: number;
+}
+
+/** BIGINT comes back from pg as a string; our BIGINTs are times and micro-units, safe as numbers. */
+function parseBigInt(text: string): number {
+  const value = Number(text);
+  if (!Number.isSafeInteger(value)) throw new RangeError(`BIGINT ${text} does not fit a JavaScript number`);
+  return value;
+}
+
+export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Store {
+  if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: options.poolSize ?? 10,
+      options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
+      types: {
+        getTypeParser: ((oid: number, format?: string) =>
+          oid === 20 ? parseBigInt : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+      },
+    });
+    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    return {
+      db,
+      dialect: 'postgres',
+      description: databaseUrl.replace(/:[^:@/]*@/, ':***@'),
+      destroy: () => db.destroy(),
+    };
+  }
+  const path = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : databaseUrl;
+  const file = path === ':memory:' ? path : resolve(path);
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  return { db, dialect: 'sqlite', description: `sqlite:${file}`, destroy: () => db.destroy() };
+}

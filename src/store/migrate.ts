@@ -1,0 +1,27 @@
+import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
+import type { Store } from './database.js';
+import { MIGRATIONS, type FeatureMigration } from './migrations/index.js';
+
+export interface MigrationReport {
+  applied: string[];
+}
+
+/** Runs every pending migration in name order, on SQLite or PostgreSQL alike. */
+export async function migrateToLatest(store: Store, migrations: FeatureMigration[] = MIGRATIONS): Promise<MigrationReport> {
+  const provider: MigrationProvider = {
+    async getMigrations() {
+      const result: Record<string, Migration> = {};
+      for (const migration of migrations) {
+        result[migration.name] = { up: (db: Kysely<unknown>) => migration.up(db, store.dialect) };
+      }
+      return result;
+    },
+  };
+  const migrator = new Migrator({ db: store.db, provider, migrationTableName: 'gateway_migrations', migrationLockTableName: 'gateway_migrations_lock' });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((result) => result.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '(unknown)'} failed: ${(error as Error).message ?? String(error)}`, { cause: error });
+  }
+  return { applied: (results ?? []).filter((result) => result.status === 'Success').map((result) => result.migrationName) };
+}

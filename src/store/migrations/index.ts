@@ -1,0 +1,15 @@
+import type { Kysely } from 'kysely';
+import type { Dialect } from '../database.js';
+import * as apiKeys from './0001-api-keys.js';
+import * as settings from './0002-settings.js';
+
+export interface FeatureMigration {
+  /** Sorted by name; features use their own number range (0001–0099 core, 0100 keys, 0200 metering, …). */
+  name: string;
+  up(db: Kysely<unknown>, dialect: Dialect): Promise<void>;
+}
+
+export const MIGRATIONS: FeatureMigration[] = [
+  { name: '0001-api-keys', up: apiKeys.up },
+  { name: '0002-settings', up: settings.up },
+];
