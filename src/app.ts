@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import swagger from '@fastify/swagger';
 import { Ajv } from 'ajv';
 import addFormats from 'ajv-formats';
@@ -18,6 +18,7 @@ import { registerModelsRoute } from './gateway/models-route.js';
 import type { CompletionObserver } from './gateway/completion-outcome.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
 import type { Auth } from './accounts/auth/create-auth.js';
+import { registerAuthRoutes, requireUser } from './http/account-auth.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -56,7 +57,8 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
 
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // One log line per request would be the hot path's biggest cost; errors are still logged.
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: config.server.bodyLimitBytes,
     // Honour a caller's x-request-id when it is sane, so traces join up across services.
     genReqId: (request) => {
@@ -93,6 +95,12 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
   registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: deps.observers ?? [] }, authenticate);
   registerModelsRoute(app, directory, authenticateOptional);
+  if (deps.auth) {
+    registerAuthRoutes(app, deps.auth, config.server.publicUrl);
+    const signedIn = requireUser(deps.auth);
+    // Account features register here, each with its own route file under accounts/<feature>/.
+    app.get('/api-account/user/me', { schema: { summary: 'The signed-in user', tags: ['account'] }, preHandler: signedIn }, async (request) => request.user);
+  }
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

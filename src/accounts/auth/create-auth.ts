@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { betterAuth } from 'better-auth';
+import { bearer } from 'better-auth/plugins';
 import { getMigrations } from 'better-auth/db/migration';
 import type { Kysely } from 'kysely';
 import type { Store } from '../../store/database.js';
@@ -25,6 +26,8 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 256, autoSignIn: true },
     telemetry: { enabled: false },
     logger: { disabled: true },
+    // Authorization: Bearer <session token> for API clients, besides the HttpOnly cookie for browsers.
+    plugins: [bearer()],
   });
 }
 

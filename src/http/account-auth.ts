@@ -1,0 +1,82 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { Auth } from '../accounts/auth/create-auth.js';
+import { AuthenticationError } from '../shared/errors.js';
+
+export interface SignedInUser {
+  id: string;
+  email: string;
+  name: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    user?: SignedInUser;
+  }
+}
+
+/** Fastify headers → Fetch Headers, which better-auth reads. */
+export function toFetchHeaders(request: FastifyRequest): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
+    else headers.set(name, String(value));
+  }
+  return headers;
+}
+
+/**
+ * The account interface's authentication (CONTRACT §2): a better-auth session, from
+ * `Authorization: Bearer <token>` or the session cookie. Sets request.user or answers 401.
+ */
+export function requireUser(auth: Auth): preHandlerAsyncHookHandler {
+  return async function authenticateUser(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+    const session = await auth.api.getSession({ headers: toFetchHeaders(request) }).catch(() => null);
+    if (!session?.user) throw new AuthenticationError('Sign in first: send "Authorization: Bearer <token>" from /api-account/auth/sign-in/email.', 'not_signed_in');
+    request.user = { id: session.user.id, email: session.user.email, name: session.user.name };
+  };
+}
+
+/**
+ * Mounts better-auth under /api-account/auth/*. API clients (curl, SDKs) send no Origin; they
+ * carry no cookie either, so there is nothing to forge: such requests are given our own origin.
+ * Requests with a cookie keep better-auth's origin check, which protects browsers from CSRF.
+ */
+export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: string): void {
+  app.route({
+    method: ['GET', 'POST'],
+    url: '/api-account/auth/*',
+    schema: { hide: true },
+    async handler(request, reply) {
+      const headers = toFetchHeaders(request);
+      if (!headers.has('origin') && !headers.has('cookie')) headers.set('origin', new URL(baseUrl).origin);
+      const url = new URL(request.url, baseUrl);
+      const body = request.method === 'POST' && request.body !== undefined ? JSON.stringify(request.body) : undefined;
+      if (body !== undefined) headers.set('content-type', 'application/json');
+      headers.delete('content-length');
+      const response = await auth.handler(new Request(url, { method: request.method, headers, body }));
+      reply.status(response.status);
+      response.headers.forEach((value, name) => {
+        if (name !== 'set-cookie' && name !== 'content-length') reply.header(name, value);
+      });
+      const cookies = response.headers.getSetCookie();
+      if (cookies.length > 0) reply.header('set-cookie', cookies);
+      const text = await response.text();
+      if (response.status >= 400) {
+        // better-auth's own errors → our envelope.
+        let message = text;
+        let code = 'auth_error';
+        try {
+          const parsed = JSON.parse(text) as { message?: string; code?: string };
+          message = parsed.message ?? text;
+          code = (parsed.code ?? code).toLowerCase();
+        } catch {
+          /* plain text */
+        }
+        const type = response.status === 401 ? 'authentication_error' : response.status === 403 ? 'permission_error' : 'invalid_request_error';
+        return reply.type('application/json').send({ error: { message: message || `HTTP ${response.status}`, type, code, param: null } });
+      }
+      return reply.send(text);
+    },
+  });
+}
