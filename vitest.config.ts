@@ -7,6 +7,6 @@ export default defineConfig({
     hookTimeout: 30_000,
     // Real sockets and real databases: files run in parallel processes, tests inside a file in order.
     pool: 'forks',
-    reporters: ['default'],
+    reporters: ['default', './test/summary-reporter.ts'],
   },
 });

@@ -54,7 +54,7 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   }
   if (text !== undefined) file = parseConfigText(text, source, env, warnings);
 
-  const config = resolveConfig(file, env, source, warnings, options.knownProviderTypes);
+  const config = resolveConfig(file, env, source, options.knownProviderTypes);
   return { config, warnings };
 }
 
@@ -121,7 +121,6 @@ function resolveConfig(
   file: ConfigFile,
   env: Record<string, string | undefined>,
   source: string,
-  warnings: string[],
   knownTypes: readonly string[] | undefined,
 ): GatewayConfig {
   const providers: ProviderConfig[] = (file.providers ?? []).map((input, index) => resolveProvider(input, index, env, knownTypes));
@@ -189,7 +188,6 @@ function resolveConfig(
     },
     source,
   };
-  void warnings;
 }
 
 function resolveProvider(input: ProviderConfigInput, index: number, env: Record<string, string | undefined>, knownTypes: readonly string[] | undefined): ProviderConfig {
