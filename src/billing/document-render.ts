@@ -51,13 +51,13 @@ export function renderDocument(data: DocumentData): Promise<Buffer> {
   if (order.paidAt !== null) pdf.text(`${data.type === 'receipt' ? 'Date paid' : 'Paid on'}: ${day(order.paidAt)}`);
   pdf.moveDown();
 
-  const top = pdf.y;
-  pdf.font('bold').text('From', 56, top);
-  pdf.font('regular').text([data.seller.name, ...data.seller.address, data.seller.email, data.seller.taxId ? `Tax ID: ${data.seller.taxId}` : ''].filter(Boolean).join('\n'), 56, pdf.y, { width: 220 });
-  const leftBottom = pdf.y;
-  pdf.font('bold').text('Bill to', 320, top);
-  pdf.font('regular').text([data.buyer.name, data.buyer.email].filter(Boolean).join('\n'), 320, pdf.y, { width: 220 });
-  pdf.y = Math.max(leftBottom, pdf.y) + 20;
+  // Parties one above the other, full width: long e-mail addresses must not wrap mid-address.
+  pdf.font('bold').text('From', 56, pdf.y);
+  pdf.font('regular').text([data.seller.name, ...data.seller.address, data.seller.email, data.seller.taxId ? `Tax ID: ${data.seller.taxId}` : ''].filter(Boolean).join('\n'), 56, pdf.y, { width: 483 });
+  pdf.moveDown(0.7);
+  pdf.font('bold').text('Bill to', 56, pdf.y);
+  pdf.font('regular').text([data.buyer.name, data.buyer.email].filter(Boolean).join('\n'), 56, pdf.y, { width: 483 });
+  pdf.y += 20;
 
   const feePercent = unitsToDecimal(order.feeRatePpm * 100, 6);
   const rows: Array<[string, string]> = [
