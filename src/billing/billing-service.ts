@@ -45,11 +45,12 @@ export class BillingService {
     const currency = (input.currency ?? 'usd').toLowerCase();
     const rate = config.currencies.get(currency);
     if (!rate) throw new InvalidRequestError(`currency must be one of: ${[...config.currencies.keys()].join(', ')}.`, 'currency', 'invalid_currency');
-    const amountMinor = toMinorUnits(input.amount, currency);
+    // Bounds are in units of the order's currency (cents-based, as configured), checked before exact parsing.
     const scale = 10 ** (2 - currencyExponent(currency));
-    if (amountMinor * scale < config.minAmountMinor || amountMinor * scale > config.maxAmountMinor) {
-      throw new InvalidRequestError(`amount must be between ${config.minAmountMinor / 100} and ${config.maxAmountMinor / 100}.`, 'amount', 'amount_out_of_range');
-    }
+    const outOfRange = () => new InvalidRequestError(`amount must be between ${config.minAmountMinor / 100} and ${config.maxAmountMinor / 100}.`, 'amount', 'amount_out_of_range');
+    if (input.amount * 100 > config.maxAmountMinor * 2) throw outOfRange();
+    const amountMinor = toMinorUnits(input.amount, currency);
+    if (amountMinor * scale < config.minAmountMinor || amountMinor * scale > config.maxAmountMinor) throw outOfRange();
     const feeMinor = feeFor(amountMinor, config.feeRatePpm);
     const now = clock.now();
     const order: OrderRow = {

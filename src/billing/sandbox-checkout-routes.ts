@@ -31,7 +31,7 @@ export function registerSandboxCheckout(app: FastifyInstance, billing: BillingSe
   for (const action of ['confirm', 'cancel'] as const) {
     app.post<{ Params: { session_id: string } }>(
       `/api-account/billing/sandbox/:session_id/${action}`,
-      { schema: { summary: `Sandbox checkout: ${action} the payment`, tags: ['billing'] }, preHandler: signedIn },
+      { schema: { summary: `Sandbox checkout: ${action} the payment`, tags: ['billing'] }, preValidation: signedIn },
       async (request) => {
         const order = await findOrderBySession(db, request.params.session_id);
         if (!order || order.user_id !== request.user!.id || order.payment_provider !== 'sandbox') {

@@ -15,7 +15,7 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
   const { store, config, ledger } = billing.deps;
   const tags = ['billing'];
 
-  app.get('/api-account/user/billing', { schema: { summary: 'Plan, credit balance, fee rate, payment methods and invoices', tags }, preHandler: signedIn }, async (request) => {
+  app.get('/api-account/user/billing', { schema: { summary: 'Plan, credit balance, fee rate, payment methods and invoices', tags }, preValidation: signedIn }, async (request) => {
     const user = request.user!;
     const [balance, paid, paymentMethods] = await Promise.all([
       ledger.balanceNanos(user.id),
@@ -38,7 +38,7 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
 
   app.post<{ Body: Static<typeof CheckoutBodySchema> }>(
     '/api-account/user/billing/create-checkout',
-    { schema: { summary: 'Start buying credits: a pending order and a checkout session', tags, body: CheckoutBodySchema, response: { 200: CheckoutResponseSchema, ...errors } }, preHandler: signedIn },
+    { schema: { summary: 'Start buying credits: a pending order and a checkout session', tags, body: CheckoutBodySchema, response: { 200: CheckoutResponseSchema, ...errors } }, preValidation: signedIn },
     async (request) => {
       const { order, checkoutUrl, sessionId } = await billing.createCheckout(request.user!, request.body);
       const view = orderView(order);
@@ -48,13 +48,13 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
 
   app.get<{ Params: Static<typeof OrderIdParamsSchema> }>(
     '/api-account/user/billing/payment-status/:order_id',
-    { schema: { summary: 'One order, reconciled with the payment provider while pending', tags, params: OrderIdParamsSchema, response: { 200: OrderSchema, ...errors } }, preHandler: signedIn },
+    { schema: { summary: 'One order, reconciled with the payment provider while pending', tags, params: OrderIdParamsSchema, response: { 200: OrderSchema, ...errors } }, preValidation: signedIn },
     async (request) => orderView(await billing.orderStatus(request.user!.id, request.params.order_id)),
   );
 
   app.get<{ Querystring: Static<typeof OrdersQuerySchema> }>(
     '/api-account/user/billing/orders',
-    { schema: { summary: 'The user’s orders, newest first', tags, querystring: OrdersQuerySchema }, preHandler: signedIn },
+    { schema: { summary: 'The user’s orders, newest first', tags, querystring: OrdersQuerySchema }, preValidation: signedIn },
     async (request) => {
       const { limit, offset } = request.query;
       const { rows, total } = await listUserOrders(store.db, request.user!.id, limit, offset);
@@ -64,7 +64,7 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
 
   app.post<{ Body: Static<typeof DocumentBodySchema> }>(
     '/api-account/user/billing/document',
-    { schema: { summary: 'A signed, expiring link to the invoice or receipt PDF of a paid order', tags, body: DocumentBodySchema }, preHandler: signedIn },
+    { schema: { summary: 'A signed, expiring link to the invoice or receipt PDF of a paid order', tags, body: DocumentBodySchema }, preValidation: signedIn },
     async (request) => {
       const type = request.body.type ?? 'receipt';
       const order = await billing.userOrder(request.user!.id, request.body.order_id);
