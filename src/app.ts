@@ -19,6 +19,10 @@ import type { CompletionObserver } from './gateway/completion-outcome.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
 import type { Auth } from './accounts/auth/create-auth.js';
 import { registerAuthRoutes, requireUser } from './http/account-auth.js';
+import { registerBilling } from './billing/register-billing.js';
+import { createMeteringLedger } from './billing/metering-ledger.js';
+import type { StripeSettings } from './billing/stripe-payment-provider.js';
+import { randomBytes } from 'node:crypto';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -32,6 +36,10 @@ export interface AppDeps {
   keyCacheOptions?: ApiKeyCacheOptions;
   /** Accounts (better-auth); the account interface is mounted when present. */
   auth?: Auth;
+  /** The installation's secret (signs document links); random per process when absent. */
+  secret?: string;
+  /** Stripe settings; without them billing uses the sandbox payment provider. */
+  stripe?: StripeSettings;
 }
 
 export interface GatewayApp {
@@ -99,6 +107,21 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     registerAuthRoutes(app, deps.auth, config.server.publicUrl);
     const signedIn = requireUser(deps.auth);
     // Account features register here, each with its own route file under accounts/<feature>/.
+    registerBilling(
+      app,
+      {
+        store,
+        ledger: createMeteringLedger(store, clock),
+        section: config.sections.billing,
+        clock,
+        ids,
+        publicUrl: config.server.publicUrl,
+        logger,
+        secret: deps.secret ?? randomBytes(32).toString('base64url'),
+        stripe: deps.stripe,
+      },
+      signedIn,
+    );
     app.get('/api-account/user/me', { schema: { summary: 'The signed-in user', tags: ['account'] }, preHandler: signedIn }, async (request) => request.user);
   }
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -5,10 +5,13 @@ import { openStore, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrate.js';
 import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './accounts/auth/create-auth.js';
 import { systemClock } from './shared/clock.js';
+import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
 
 export interface Runtime {
   store: Store;
   auth: Auth;
+  /** The installation's secret (better-auth, signed links). */
+  secret: string;
   /** Migrations applied by this call (ours and better-auth's). */
   applied: string[];
 }
@@ -21,7 +24,7 @@ export async function openRuntime(config: GatewayConfig, env: Record<string, str
     const secret = await resolveAuthSecret(store, env, systemClock.now());
     const auth = createAuth(store, secret, { baseUrl: config.server.publicUrl });
     const authApplied = await migrateAuthTables(auth);
-    return { store, auth, applied: [...applied, ...authApplied] };
+    return { store, auth, secret, applied: [...applied, ...authApplied] };
   } catch (error) {
     await store.destroy().catch(() => undefined);
     throw error;
@@ -36,7 +39,8 @@ export interface StartedGateway extends GatewayApp {
 /** Everything `gateway serve` does before listening, reusable by tests and benchmarks. */
 export async function startGateway(config: GatewayConfig, logger: Logger, overrides: Partial<AppDeps> = {}, env: Record<string, string | undefined> = process.env): Promise<StartedGateway> {
   const runtime = await openRuntime(config, env);
-  const gateway = await buildApp({ config, store: runtime.store, logger, auth: runtime.auth, ...overrides });
+  const stripe = stripeSettingsFromEnvironment(env);
+  const gateway = await buildApp({ config, store: runtime.store, logger, auth: runtime.auth, secret: runtime.secret, stripe, ...overrides });
   const address = await gateway.app.listen({ host: config.server.host, port: config.server.port });
   return {
     ...gateway,

@@ -6,7 +6,8 @@ export interface MigrationReport {
   applied: string[];
 }
 
-/** Runs every pending migration in name order, on SQLite or PostgreSQL alike. */
+/** Runs every pending migration in name order, on SQLite or PostgreSQL alike. Features own number ranges, so a
+ * feature merged later may add a lower number than one already applied: unordered runs are allowed. */
 export async function migrateToLatest(store: Store, migrations: FeatureMigration[] = MIGRATIONS): Promise<MigrationReport> {
   const provider: MigrationProvider = {
     async getMigrations() {
@@ -17,7 +18,7 @@ export async function migrateToLatest(store: Store, migrations: FeatureMigration
       return result;
     },
   };
-  const migrator = new Migrator({ db: store.db, provider, migrationTableName: 'gateway_migrations', migrationLockTableName: 'gateway_migrations_lock' });
+  const migrator = new Migrator({ db: store.db, provider, migrationTableName: 'gateway_migrations', migrationLockTableName: 'gateway_migrations_lock', allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');

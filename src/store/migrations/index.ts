@@ -2,6 +2,8 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../database.js';
 import * as apiKeys from './0001-api-keys.js';
 import * as settings from './0002-settings.js';
+import * as metering from './0200-metering.js';
+import * as billing from './0300-billing.js';
 
 export interface FeatureMigration {
   /** Sorted by name; features use their own number range (0001–0099 core, 0100 keys, 0200 metering, …). */
@@ -12,4 +14,6 @@ export interface FeatureMigration {
 export const MIGRATIONS: FeatureMigration[] = [
   { name: '0001-api-keys', up: apiKeys.up },
   { name: '0002-settings', up: settings.up },
+  { name: '0200-metering', up: metering.up },
+  { name: '0300-billing', up: billing.up },
 ];

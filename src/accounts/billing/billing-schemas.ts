@@ -1,0 +1,57 @@
+import { Type } from '@sinclair/typebox';
+
+const HttpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'an absolute http(s) URL' });
+
+export const CheckoutBodySchema = Type.Object(
+  {
+    amount: Type.Number({ exclusiveMinimum: 0, description: 'Credits to buy, in the currency (a fee is added on top).' }),
+    currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'an ISO 4217 code such as usd' })),
+    success_url: Type.Optional(HttpUrl),
+    cancel_url: Type.Optional(HttpUrl),
+  },
+  { additionalProperties: false },
+);
+
+export const CheckoutResponseSchema = Type.Object({
+  order_id: Type.String(),
+  checkout_url: Type.String(),
+  session_id: Type.String(),
+  status: Type.String(),
+  amount: Type.Number(),
+  fee: Type.Number(),
+  total: Type.Number(),
+  currency: Type.String(),
+});
+
+export const OrderIdParamsSchema = Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+export const OrdersQuerySchema = Type.Object(
+  {
+    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+    offset: Type.Integer({ minimum: 0, default: 0 }),
+  },
+  { additionalProperties: true },
+);
+
+export const DocumentBodySchema = Type.Object(
+  {
+    order_id: Type.String({ minLength: 1, maxLength: 100 }),
+    type: Type.Optional(Type.Union([Type.Literal('invoice'), Type.Literal('receipt')], { description: 'invoice or receipt' })),
+  },
+  { additionalProperties: false },
+);
+
+export const OrderSchema = Type.Object({
+  order_id: Type.String(),
+  status: Type.String({ description: 'pending | paid | failed | expired | canceled | refunded' }),
+  amount: Type.Number(),
+  fee: Type.Number(),
+  total: Type.Number(),
+  currency: Type.String(),
+  credits: Type.Number({ description: 'USD credits a paid order adds' }),
+  payment_provider: Type.String(),
+  checkout_url: Type.Union([Type.String(), Type.Null()]),
+  created_at: Type.String(),
+  paid_at: Type.Union([Type.String(), Type.Null()]),
+  closed_at: Type.Union([Type.String(), Type.Null()]),
+});

@@ -1,0 +1,33 @@
+import { unitsToDecimal } from '../shared/decimal.js';
+import { currencyExponent } from './billing-config.js';
+import type { OrderRow } from './order-repository.js';
+
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/** Minor units → a JSON number in currency units; exact for any amount we accept. */
+export function minorToAmount(minor: number, currency: string): number {
+  return Number(unitsToDecimal(minor, currencyExponent(currency)));
+}
+
+/** nano-USD (the project's money unit) → a JSON number of USD, for presentation. */
+export function nanosToUsdNumber(nanos: number): number {
+  return Number(unitsToDecimal(nanos, 9));
+}
+
+/** An order as the account API shows it. */
+export function orderView(order: OrderRow) {
+  return {
+    order_id: order.id,
+    status: order.status,
+    amount: minorToAmount(order.amount_minor, order.currency),
+    fee: minorToAmount(order.fee_minor, order.currency),
+    total: minorToAmount(order.total_minor, order.currency),
+    currency: order.currency,
+    credits: nanosToUsdNumber(order.credit_nanos),
+    payment_provider: order.payment_provider,
+    checkout_url: order.status === 'pending' ? order.checkout_url : null,
+    created_at: iso(order.created_at)!,
+    paid_at: iso(order.paid_at),
+    closed_at: iso(order.closed_at),
+  };
+}

@@ -1,0 +1,47 @@
+import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { Logger } from 'pino';
+import type { Store } from '../store/database.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdGenerator } from '../shared/ids.js';
+import { parseBillingConfig } from './billing-config.js';
+import { BillingService } from './billing-service.js';
+import type { CreditLedger } from './credit-ledger.js';
+import { DocumentService } from './document-service.js';
+import { SandboxPaymentProvider } from './sandbox-payment-provider.js';
+import { createStripeClient, StripePaymentProvider, type StripeSettings } from './stripe-payment-provider.js';
+import { registerStripeWebhook } from './stripe-webhook-route.js';
+import { registerSandboxCheckout } from './sandbox-checkout-routes.js';
+import { registerBillingRoutes } from '../accounts/billing/billing-routes.js';
+
+export interface BillingDeps {
+  store: Store;
+  ledger: CreditLedger;
+  section: Record<string, unknown> | undefined;
+  clock: Clock;
+  ids: IdGenerator;
+  publicUrl: string;
+  logger: Logger;
+  /** Signs document links. */
+  secret: string;
+  /** Stripe when configured (STRIPE_SECRET_KEY), else the sandbox. */
+  stripe?: StripeSettings;
+}
+
+/** Billing's routes: the account endpoints, the provider's callback (webhook or sandbox page), document downloads. */
+export function registerBilling(app: FastifyInstance, deps: BillingDeps, signedIn: preHandlerAsyncHookHandler): BillingService {
+  const config = parseBillingConfig(deps.section);
+  const stripeProvider = deps.stripe ? new StripePaymentProvider(createStripeClient(deps.stripe), deps.store.db, deps.clock) : undefined;
+  const provider = stripeProvider ?? new SandboxPaymentProvider(deps.publicUrl, deps.ids);
+  const billing = new BillingService({ store: deps.store, ledger: deps.ledger, provider, config, clock: deps.clock, ids: deps.ids, publicUrl: deps.publicUrl, logger: deps.logger });
+  const documents = new DocumentService({ store: deps.store, config, clock: deps.clock, ids: deps.ids, publicUrl: deps.publicUrl, secret: deps.secret });
+  registerBillingRoutes(app, billing, documents, signedIn);
+  documents.register(app);
+  if (stripeProvider && deps.stripe) {
+    if (!deps.stripe.webhookSecret) deps.logger.warn('STRIPE_WEBHOOK_SECRET is not set: Stripe webhooks will be refused, orders settle only when their status is read');
+    registerStripeWebhook(app, billing, stripeProvider, deps.stripe.webhookSecret);
+  } else {
+    registerSandboxCheckout(app, billing, signedIn);
+  }
+  deps.logger.info({ paymentProvider: provider.name }, 'billing ready');
+  return billing;
+}

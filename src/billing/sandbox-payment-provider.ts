@@ -1,0 +1,29 @@
+import type { IdGenerator } from '../shared/ids.js';
+import type { CheckoutRequest, CheckoutSession, PaymentMethod, PaymentProvider, SessionState } from './payment-provider.js';
+
+/**
+ * The built-in provider when Stripe is not configured (CONTRACT §5): the checkout page is ours,
+ * and the signed-in user's own confirmation there is what pays the order. No money moves.
+ */
+export class SandboxPaymentProvider implements PaymentProvider {
+  readonly name = 'sandbox';
+
+  constructor(
+    private readonly publicUrl: string,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async createCheckout(_request: CheckoutRequest): Promise<CheckoutSession> {
+    const sessionId = this.ids.next('sbx_');
+    return { sessionId, checkoutUrl: `${this.publicUrl}/billing/sandbox/checkout/${sessionId}` };
+  }
+
+  /** Nothing happens to a sandbox session behind our back: it is open until the user acts (or it times out). */
+  async sessionState(_sessionId: string): Promise<SessionState> {
+    return { outcome: 'open' };
+  }
+
+  async paymentMethods(_userId: string): Promise<PaymentMethod[]> {
+    return [];
+  }
+}
