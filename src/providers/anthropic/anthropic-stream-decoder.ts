@@ -22,7 +22,7 @@ type Payload = Record<string, any>;
  */
 export class AnthropicStreamDecoder implements StreamDecoder {
   private readonly sse = new SseDecoder();
-  private readonly blocks = new Map<number, { kind: BlockKind; toolIndex: number }>();
+  private readonly blocks = new Map<number, { kind: BlockKind; toolIndex: number; sentArguments: boolean }>();
   private usage: AnthropicUsage = {};
   private toolCallCount = 0;
   private answeredWithJsonTool = false;
@@ -66,6 +66,12 @@ export class AnthropicStreamDecoder implements StreamDecoder {
       case 'content_block_delta':
         this.applyDelta(this.requireIndex(payload), payload.delta ?? {}, out);
         return;
+      case 'content_block_stop': {
+        // A tool with no arguments streams only an empty fragment; clients parse arguments, so they get "{}".
+        const block = this.blocks.get(this.requireIndex(payload));
+        if (block?.kind === 'tool' && !block.sentArguments) this.emit(out, { tool_calls: [{ index: block.toolIndex, function: { arguments: '{}' } }] });
+        return;
+      }
       case 'message_delta':
         this.usage = mergeAnthropicUsage(this.usage, payload.usage);
         out.push({ type: 'usage', usage: mapAnthropicUsage(this.usage) });
@@ -79,27 +85,27 @@ export class AnthropicStreamDecoder implements StreamDecoder {
         out.push({ type: 'done' });
         return;
       default:
-        // ping, content_block_stop, and event types added after this was written carry nothing for the client.
+        // ping, and event types added after this was written carry nothing for the client.
         return;
     }
   }
 
   private startBlock(index: number, block: Payload, out: StreamEvent[]): void {
     if (block.type === 'text') {
-      this.blocks.set(index, { kind: 'text', toolIndex: -1 });
+      this.blocks.set(index, { kind: 'text', toolIndex: -1, sentArguments: false });
       if (block.text) this.emit(out, { content: block.text });
     } else if (block.type === 'thinking') {
-      this.blocks.set(index, { kind: 'thinking', toolIndex: -1 });
+      this.blocks.set(index, { kind: 'thinking', toolIndex: -1, sentArguments: false });
       if (block.thinking) this.emit(out, { reasoning: block.thinking });
     } else if (block.type === 'tool_use' && this.jsonToolName && block.name === this.jsonToolName) {
       this.answeredWithJsonTool = true;
-      this.blocks.set(index, { kind: 'json', toolIndex: -1 });
+      this.blocks.set(index, { kind: 'json', toolIndex: -1, sentArguments: false });
     } else if (block.type === 'tool_use') {
       const toolIndex = this.toolCallCount++;
-      this.blocks.set(index, { kind: 'tool', toolIndex });
+      this.blocks.set(index, { kind: 'tool', toolIndex, sentArguments: false });
       this.emit(out, { tool_calls: [{ index: toolIndex, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] });
     } else {
-      this.blocks.set(index, { kind: 'ignored', toolIndex: -1 });
+      this.blocks.set(index, { kind: 'ignored', toolIndex: -1, sentArguments: false });
     }
   }
 
@@ -113,7 +119,10 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     } else if (delta.type === 'thinking_delta' && block.kind === 'thinking' && delta.thinking) {
       this.emit(out, { reasoning: String(delta.thinking) });
     } else if (delta.type === 'input_json_delta' && delta.partial_json) {
-      if (block.kind === 'tool') this.emit(out, { tool_calls: [{ index: block.toolIndex, function: { arguments: String(delta.partial_json) } }] });
+      if (block.kind === 'tool') {
+        block.sentArguments = true;
+        this.emit(out, { tool_calls: [{ index: block.toolIndex, function: { arguments: String(delta.partial_json) } }] });
+      }
       else if (block.kind === 'json') this.emit(out, { content: String(delta.partial_json) });
     }
     // signature_delta and citations_delta have no OpenAI chunk field.
