@@ -15,7 +15,8 @@ const AUDIO_MEDIA_TYPES: Record<string, string> = { wav: 'audio/wav', mp3: 'audi
 /**
  * OpenAI messages → Gemini `contents` + `systemInstruction`. Assistant turns are role `model`;
  * a tool answer becomes a `functionResponse` (named after the call it answers, found by id in
- * the earlier assistant turns); consecutive turns of one role are merged, so all responses to
+ * the earlier assistant turns; both carry the call id, which Gemini accepts and uses to pair
+ * parallel calls with their answers); consecutive turns of one role are merged, so all responses to
  * one turn's calls travel together as Gemini expects.
  */
 export function convertGeminiContents(messages: ChatMessage[]): ConvertedGeminiContents {
@@ -47,9 +48,9 @@ export function convertGeminiContents(messages: ChatMessage[]): ConvertedGeminiC
         if (text) parts.push({ text });
         (message.tool_calls ?? []).forEach((call, callIndex) => {
           toolNamesById.set(call.id, call.function.name);
-          const { thoughtSignature } = decodeGeminiToolCallId(call.id);
+          const { id, thoughtSignature } = decodeGeminiToolCallId(call.id);
           parts.push({
-            functionCall: { name: call.function.name, args: parseToolCallArguments(call, `${where}.tool_calls[${callIndex}]`) },
+            functionCall: { id, name: call.function.name, args: parseToolCallArguments(call, `${where}.tool_calls[${callIndex}]`) },
             ...(thoughtSignature ? { thoughtSignature } : {}),
           });
         });
@@ -64,7 +65,8 @@ export function convertGeminiContents(messages: ChatMessage[]): ConvertedGeminiC
             `${where}.tool_call_id`,
           );
         }
-        append('user', [{ functionResponse: { name, response: toolResponse(textOfContent(message.content)) } }]);
+        const { id } = decodeGeminiToolCallId(message.tool_call_id ?? '');
+        append('user', [{ functionResponse: { id, name, response: toolResponse(textOfContent(message.content)) } }]);
         break;
       }
     }
