@@ -19,6 +19,8 @@ import type { CompletionObserver } from './gateway/completion-outcome.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
 import type { Auth } from './accounts/auth/create-auth.js';
 import { registerAuthRoutes, requireUser } from './http/account-auth.js';
+import { parseRoutingSettings } from './routing/routing-config.js';
+import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -32,6 +34,8 @@ export interface AppDeps {
   keyCacheOptions?: ApiKeyCacheOptions;
   /** Accounts (better-auth); the account interface is mounted when present. */
   auth?: Auth;
+  /** Routing pieces to replace (tests: a fake breaker store, sleep, random) and the Redis key prefix. */
+  routing?: { overrides?: Partial<RoutingRuntime>; redisKeyPrefix?: string };
 }
 
 export interface GatewayApp {
@@ -53,6 +57,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const upstream = deps.upstream ?? new UpstreamClient();
   const directory = new ModelDirectory(config);
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
+  const routing = createRoutingRuntime({
+    settings: parseRoutingSettings(config),
+    clock,
+    redisUrl: config.redisUrl,
+    redisKeyPrefix: deps.routing?.redisKeyPrefix,
+    overrides: deps.routing?.overrides,
+  });
   await keyCache.start();
 
   const app = Fastify({
@@ -93,7 +104,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
 
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: deps.observers ?? [] }, authenticate);
+  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: [...(deps.observers ?? []), routing.stats], routing }, authenticate);
   registerModelsRoute(app, directory, authenticateOptional);
   if (deps.auth) {
     registerAuthRoutes(app, deps.auth, config.server.publicUrl);
@@ -112,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       await app.close();
       await keyCache.stop();
       await upstream.close();
+      await routing.health.close();
     },
   };
 }
