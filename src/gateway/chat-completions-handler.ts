@@ -106,6 +106,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
       const gatewayError = error instanceof GatewayError ? error : opened ? toUpstreamError(error, opened.candidate.provider, controller.signal) : null;
       outcome.status = gatewayError?.status ?? 500;
       outcome.errorCode = gatewayError?.code ?? 'internal_error';
+      if (outcome.attempts.length > 0 && !reply.raw.headersSent) reply.header('x-gateway-attempts', String(outcome.attempts.length));
       throw gatewayError ?? error;
     } finally {
       deadline?.clear();

@@ -132,6 +132,7 @@ describe('client errors and exhausted fallbacks', () => {
     harness.good.setScenario({ failure: { kind: 'status', status: 502 } });
     const { response } = await harness.client.chat.completions.create({ model: 'test/multi', messages: hello }).withResponse().catch((caught: InstanceType<typeof OpenAI.APIError>) => ({ response: caught }));
     expect((response as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
+    expect((response as InstanceType<typeof OpenAI.APIError>).headers?.get('x-gateway-attempts')).toBe('4');
     // retries: 1 (the default) is a second round over both endpoints.
     expect(harness.bad.requests).toHaveLength(2);
     expect(harness.good.requests).toHaveLength(2);
