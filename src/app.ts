@@ -23,6 +23,8 @@ import { registerBilling } from './billing/register-billing.js';
 import { createMeteringLedger } from './billing/metering-ledger.js';
 import type { StripeSettings } from './billing/stripe-payment-provider.js';
 import { randomBytes } from 'node:crypto';
+import { parseRoutingSettings } from './routing/routing-config.js';
+import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -40,6 +42,8 @@ export interface AppDeps {
   secret?: string;
   /** Stripe settings; without them billing uses the sandbox payment provider. */
   stripe?: StripeSettings;
+  /** Routing pieces to replace (tests: a fake breaker store, sleep, random) and the Redis key prefix. */
+  routing?: { overrides?: Partial<RoutingRuntime>; redisKeyPrefix?: string };
 }
 
 export interface GatewayApp {
@@ -61,6 +65,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const upstream = deps.upstream ?? new UpstreamClient();
   const directory = new ModelDirectory(config);
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
+  const routing = createRoutingRuntime({
+    settings: parseRoutingSettings(config),
+    clock,
+    redisUrl: config.redisUrl,
+    redisKeyPrefix: deps.routing?.redisKeyPrefix,
+    overrides: deps.routing?.overrides,
+  });
   await keyCache.start();
 
   const app = Fastify({
@@ -101,7 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
 
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: deps.observers ?? [] }, authenticate);
+  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: [...(deps.observers ?? []), routing.stats], routing }, authenticate);
   registerModelsRoute(app, directory, authenticateOptional);
   if (deps.auth) {
     registerAuthRoutes(app, deps.auth, config.server.publicUrl);
@@ -135,6 +146,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       await app.close();
       await keyCache.stop();
       await upstream.close();
+      await routing.health.close();
     },
   };
 }
