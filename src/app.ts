@@ -19,6 +19,7 @@ import type { CompletionObserver } from './gateway/completion-outcome.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
 import type { Auth } from './accounts/auth/create-auth.js';
 import { registerAuthRoutes, requireUser } from './http/account-auth.js';
+import { registerCatalogFeatures, type CatalogFeatures } from './accounts/catalog/register-catalog-features.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -38,6 +39,8 @@ export interface GatewayApp {
   app: FastifyInstance;
   keyCache: ApiKeyCache;
   directory: ModelDirectory;
+  /** Catalog, statistics recorder and rankings (public routes). */
+  catalogFeatures: CatalogFeatures;
   /** Stops background work and flushes pending writes; the caller closes the store. */
   close(): Promise<void>;
 }
@@ -91,9 +94,11 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   app.addSchema(ErrorEnvelopeSchema);
   registerErrorHandling(app, config.server.bodyLimitBytes);
 
+  // Statistics observe every finished request; the catalog, provider and rankings routes read them.
+  const catalogFeatures = registerCatalogFeatures(app, { config, store, clock, logger });
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: deps.observers ?? [] }, authenticate);
+  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: [...(deps.observers ?? []), catalogFeatures.recorder] }, authenticate);
   registerModelsRoute(app, directory, authenticateOptional);
   if (deps.auth) {
     registerAuthRoutes(app, deps.auth, config.server.publicUrl);
@@ -108,8 +113,10 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     app,
     keyCache,
     directory,
+    catalogFeatures,
     async close() {
       await app.close();
+      await catalogFeatures.recorder.stop();
       await keyCache.stop();
       await upstream.close();
     },

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../database.js';
 import * as apiKeys from './0001-api-keys.js';
 import * as settings from './0002-settings.js';
+import * as usageRollups from './0400-usage-rollups.js';
 
 export interface FeatureMigration {
   /** Sorted by name; features use their own number range (0001–0099 core, 0100 keys, 0200 metering, …). */
@@ -12,4 +13,5 @@ export interface FeatureMigration {
 export const MIGRATIONS: FeatureMigration[] = [
   { name: '0001-api-keys', up: apiKeys.up },
   { name: '0002-settings', up: settings.up },
+  { name: '0400-usage-rollups', up: usageRollups.up },
 ];
