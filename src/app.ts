@@ -25,6 +25,7 @@ import type { StripeSettings } from './billing/stripe-payment-provider.js';
 import { randomBytes } from 'node:crypto';
 import { parseRoutingSettings } from './routing/routing-config.js';
 import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
+import { registerCatalogFeatures, type CatalogFeatures } from './accounts/catalog/register-catalog-features.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -50,6 +51,8 @@ export interface GatewayApp {
   app: FastifyInstance;
   keyCache: ApiKeyCache;
   directory: ModelDirectory;
+  /** Catalog, statistics recorder and rankings (public routes). */
+  catalogFeatures: CatalogFeatures;
   /** Stops background work and flushes pending writes; the caller closes the store. */
   close(): Promise<void>;
 }
@@ -110,9 +113,11 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   app.addSchema(ErrorEnvelopeSchema);
   registerErrorHandling(app, config.server.bodyLimitBytes);
 
+  // Statistics observe every finished request; the catalog, provider and rankings routes read them.
+  const catalogFeatures = registerCatalogFeatures(app, { config, store, clock, logger });
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: [...(deps.observers ?? []), routing.stats], routing }, authenticate);
+  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: [...(deps.observers ?? []), routing.stats, catalogFeatures.recorder], routing }, authenticate);
   registerModelsRoute(app, directory, authenticateOptional);
   if (deps.auth) {
     registerAuthRoutes(app, deps.auth, config.server.publicUrl);
@@ -142,8 +147,10 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     app,
     keyCache,
     directory,
+    catalogFeatures,
     async close() {
       await app.close();
+      await catalogFeatures.recorder.stop();
       await keyCache.stop();
       await upstream.close();
       await routing.health.close();
