@@ -19,6 +19,7 @@ import type { CompletionObserver } from './gateway/completion-outcome.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
 import type { Auth } from './accounts/auth/create-auth.js';
 import { registerAuthRoutes, requireUser } from './http/account-auth.js';
+import { registerApiKeys } from './accounts/keys/register-api-keys.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -101,6 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     // Account features register here, each with its own route file under accounts/<feature>/.
     app.get('/api-account/user/me', { schema: { summary: 'The signed-in user', tags: ['account'] }, preHandler: signedIn }, async (request) => request.user);
   }
+  await registerApiKeys(app, { config, store, clock, ids, directory, keyCache, logger, auth: deps.auth, invalidationChannel: deps.keyCacheOptions?.invalidationChannel });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

@@ -60,10 +60,12 @@ export interface TestGatewayOptions {
   /** Share an existing store (a second instance) instead of creating one. */
   testStore?: TestStore;
   deps?: Partial<AppDeps>;
+  /** Environment seen by the config loader (e.g. REDIS_URL); empty by default. */
+  env?: Record<string, string>;
 }
 
 export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
-  const { config } = loadConfig({ text: options.configText, env: {}, knownProviderTypes: [...createProviderRegistry().keys()] });
+  const { config } = loadConfig({ text: options.configText, env: options.env ?? {}, knownProviderTypes: [...createProviderRegistry().keys()] });
   const testStore = options.testStore ?? (await createTestStore(options.storeKind ?? 'sqlite'));
   const logs: string[] = [];
   const sink = new Writable({
