@@ -41,7 +41,9 @@ export async function startRedisAnnouncer(options: RedisAnnouncerOptions): Promi
   const { cache, logger } = options;
   const channel = options.channel ?? DEFAULT_KEY_CHANGE_CHANNEL;
   const connection = { maxRetriesPerRequest: 2, connectTimeout: 2_000 };
-  const publisher = new Redis(options.redisUrl, connection);
+  // No offline queue for publishing: while Redis is down a publish fails at once instead of
+  // holding the API call that revoked the key.
+  const publisher = new Redis(options.redisUrl, { ...connection, enableOfflineQueue: false });
   const subscriber = new Redis(options.redisUrl, connection);
   for (const client of [publisher, subscriber]) {
     // ioredis reconnects by itself; without a listener an outage would crash the process.
@@ -60,6 +62,7 @@ export async function startRedisAnnouncer(options: RedisAnnouncerOptions): Promi
   };
   // Once subscribed, ioredis re-subscribes after reconnects; a first failure is retried on the next 'ready'.
   if (!(await subscribe())) subscriber.once('ready', () => void subscribe());
+  await firstConnection(publisher, 2_000);
 
   return {
     async announce(keyHash) {
@@ -75,4 +78,20 @@ export async function startRedisAnnouncer(options: RedisAnnouncerOptions): Promi
       publisher.disconnect();
     },
   };
+}
+
+/** Resolves when the client is ready, has failed once, or after `timeoutMs`, whichever is first. */
+function firstConnection(client: Redis, timeoutMs: number): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      client.off('ready', done);
+      client.off('error', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    client.once('ready', done);
+    client.once('error', done);
+  });
 }
