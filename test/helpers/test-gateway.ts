@@ -75,7 +75,8 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     },
   });
   const logger: Logger = createLogger('info', sink);
-  const auth = createAuth(testStore.store, 'test-secret-test-secret-test-secret', { baseUrl: 'http://127.0.0.1' });
+  // The same base URL as production's runtime, so better-auth's origin check sees what it sees there.
+  const auth = createAuth(testStore.store, 'test-secret-test-secret-test-secret', { baseUrl: config.server.publicUrl });
   await migrateAuthTables(auth);
   const gateway = await buildApp({ config, store: testStore.store, logger, auth, keyCacheOptions: { pollIntervalMs: 100 }, ...options.deps });
   const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
