@@ -29,3 +29,20 @@ routing:
       default_models:
         - { model_id: not/served, priority: 1 }
 `;
+
+export const FUTURE = '2999-01-01T00:00:00Z';
+
+/** A create request with every field of spec §4.1 set. */
+export const EVERY_FIELD = {
+  name: 'production',
+  description: 'the main service',
+  routing_mode: 'code',
+  allowed_models: ['test/*', 'elsewhere/model'],
+  rpm_limit: 60,
+  tpm_limit: 100000,
+  monthly_quota: 12.5,
+  credit_limit: 100.123456,
+  expiration: FUTURE,
+  template_id: 'starter',
+  default_models: [{ model_id: 'test/other', priority: 1 }],
+};
