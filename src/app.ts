@@ -26,6 +26,7 @@ import { randomBytes } from 'node:crypto';
 import { parseRoutingSettings } from './routing/routing-config.js';
 import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
 import { registerCatalogFeatures, type CatalogFeatures } from './accounts/catalog/register-catalog-features.js';
+import { registerApiKeys } from './accounts/keys/register-api-keys.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -140,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     );
     app.get('/api-account/user/me', { schema: { summary: 'The signed-in user', tags: ['account'] }, preHandler: signedIn }, async (request) => request.user);
   }
+  await registerApiKeys(app, { config, store, clock, ids, directory, keyCache, logger, auth: deps.auth, invalidationChannel: deps.keyCacheOptions?.invalidationChannel });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

@@ -2,18 +2,9 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import { ConfigError } from '../config/load-config.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
+import { resolveRoutingTemplates } from '../accounts/keys/routing-templates.js';
 
 /** The `routing:` section of gateway.config.yaml (every field optional). */
-const TemplateSchema = Type.Object(
-  {
-    id: Type.String({ minLength: 1, maxLength: 64 }),
-    name: Type.Optional(Type.String({ minLength: 1 })),
-    description: Type.Optional(Type.String()),
-    models: Type.Array(Type.Object({ model_id: Type.String({ minLength: 1 }), priority: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }), { minItems: 1 }),
-  },
-  { additionalProperties: false },
-);
-
 const RoutingSectionSchema = Type.Object(
   {
     /** One deadline for the whole request, every attempt and wait included. Default: the largest total_ms of the providers tried. */
@@ -31,9 +22,8 @@ const RoutingSectionSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
-    templates: Type.Optional(Type.Array(TemplateSchema)),
   },
-  // Other features (templates on the key API side, metering) may add their own fields here.
+  // `templates` and `builtin_templates` are read by the key API's resolveRoutingTemplates (one format for both).
   { additionalProperties: true },
 );
 type RoutingSection = Static<typeof RoutingSectionSchema>;
@@ -74,21 +64,13 @@ export function parseRoutingSettings(config: Pick<GatewayConfig, 'sections'>): R
     const path = `routing${(error?.instancePath ?? '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}`;
     throw new ConfigError(`${path} ${error?.message ?? 'is invalid'}`);
   }
-  const templates = (section.templates ?? []).map((template, index) => {
-    const priorities = new Set(template.models.map((model) => model.priority));
-    if (priorities.size !== template.models.length) throw new ConfigError(`routing.templates[${index}].models: each priority must be unique.`);
-    return {
-      id: template.id,
-      name: template.name ?? template.id,
-      description: template.description ?? '',
-      models: [...template.models].sort((a, b) => a.priority - b.priority),
-    };
-  });
-  const ids = new Set<string>();
-  for (const template of templates) {
-    if (ids.has(template.id)) throw new ConfigError(`routing.templates: the id "${template.id}" is used twice.`);
-    ids.add(template.id);
-  }
+  // Built-in templates plus config ones, validated once, in the key API's format.
+  const templates = resolveRoutingTemplates(section).map((template) => ({
+    id: template.id,
+    name: template.name,
+    description: template.description,
+    models: template.defaultModels,
+  }));
   const defaults = DEFAULT_ROUTING_SETTINGS;
   return {
     requestTimeoutMs: section.request_timeout_ms ?? null,

@@ -8,7 +8,7 @@ beforeAll(async () => {
   templates:
     - id: good-first
       name: Good first
-      models: [{ model_id: test/good-only, priority: 1 }]`);
+      default_models: [{ model_id: test/good-only, priority: 1 }]`);
 });
 afterAll(async () => harness?.close());
 beforeEach(() => {
