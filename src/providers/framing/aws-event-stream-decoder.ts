@@ -30,7 +30,7 @@ const MINIMUM_MESSAGE_LENGTH = PRELUDE_LENGTH + MESSAGE_CRC_LENGTH;
 const MAXIMUM_MESSAGE_LENGTH = 16 * 1024 * 1024;
 
 export class AwsEventStreamDecoder {
-  private buffer = new Uint8Array(0);
+  private buffer: Uint8Array = new Uint8Array(0);
 
   push(bytes: Uint8Array): EventStreamMessage[] {
     this.buffer = this.buffer.length === 0 ? bytes.slice() : concat(this.buffer, bytes);
