@@ -3,6 +3,7 @@ import type { ChatCompletionChunk, Usage } from '../../shared/openai-types.js';
 import { SseDecoder } from '../framing/sse-decoder.js';
 import type { StreamDecoder, StreamEvent, TranslationContext } from '../provider-adapter.js';
 import { mapOpenAIError } from './openai-error.js';
+import { normalizeDelta, normalizeUsage } from './normalize-openai-compatible.js';
 
 /**
  * OpenAI-compatible SSE → our events. Usage is pulled out of whatever chunk carries it (the
@@ -54,26 +55,13 @@ export class OpenAIStreamDecoder implements StreamDecoder {
 
   private translateChunk(chunk: ChatCompletionChunk, out: StreamEvent[]): void {
     const usage = (chunk.usage ?? (chunk.x_groq as { usage?: Usage } | undefined)?.usage) as Usage | null | undefined;
-    if (usage) out.push({ type: 'usage', usage });
+    if (usage) out.push({ type: 'usage', usage: normalizeUsage(usage) });
     if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) return;
     chunk.id = this.context.completionId;
     chunk.model = this.context.publicModel;
     if ('usage' in chunk) delete chunk.usage;
     if ('x_groq' in chunk) delete chunk.x_groq;
-    for (const choice of chunk.choices) {
-      const delta = choice.delta as Record<string, unknown> | undefined;
-      // DeepSeek and others name the reasoning text reasoning_content; we call it reasoning.
-      if (delta && typeof delta.reasoning_content === 'string') {
-        delta.reasoning = delta.reasoning_content;
-        delete delta.reasoning_content;
-      }
-      if (delta?.tool_calls) {
-        // Mistral omits the index on tool-call deltas; OpenAI clients need it.
-        (delta.tool_calls as Array<{ index?: number }>).forEach((call, position) => {
-          if (call.index === undefined) call.index = position;
-        });
-      }
-    }
+    for (const choice of chunk.choices) if (choice.delta) normalizeDelta(choice.delta);
     out.push({ type: 'chunk', chunk });
   }
 }
