@@ -89,7 +89,11 @@ describe('BedrockStreamDecoder failures', () => {
       bedrockExceptionFrame('throttlingException', 'Too many tokens, please wait.'),
     ]);
     const decoder = new BedrockStreamDecoder(context);
-    expectError(() => decoder.push(bytes), 429, 'throttling_exception');
+    // The text before the exception goes out first; the error follows on the next call.
+    const events = decoder.push(bytes);
+    expect(summarize(events).content).toBe('Hi');
+    expectError(() => decoder.end(), 429, 'throttling_exception');
+    expectError(() => decoder.push(new Uint8Array(0)), 429, 'throttling_exception');
   });
 
   it.each([

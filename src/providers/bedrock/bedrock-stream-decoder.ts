@@ -36,6 +36,8 @@ export class BedrockStreamDecoder implements StreamDecoder {
   private toolCount = 0;
   private jsonMode = false;
   private finished = false;
+  /** An error met after other events in the same read: those go out first, the error on the next call. */
+  private pendingError: GatewayError | undefined;
 
   constructor(private readonly context: TranslationContext) {}
 
@@ -48,6 +50,7 @@ export class BedrockStreamDecoder implements StreamDecoder {
   }
 
   private translate(read: () => EventStreamMessage[]): StreamEvent[] {
+    if (this.pendingError) throw this.pendingError;
     let messages: EventStreamMessage[];
     try {
       messages = read();
@@ -60,7 +63,13 @@ export class BedrockStreamDecoder implements StreamDecoder {
     const out: StreamEvent[] = [];
     for (const message of messages) {
       if (this.finished) break;
-      this.translateMessage(message, out);
+      try {
+        this.translateMessage(message, out);
+      } catch (error) {
+        if (!(error instanceof GatewayError) || out.length === 0) throw error;
+        this.pendingError = error;
+        break;
+      }
     }
     return out;
   }

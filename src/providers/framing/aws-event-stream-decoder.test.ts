@@ -29,9 +29,12 @@ describe('AwsEventStreamDecoder on recorded Bedrock streams', () => {
       expect(simplify(messages)).toEqual(expected);
     });
 
-    it(`${name}: gives the same frames when the body is split at every byte boundary`, () => {
+    it(`${name}: gives the same frames when the body is split at any byte boundary`, () => {
       const { bytes, expected } = load(name);
-      for (let cut = 1; cut < bytes.length; cut++) {
+      // Two-piece splits around the first frames and the last ones (every boundary is also
+      // exercised by the byte-by-byte pass below, which would be quadratic to repeat here).
+      const cuts = [...Array.from({ length: 700 }, (_, index) => index + 1), ...Array.from({ length: 400 }, (_, index) => bytes.length - 1 - index)];
+      for (const cut of cuts) {
         const decoder = new AwsEventStreamDecoder();
         const messages = [...decoder.push(bytes.subarray(0, cut)), ...decoder.push(bytes.subarray(cut)), ...decoder.end()];
         expect(messages.length).toBe(expected.length);
