@@ -121,6 +121,25 @@ describe('DeepSeek fixtures', () => {
   });
 });
 
+describe('a broken stream from an OpenAI-compatible provider', () => {
+  it('a chunk with bad JSON in the middle ends the stream with one error event, after what came before', async () => {
+    const lines = fixtureText('mistral', 'chat.stream.text.chunks.jsonl').split('\n').filter((line) => line.trim() !== '');
+    const broken = `data: ${lines[0]}\n\ndata: ${lines[1]}\n\ndata: {"id": "x", "choices": [\n\ndata: ${lines[2]}\n\ndata: [DONE]\n\n`;
+    upstream.answer({ headers: SSE, body: broken });
+    const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${gateway.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mistral/model', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+    });
+    const text = await response.text();
+    expect(text).toContain('"content":"Hello"');
+    const errors = text.split('\n\n').filter((event) => event.startsWith('event: error'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('upstream_bad_response');
+    expect(text).not.toContain('[DONE]');
+  });
+});
+
 describe('Groq fixtures', () => {
   it('stream: a mid-stream `event: error` ends the stream with one error event in our envelope', async () => {
     const request = fixtureJson<OpenAI.ChatCompletionCreateParamsStreaming>('groq', 'chat.stream.mid-stream-error.request.json');
@@ -134,6 +153,9 @@ describe('Groq fixtures', () => {
     const errors = text.split('\n\n').filter((event) => event.startsWith('event: error'));
     expect(errors).toHaveLength(1);
     expect(text).not.toContain('[DONE]');
+    // Regression: the reasoning read in the same upstream write as the error used to be dropped.
+    expect(text.indexOf('"reasoning":"We"')).toBeGreaterThan(-1);
+    expect(text.indexOf('"reasoning":"We"')).toBeLessThan(text.indexOf('event: error'));
     const envelope = JSON.parse(errors[0]!.split('\ndata: ')[1]!) as { error: { code: string; message: string } };
     expect(envelope.error.code).toBe('tool_use_failed');
     expect(envelope.error.message).toMatch(/^Groq: Tool call validation failed/);
