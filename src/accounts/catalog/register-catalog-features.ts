@@ -6,6 +6,8 @@ import type { Clock } from '../../shared/clock.js';
 import { UsageStatsRecorder } from '../../statistics/usage-stats-recorder.js';
 import { UsageStatsService } from '../../statistics/usage-stats-service.js';
 import { loadCatalogData } from './load-catalog-data.js';
+import type { CatalogData } from './catalog-data.js';
+import type { ModelDirectory } from '../../gateway/model-directory.js';
 import { ModelCatalog } from './model-catalog.js';
 import { registerCatalogRoutes } from './catalog-routes.js';
 import { registerProviderRoutes } from '../providers/provider-routes.js';
@@ -21,8 +23,11 @@ export interface CatalogFeatures {
 }
 
 /** Catalog, providers, statistics and rankings: one call from buildApp. */
-export function registerCatalogFeatures(app: FastifyInstance, deps: { config: GatewayConfig; store: Store; clock: Clock; logger: Logger }): CatalogFeatures {
-  const catalog = new ModelCatalog(loadCatalogData(), deps.config);
+export function registerCatalogFeatures(
+  app: FastifyInstance,
+  deps: { config: GatewayConfig; store: Store; clock: Clock; logger: Logger; catalogData?: CatalogData; directory?: ModelDirectory },
+): CatalogFeatures {
+  const catalog = new ModelCatalog(deps.catalogData ?? loadCatalogData(), deps.config, deps.directory?.list());
   const stats = new UsageStatsService(deps.store, deps.clock);
   const recorder = new UsageStatsRecorder(deps.store, deps.clock, deps.logger);
   recorder.start();
