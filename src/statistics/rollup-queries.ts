@@ -18,6 +18,14 @@ export interface GroupedTotals {
 
 export type GroupColumn = 'bucket_start' | 'model_id' | 'provider_id';
 
+/** Every counter column of a rollup row: the sums, then the two histograms. */
+export const COUNTER_COLUMNS: readonly string[] = [...SUM_COLUMNS, ...LATENCY_COLUMNS, ...TTFT_COLUMNS];
+/**
+ * What volume rankings read (leaderboard, charts, provider share, popularity). Summing only these
+ * instead of all 50 counters is what keeps a month of per-day, per-model rows cheap to fetch.
+ */
+export const VOLUME_COLUMNS: readonly SumColumn[] = ['requests', 'prompt_tokens', 'completion_tokens'];
+
 export interface RollupFilter {
   /** Bucket starts in [from, to). */
   from: number;
@@ -39,10 +47,13 @@ export function addTotals(target: RollupTotals, source: RollupTotals): RollupTot
   return target;
 }
 
-/** Sums rollup rows in SQL (one statement, an index range scan), grouped as asked. */
-export async function sumRollups(store: Store, granularity: Granularity, filter: RollupFilter, groupBy: GroupColumn[]): Promise<GroupedTotals[]> {
+/**
+ * Sums rollup rows in SQL (one statement, an index range scan), grouped as asked. `columns` limits
+ * the sums to those counters (the others read as 0): fetching 50 sums per row is most of the cost.
+ */
+export async function sumRollups(store: Store, granularity: Granularity, filter: RollupFilter, groupBy: GroupColumn[], columns: readonly string[] = COUNTER_COLUMNS): Promise<GroupedTotals[]> {
   const table = ROLLUP_TABLES[granularity];
-  const counters = [...SUM_COLUMNS, ...LATENCY_COLUMNS, ...TTFT_COLUMNS];
+  const counters = columns.length > 0 ? columns : ['requests'];
   let query = store.db
     .selectFrom(table)
     .select(counters.map((column) => sql<string | number>`sum(${sql.ref(column)})`.as(column)))
@@ -53,14 +64,18 @@ export async function sumRollups(store: Store, granularity: Granularity, filter:
   if (filter.modelId !== undefined) query = query.where('model_id', '=', filter.modelId);
   if (groupBy.length > 0) query = query.groupBy(groupBy);
   const rows = (await query.execute()) as Record<string, string | number | null>[];
+  // An empty range still answers one ungrouped row of nulls.
+  const first = counters[0];
   return rows
-    .filter((row) => row.requests !== null)
+    .filter((row) => row[first] !== null)
     .map((row) => {
       // PostgreSQL sums BIGINT into NUMERIC, which pg hands back as a string.
       const totals = emptyTotals();
-      for (const column of SUM_COLUMNS) totals.sums[column] = Number(row[column] ?? 0);
-      LATENCY_COLUMNS.forEach((column, index) => (totals.latency[index] = Number(row[column] ?? 0)));
-      TTFT_COLUMNS.forEach((column, index) => (totals.ttft[index] = Number(row[column] ?? 0)));
+      for (const column of SUM_COLUMNS) if (column in row) totals.sums[column] = Number(row[column] ?? 0);
+      for (let index = 0; index < HISTOGRAM_SIZE; index++) {
+        if (LATENCY_COLUMNS[index] in row) totals.latency[index] = Number(row[LATENCY_COLUMNS[index]] ?? 0);
+        if (TTFT_COLUMNS[index] in row) totals.ttft[index] = Number(row[TTFT_COLUMNS[index]] ?? 0);
+      }
       return {
         bucketStart: row.bucket_start === undefined ? undefined : Number(row.bucket_start),
         modelId: row.model_id === undefined ? undefined : String(row.model_id),

@@ -58,27 +58,22 @@ export function* syntheticEvents(options: SeedOptions): Generator<UsageStatsEven
  * Seeds the rollups with `options.events` synthetic events, in batches (10 million take minutes,
  * not hours), through the recorder's own path: RollupAccumulator, then writeRollups' additive
  * upserts. Rows the recorder's pruning would delete at `now` (minute rows older than two days)
- * are dropped before writing instead of written and deleted: the tables end up the same.
+ * are not folded at all instead of written and deleted: the tables end up the same.
  */
 export async function seedUsageStats(store: Store, options: SeedOptions): Promise<void> {
-  const batchSize = options.batchSize ?? 200_000;
-  let accumulator = new RollupAccumulator();
-  const write = async () => {
-    dropExpiredDeltas(accumulator, options.now);
-    await writeRollups(store, accumulator);
-    accumulator = new RollupAccumulator();
-  };
-  for (const event of syntheticEvents(options)) {
-    accumulator.add(event);
-    if (accumulator.eventCount >= batchSize) await write();
-  }
-  await write();
-}
-
-function dropExpiredDeltas(accumulator: RollupAccumulator, now: number): void {
+  const batchSize = options.batchSize ?? 1_000_000;
+  const keepFrom: Partial<Record<Granularity, number>> = {};
   for (const granularity of Object.keys(RETENTION_MS) as Granularity[]) {
     const retention = RETENTION_MS[granularity];
-    if (retention === null) continue;
-    for (const [key, delta] of accumulator.deltas[granularity]) if (delta.bucketStart < now - retention) accumulator.deltas[granularity].delete(key);
+    if (retention !== null) keepFrom[granularity] = options.now - retention;
   }
+  let accumulator = new RollupAccumulator({ keepFrom });
+  for (const event of syntheticEvents(options)) {
+    accumulator.add(event);
+    if (accumulator.eventCount >= batchSize) {
+      await writeRollups(store, accumulator);
+      accumulator = new RollupAccumulator({ keepFrom });
+    }
+  }
+  await writeRollups(store, accumulator);
 }
