@@ -5,7 +5,7 @@
  * 5 s answer memo off (every call computes) and on (after warm-up). Target: p99 ≤ 50 ms.
  *
  *   node dist/bench/stats-bench.js [--events N] [--smoke] [--databases sqlite,postgres]
- *     [--iterations N] [--postgres-url URL] [--output FILE]
+ *     [--iterations N] [--postgres-url URL] [--output FILE | --out FILE]
  *
  * Writes bench/results/stats-latest.json. See docs/benchmarks-stats.md.
  */
@@ -66,7 +66,8 @@ export function benchEndpoints(provider: string): string[] {
 
 export function parseArguments(argv: string[]): StatsBenchOptions {
   const value = (name: string) => {
-    const index = argv.indexOf(name);
+    // --out is accepted too, as `npm run bench` spells it.
+    const index = name === '--output' && !argv.includes(name) ? argv.indexOf('--out') : argv.indexOf(name);
     if (index < 0) return undefined;
     const found = argv[index + 1];
     if (found === undefined || found.startsWith('--')) throw new Error(`${name} needs a value`);
@@ -79,7 +80,7 @@ export function parseArguments(argv: string[]): StatsBenchOptions {
     if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`${name} must be a positive integer (got "${raw}")`);
     return parsed;
   };
-  const known = new Set(['--events', '--smoke', '--databases', '--iterations', '--postgres-url', '--output']);
+  const known = new Set(['--events', '--smoke', '--databases', '--iterations', '--postgres-url', '--output', '--out']);
   for (const argument of argv) if (argument.startsWith('--') && !known.has(argument)) throw new Error(`unknown option ${argument} (known: ${[...known].join(', ')})`);
   const smoke = argv.includes('--smoke');
   const databases = (value('--databases') ?? 'sqlite,postgres').split(',').map((name) => name.trim());
