@@ -9,7 +9,7 @@ import { TEST_POSTGRES_URL } from '../helpers/test-store.js';
 describe('statistics benchmark (--smoke)', () => {
   it('parses its options and refuses unknown ones', () => {
     expect(parseArguments([])).toMatchObject({ events: 10_000_000, databases: ['sqlite', 'postgres'] });
-    expect(parseArguments(['--smoke', '--events', '5_000', '--databases', 'sqlite'])).toMatchObject({ events: 5000, databases: ['sqlite'] });
+    expect(parseArguments(['--smoke', '--events', '5_000', '--databases', 'sqlite', '--out', '/tmp/x.json'])).toMatchObject({ events: 5000, databases: ['sqlite'], output: '/tmp/x.json' });
     expect(() => parseArguments(['--events', '-3'])).toThrow(/--events/);
     expect(() => parseArguments(['--fast'])).toThrow(/unknown option --fast/);
     expect(() => parseArguments(['--databases', 'mysql'])).toThrow(/mysql/);
