@@ -27,9 +27,12 @@ export interface BenchOptions {
 async function measureTarget(target: BenchTarget, plan: BenchPlan, log: (line: string) => void): Promise<TargetResult> {
   const whole = chatBody(BENCH_MODELS.fast, false);
   const result: TargetResult = { id: target.id, label: target.label };
-  log(`  warm-up ${plan.warmupSeconds} s`);
-  await runSaturation(target, whole, plan.connections, plan.warmupSeconds);
-  await runSaturation(target, chatBody(BENCH_MODELS.fast, true), plan.connections, plan.warmupSeconds);
+  if (plan.warmupSeconds > 0) {
+    // Let the JIT compile the hot path before anything is measured.
+    log(`  warm-up ${plan.warmupSeconds} s`);
+    await runSaturation(target, whole, plan.connections, plan.warmupSeconds);
+    await runSaturation(target, chatBody(BENCH_MODELS.fast, true), plan.connections, plan.warmupSeconds);
+  }
   log(`  saturation, whole answers: ${plan.connections} connections, ${plan.saturationSeconds} s`);
   result.saturation = await runSaturation(target, whole, plan.connections, plan.saturationSeconds);
   log(`  saturation, streams: ${plan.connections} connections, ${plan.streamSaturationSeconds} s`);
@@ -53,7 +56,10 @@ export interface BenchReport {
 }
 
 export async function runBench(options: BenchOptions): Promise<BenchReport> {
-  const { plan, log } = options;
+  const { plan } = options;
+  const began = performance.now();
+  // Every line says when it happened, so a slow start-up shows up in the log.
+  const log = (line: string) => options.log(`[${((performance.now() - began) / 1000).toFixed(1).padStart(5)} s] ${line}`);
   const startedAt = new Date();
   const loadBefore = loadavg();
   const scratch = join(tmpdir(), `gateway-bench-${process.pid}`);

@@ -35,8 +35,8 @@ function parseCommandLine(argv: string[]): BenchOptions {
   };
 }
 
-const options = parseCommandLine(process.argv.slice(2));
 const began = Date.now();
+const options = parseCommandLine(process.argv.slice(2));
 options.log(`benchmark (${options.plan.mode}), metering ${options.metering ? 'on' : 'off'}, targets: ${options.targets.join(', ')}`);
 const report = await runBench(options);
 options.log(`\n${report.table}\n`);
