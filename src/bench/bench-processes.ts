@@ -88,9 +88,10 @@ export async function startUpstream(gaps: UpstreamGaps): Promise<{ url: string; 
   return { url: forked.ready.url, pid: forked.child.pid!, stop: forked.stop };
 }
 
-export function directTarget(upstreamUrl: string): BenchTarget {
-  const url = new URL(upstreamUrl);
-  return { id: 'direct', label: 'direct (fake upstream)', origin: url.origin, path: `${url.pathname}/chat/completions`, headers: {}, stop: async () => undefined };
+/** The fake upstream itself; its process's CPU and memory are reported as the floor of one HTTP hop. */
+export function directTarget(upstream: { url: string; pid: number }): BenchTarget {
+  const url = new URL(upstream.url);
+  return { id: 'direct', label: 'direct (fake upstream)', origin: url.origin, path: `${url.pathname}/chat/completions`, headers: {}, pid: upstream.pid, stop: async () => undefined };
 }
 
 export interface OurGatewayOptions {

@@ -72,7 +72,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       log(`${label}:`);
       let opened: Awaited<ReturnType<typeof openTarget>> | undefined;
       try {
-        opened = id === 'direct' ? { target: directTarget(upstream.url), close: async () => undefined } : await openTarget(id, { upstreamUrl: upstream.url, metering: options.metering, scratch, cpuProfileDir: options.cpuProfileDir });
+        opened = id === 'direct' ? { target: directTarget(upstream), close: async () => undefined } : await openTarget(id, { upstreamUrl: upstream.url, metering: options.metering, scratch, cpuProfileDir: options.cpuProfileDir });
         results.push(await measureTarget(opened.target, plan, log));
       } catch (error) {
         log(`  failed: ${(error as Error).message}`);
