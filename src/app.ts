@@ -23,6 +23,10 @@ import { registerBilling } from './billing/register-billing.js';
 import { createMeteringLedger } from './billing/metering-ledger.js';
 import type { StripeSettings } from './billing/stripe-payment-provider.js';
 import { randomBytes } from 'node:crypto';
+import { parseRoutingSettings } from './routing/routing-config.js';
+import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
+import { registerCatalogFeatures, type CatalogFeatures } from './accounts/catalog/register-catalog-features.js';
+import { registerApiKeys } from './accounts/keys/register-api-keys.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -40,12 +44,16 @@ export interface AppDeps {
   secret?: string;
   /** Stripe settings; without them billing uses the sandbox payment provider. */
   stripe?: StripeSettings;
+  /** Routing pieces to replace (tests: a fake breaker store, sleep, random) and the Redis key prefix. */
+  routing?: { overrides?: Partial<RoutingRuntime>; redisKeyPrefix?: string };
 }
 
 export interface GatewayApp {
   app: FastifyInstance;
   keyCache: ApiKeyCache;
   directory: ModelDirectory;
+  /** Catalog, statistics recorder and rankings (public routes). */
+  catalogFeatures: CatalogFeatures;
   /** Stops background work and flushes pending writes; the caller closes the store. */
   close(): Promise<void>;
 }
@@ -61,6 +69,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const upstream = deps.upstream ?? new UpstreamClient();
   const directory = new ModelDirectory(config);
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
+  const routing = createRoutingRuntime({
+    settings: parseRoutingSettings(config),
+    clock,
+    redisUrl: config.redisUrl,
+    redisKeyPrefix: deps.routing?.redisKeyPrefix,
+    overrides: deps.routing?.overrides,
+  });
   await keyCache.start();
 
   const app = Fastify({
@@ -99,9 +114,11 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   app.addSchema(ErrorEnvelopeSchema);
   registerErrorHandling(app, config.server.bodyLimitBytes);
 
+  // Statistics observe every finished request; the catalog, provider and rankings routes read them.
+  const catalogFeatures = registerCatalogFeatures(app, { config, store, clock, logger });
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: deps.observers ?? [] }, authenticate);
+  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: [...(deps.observers ?? []), routing.stats, catalogFeatures.recorder], routing }, authenticate);
   registerModelsRoute(app, directory, authenticateOptional);
   if (deps.auth) {
     registerAuthRoutes(app, deps.auth, config.server.publicUrl);
@@ -124,6 +141,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     );
     app.get('/api-account/user/me', { schema: { summary: 'The signed-in user', tags: ['account'] }, preHandler: signedIn }, async (request) => request.user);
   }
+  await registerApiKeys(app, { config, store, clock, ids, directory, keyCache, logger, auth: deps.auth, invalidationChannel: deps.keyCacheOptions?.invalidationChannel });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
@@ -131,10 +149,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     app,
     keyCache,
     directory,
+    catalogFeatures,
     async close() {
       await app.close();
+      await catalogFeatures.recorder.stop();
       await keyCache.stop();
       await upstream.close();
+      await routing.health.close();
     },
   };
 }

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
 import { Document, LineCounter, parseDocument, visit, isScalar, isPair } from 'yaml';
 import { ConfigFileSchema, type ConfigFile, type ProviderConfigInput, type ModelConfigInput } from './config-schema.js';
-import { PROVIDER_PRESETS } from './provider-presets.js';
+import { PROVIDER_PRESETS, presetBaseUrl, presetOptionsFromEnv } from './provider-presets.js';
 import { interpolateEnv } from './interpolate-env.js';
 import { decimalToUnits } from '../shared/decimal.js';
 import { DEFAULT_TIMEOUTS, type GatewayConfig, type ModelConfig, type ProviderConfig, type Pricing } from './gateway-config.js';
@@ -134,16 +134,17 @@ function resolveConfig(
     if (!preset.credentialEnv || seen.has(id)) continue;
     const credential = env[preset.credentialEnv];
     if (!credential) continue;
+    if (preset.baseUrlEnv && !env[preset.baseUrlEnv]) continue;
     providers.push({
       id,
       name: preset.name,
       type: preset.type,
-      baseUrl: preset.baseUrl,
+      baseUrl: presetBaseUrl(preset, env).replace(/\/+$/, ''),
       apiKey: credential,
       headers: {},
       timeouts: { ...DEFAULT_TIMEOUTS },
       maxConnections: 256,
-      options: {},
+      options: presetOptionsFromEnv(preset, env),
       policies: {},
       fromEnvironment: true,
     });
@@ -200,7 +201,7 @@ function resolveProvider(input: ProviderConfigInput, index: number, env: Record<
   if (knownTypes && !knownTypes.includes(type)) {
     throw new ConfigError(`providers[${index}].type: unknown provider type "${type}" (known: ${knownTypes.join(', ')}).`);
   }
-  const baseUrl = input.base_url ?? preset?.baseUrl;
+  const baseUrl = input.base_url ?? (preset ? presetBaseUrl(preset, env) : undefined);
   if (!baseUrl) throw new ConfigError(`providers[${index}].base_url is required for provider "${input.id}" (no preset supplies one).`);
   const timeouts = input.timeouts ?? {};
   return {
@@ -217,7 +218,7 @@ function resolveProvider(input: ProviderConfigInput, index: number, env: Record<
       totalMs: timeouts.total_ms ?? DEFAULT_TIMEOUTS.totalMs,
     },
     maxConnections: input.max_connections ?? 256,
-    options: input.options ?? {},
+    options: { ...presetOptionsFromEnv(preset, env), ...input.options },
     policies: input.policies ?? {},
     fromEnvironment: false,
   };

@@ -12,6 +12,10 @@ export interface ProviderPreset {
   credentialEnv?: string;
   /** Local servers need no credential; they are enabled only from the config file. */
   local?: boolean;
+  /** A variable whose value is the base URL (Azure's per-resource endpoint); without it the preset stays off. */
+  baseUrlEnv?: string;
+  /** Provider options read from the environment: option name → variables, the first one set wins. */
+  optionsFromEnv?: Record<string, string[]>;
 }
 
 export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
@@ -28,7 +32,42 @@ export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
   cerebras: { name: 'Cerebras', type: 'openai', baseUrl: 'https://api.cerebras.ai/v1', credentialEnv: 'CEREBRAS_API_KEY' },
   deepinfra: { name: 'DeepInfra', type: 'openai', baseUrl: 'https://api.deepinfra.com/v1/openai', credentialEnv: 'DEEPINFRA_API_KEY' },
   perplexity: { name: 'Perplexity', type: 'openai', baseUrl: 'https://api.perplexity.ai', credentialEnv: 'PERPLEXITY_API_KEY' },
+  bedrock: {
+    name: 'Amazon Bedrock',
+    type: 'bedrock',
+    baseUrl: 'https://bedrock-runtime.{region}.amazonaws.com',
+    credentialEnv: 'AWS_ACCESS_KEY_ID',
+    optionsFromEnv: {
+      region: ['AWS_REGION', 'AWS_DEFAULT_REGION'],
+      access_key_id: ['AWS_ACCESS_KEY_ID'],
+      secret_access_key: ['AWS_SECRET_ACCESS_KEY'],
+      session_token: ['AWS_SESSION_TOKEN'],
+    },
+  },
+  'azure-openai': {
+    name: 'Azure OpenAI',
+    type: 'azure-openai',
+    baseUrl: '',
+    baseUrlEnv: 'AZURE_OPENAI_ENDPOINT',
+    credentialEnv: 'AZURE_OPENAI_API_KEY',
+    optionsFromEnv: { api_version: ['OPENAI_API_VERSION'] },
+  },
   vllm: { name: 'vLLM', type: 'openai', baseUrl: 'http://127.0.0.1:8000/v1', local: true },
   ollama: { name: 'Ollama', type: 'openai', baseUrl: 'http://127.0.0.1:11434/v1', local: true },
   lmstudio: { name: 'LM Studio', type: 'openai', baseUrl: 'http://127.0.0.1:1234/v1', local: true },
 };
+
+/** The preset's base URL, from its variable when it has one. */
+export function presetBaseUrl(preset: ProviderPreset, env: Record<string, string | undefined>): string {
+  return (preset.baseUrlEnv ? env[preset.baseUrlEnv] : undefined) || preset.baseUrl;
+}
+
+/** Options the preset reads from the environment (AWS credentials and region, Azure api-version). */
+export function presetOptionsFromEnv(preset: ProviderPreset | undefined, env: Record<string, string | undefined>): Record<string, unknown> {
+  const options: Record<string, unknown> = {};
+  for (const [option, variables] of Object.entries(preset?.optionsFromEnv ?? {})) {
+    const value = variables.map((variable) => env[variable]).find((candidate) => candidate !== undefined && candidate !== '');
+    if (value !== undefined) options[option] = value;
+  }
+  return options;
+}

@@ -1,17 +1,23 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyRecord } from '../accounts/keys/api-key-record.js';
-import { GatewayError, InvalidRequestError, UpstreamClientError, UpstreamError } from '../shared/errors.js';
-import type { ChatCompletionRequest, Usage } from '../shared/openai-types.js';
+import { GatewayError, UpstreamError } from '../shared/errors.js';
+import type { ChatCompletion, ChatCompletionRequest, Usage } from '../shared/openai-types.js';
 import type { ProviderAdapter, TranslationContext } from '../providers/provider-adapter.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { ModelDirectory, RouteCandidate } from './model-directory.js';
-import { planRoute } from './plan-route.js';
 import { validateChatRequest } from './validate-chat-request.js';
 import { toUpstreamError, type UpstreamClient, type UpstreamResponse } from './upstream-client.js';
-import type { AttemptRecord, CompletionObserver, CompletionOutcome } from './completion-outcome.js';
+import type { CompletionObserver, CompletionOutcome } from './completion-outcome.js';
 import { streamCompletion } from './stream-completion.js';
+import type { RoutingRuntime } from '../routing/routing-runtime.js';
+import { requestTimeoutMs } from '../routing/routing-runtime.js';
+import { planRequest } from '../routing/plan-request.js';
+import { openWithFallback } from '../routing/open-with-fallback.js';
+import { RequestDeadline } from '../routing/request-deadline.js';
+
+export { isRetriable } from '../routing/open-with-fallback.js';
 
 export interface ChatHandlerDeps {
   directory: ModelDirectory;
@@ -20,6 +26,7 @@ export interface ChatHandlerDeps {
   clock: Clock;
   ids: IdGenerator;
   observers: CompletionObserver[];
+  routing: RoutingRuntime;
 }
 
 /** An upstream call that answered 2xx, ready to be read. */
@@ -29,12 +36,8 @@ export interface OpenedAttempt {
   context: TranslationContext;
   response: UpstreamResponse;
   warnings: string[];
-}
-
-/** Upstream failures worth trying the next endpoint for: connection errors, timeouts, 429 and 5xx. */
-export function isRetriable(error: GatewayError): boolean {
-  if (error instanceof UpstreamClientError) return error.status === 429;
-  return error instanceof UpstreamError;
+  /** A whole (non-stream) answer, already read and parsed inside the attempt. */
+  completion?: ChatCompletion;
 }
 
 export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
@@ -74,9 +77,11 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
     reply.raw.once('close', onClientClose);
 
     let opened: OpenedAttempt | undefined;
+    let deadline: RequestDeadline | undefined;
     try {
-      const candidates = planRoute(body.model, key, deps.directory);
-      opened = await openFirstAvailable(body, candidates, deps, controller, outcome, request.id);
+      const candidates = planRequest(body, key, deps.directory, deps.routing);
+      deadline = new RequestDeadline(controller, requestTimeoutMs(deps.routing.settings, candidates), deps.clock);
+      opened = await openWithFallback({ ...deps, body, candidates, controller, deadline, outcome, requestId: request.id });
       const { candidate, response } = opened;
       outcome.modelId = candidate.model.id;
       outcome.providerId = candidate.provider.id;
@@ -92,8 +97,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
         await streamCompletion({ request: body, reply, opened, headers, outcome, signal: controller.signal, clock: deps.clock, requestId: request.id });
         return;
       }
-      const bytes = new Uint8Array(await response.body.arrayBuffer());
-      const completion = opened.adapter.parseResponse(bytes, opened.context);
+      const completion = opened.completion ?? opened.adapter.parseResponse(new Uint8Array(await response.body.arrayBuffer()), opened.context);
       outcome.usage = (completion.usage as Usage | undefined) ?? null;
       outcome.outputCharacters = completion.choices.reduce((sum, choice) => sum + (choice.message?.content?.length ?? 0), 0);
       outcome.timeToFirstTokenMs = deps.clock.now() - startedAt;
@@ -102,87 +106,13 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
       const gatewayError = error instanceof GatewayError ? error : opened ? toUpstreamError(error, opened.candidate.provider, controller.signal) : null;
       outcome.status = gatewayError?.status ?? 500;
       outcome.errorCode = gatewayError?.code ?? 'internal_error';
+      if (outcome.attempts.length > 0 && !reply.raw.headersSent) reply.header('x-gateway-attempts', String(outcome.attempts.length));
       throw gatewayError ?? error;
     } finally {
-      clearTimeout(totalTimer(controller));
+      deadline?.clear();
       outcome.latencyMs = deps.clock.now() - startedAt;
       reply.raw.removeListener('close', onClientClose);
       for (const observer of deps.observers) observer.onCompletion(outcome);
     }
   };
-}
-
-const TOTAL_TIMERS = new WeakMap<AbortController, NodeJS.Timeout>();
-function totalTimer(controller: AbortController): NodeJS.Timeout | undefined {
-  return TOTAL_TIMERS.get(controller);
-}
-
-/** Tries candidates in order until one answers 2xx; client errors stop the search at once. */
-async function openFirstAvailable(
-  body: ChatCompletionRequest,
-  candidates: RouteCandidate[],
-  deps: ChatHandlerDeps,
-  controller: AbortController,
-  outcome: CompletionOutcome,
-  requestId: string,
-): Promise<OpenedAttempt> {
-  let lastError: GatewayError | undefined;
-  for (const candidate of candidates) {
-    if (controller.signal.aborted) break;
-    const adapter = deps.registry.get(candidate.provider.type);
-    if (!adapter) continue;
-    if (body.n !== undefined && body.n !== null && body.n > 1 && !adapter.supportsMultipleChoices) {
-      lastError = new InvalidRequestError(`'n' greater than 1 is not supported by ${candidate.provider.name}.`, 'n', 'unsupported_parameter');
-      continue;
-    }
-    const attemptStarted = deps.clock.now();
-    const context: TranslationContext = {
-      provider: candidate.provider,
-      upstreamModel: candidate.endpoint.upstreamModel,
-      publicModel: candidate.model.id,
-      completionId: `chatcmpl-${requestId.replace(/-/g, '')}`,
-      created: Math.floor(attemptStarted / 1000),
-      generateId: (prefix) => deps.ids.next(prefix),
-      stream: body.stream === true,
-    };
-    const attempt: AttemptRecord = {
-      providerId: candidate.provider.id,
-      modelId: candidate.model.id,
-      upstreamModel: candidate.endpoint.upstreamModel,
-      status: 0,
-      errorCode: null,
-      latencyMs: 0,
-    };
-    outcome.attempts.push(attempt);
-    armTotalTimeout(controller, candidate);
-    try {
-      const upstreamRequest = await adapter.buildRequest(body, context);
-      const response = await deps.upstream.send(candidate.provider, upstreamRequest, controller.signal);
-      attempt.status = response.statusCode;
-      attempt.latencyMs = deps.clock.now() - attemptStarted;
-      if (response.statusCode >= 200 && response.statusCode < 300) {
-        return { candidate, adapter, context, response, warnings: upstreamRequest.warnings };
-      }
-      const errorBody = new Uint8Array(await response.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
-      throw adapter.mapError(response.statusCode, errorBody, response.headers, context);
-    } catch (error) {
-      const gatewayError = toUpstreamError(error, candidate.provider, controller.signal);
-      attempt.errorCode = gatewayError.code;
-      if (!attempt.status) attempt.status = gatewayError.status;
-      attempt.latencyMs = deps.clock.now() - attemptStarted;
-      if (!isRetriable(gatewayError) || controller.signal.aborted) throw gatewayError;
-      lastError = gatewayError;
-    }
-  }
-  throw lastError ?? new UpstreamError(502, 'no_provider_available', 'No provider could serve this request.');
-}
-
-/** The provider's total deadline, per attempt; it aborts the upstream call with a 504. */
-function armTotalTimeout(controller: AbortController, candidate: RouteCandidate): void {
-  clearTimeout(TOTAL_TIMERS.get(controller));
-  const timer = setTimeout(() => {
-    controller.abort(new UpstreamError(504, 'upstream_timeout', `${candidate.provider.name} did not finish within ${candidate.provider.timeouts.totalMs} ms.`));
-  }, candidate.provider.timeouts.totalMs);
-  timer.unref();
-  TOTAL_TIMERS.set(controller, timer);
 }

@@ -95,6 +95,9 @@ export const ChatCompletionRequestSchema = Type.Object(
     parallel_tool_calls: Type.Optional(Type.Boolean()),
     response_format: Type.Optional(ResponseFormatSchema),
     enable_search: Type.Optional(Type.Boolean()),
+    // Routing fields (docs/routing.md); checked by src/routing/provider-preferences.ts so each error names its exact field.
+    provider: Type.Optional(Type.Unknown({ description: 'OpenRouter-style provider preferences: order, only, ignore, allow_fallbacks, sort (price|throughput|latency), max_price' })),
+    models: Type.Optional(Type.Unknown({ description: 'fallback model ids tried after model, in order (array of strings, at most 16)' })),
   },
   { additionalProperties: true, description: 'An OpenAI chat completion request. Unknown parameters are passed to OpenAI-compatible providers.' },
 );

@@ -51,7 +51,7 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
       const headers = toFetchHeaders(request);
       if (!headers.has('origin') && !headers.has('cookie')) headers.set('origin', new URL(baseUrl).origin);
       const url = new URL(request.url, baseUrl);
-      const body = request.method === 'POST' && request.body !== undefined ? JSON.stringify(request.body) : undefined;
+      const body = request.method === 'POST' && request.body !== undefined ? JSON.stringify(withDefaultName(url.pathname, request.body)) : undefined;
       if (body !== undefined) headers.set('content-type', 'application/json');
       headers.delete('content-length');
       const response = await auth.handler(new Request(url, { method: request.method, headers, body }));
@@ -79,4 +79,12 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
       return reply.send(text);
     },
   });
+}
+
+/** CONTRACT §2 makes `name` optional at sign-up; better-auth requires one, so the email's local part stands in. */
+function withDefaultName(pathname: string, body: unknown): unknown {
+  if (!pathname.endsWith('/sign-up/email') || typeof body !== 'object' || body === null) return body;
+  const fields = body as Record<string, unknown>;
+  if (fields.name !== undefined && fields.name !== null && fields.name !== '') return body;
+  return typeof fields.email === 'string' ? { ...fields, name: fields.email.split('@')[0] } : body;
 }

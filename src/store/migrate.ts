@@ -1,4 +1,4 @@
-import { Migrator, type Migration, type MigrationProvider, type Kysely } from 'kysely';
+import { Migrator, sql, type Migration, type MigrationProvider, type Kysely } from 'kysely';
 import type { Store } from './database.js';
 import { MIGRATIONS, type FeatureMigration } from './migrations/index.js';
 
@@ -18,7 +18,10 @@ export async function migrateToLatest(store: Store, migrations: FeatureMigration
       return result;
     },
   };
-  const migrator = new Migrator({ db: store.db, provider, migrationTableName: 'gateway_migrations', migrationLockTableName: 'gateway_migrations_lock', allowUnorderedMigrations: true });
+  // Kysely looks for its tables in every schema unless told which one; with schemas per test (or
+  // per tenant) another schema's lock table would make it skip creating ours.
+  const migrationTableSchema = store.dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema : undefined;
+  const migrator = new Migrator({ db: store.db, provider, migrationTableName: 'gateway_migrations', migrationLockTableName: 'gateway_migrations_lock', migrationTableSchema, allowUnorderedMigrations: true });
   const { error, results } = await migrator.migrateToLatest();
   if (error) {
     const failed = results?.find((result) => result.status === 'Error');

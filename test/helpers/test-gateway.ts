@@ -60,10 +60,12 @@ export interface TestGatewayOptions {
   /** Share an existing store (a second instance) instead of creating one. */
   testStore?: TestStore;
   deps?: Partial<AppDeps>;
+  /** Environment seen by the config loader (e.g. REDIS_URL); empty by default. */
+  env?: Record<string, string>;
 }
 
 export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
-  const { config } = loadConfig({ text: options.configText, env: {}, knownProviderTypes: [...createProviderRegistry().keys()] });
+  const { config } = loadConfig({ text: options.configText, env: options.env ?? {}, knownProviderTypes: [...createProviderRegistry().keys()] });
   const testStore = options.testStore ?? (await createTestStore(options.storeKind ?? 'sqlite'));
   const logs: string[] = [];
   const sink = new Writable({
@@ -73,7 +75,8 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     },
   });
   const logger: Logger = createLogger('info', sink);
-  const auth = createAuth(testStore.store, 'test-secret-test-secret-test-secret', { baseUrl: 'http://127.0.0.1' });
+  // The same base URL as production's runtime, so better-auth's origin check sees what it sees there.
+  const auth = createAuth(testStore.store, 'test-secret-test-secret-test-secret', { baseUrl: config.server.publicUrl });
   await migrateAuthTables(auth);
   const gateway = await buildApp({ config, store: testStore.store, logger, auth, keyCacheOptions: { pollIntervalMs: 100 }, ...options.deps });
   const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });

@@ -25,6 +25,8 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
     trustedOrigins: options.trustedOrigins ?? [options.baseUrl],
     emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 256, autoSignIn: true },
     telemetry: { enabled: false },
+    // better-auth turns its origin (CSRF) check off under NODE_ENV=test; keep it on so tests see production behaviour.
+    advanced: { disableOriginCheck: false },
     logger: { disabled: true },
     // Authorization: Bearer <session token> for API clients, besides the HttpOnly cookie for browsers.
     plugins: [bearer()],

@@ -31,3 +31,52 @@ export async function touchApiKeys(db: Executor, lastUsed: Map<string, number>):
     await db.updateTable('api_keys').set({ last_used_at: at }).where('id', '=', id).execute();
   }
 }
+
+/** The user's live keys, newest first. Revoked keys are gone for good from the account API. */
+export async function listApiKeysForUser(db: Executor, userId: string): Promise<ApiKeysTable[]> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** One live key, only when it belongs to the user: another user's key is indistinguishable from none. */
+export async function findApiKeyForUser(db: Executor, userId: string, keyId: string): Promise<ApiKeysTable | undefined> {
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where('id', '=', keyId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export type ApiKeyChanges = Partial<Omit<ApiKeysTable, 'id' | 'user_id' | 'key_hash' | 'key_start' | 'key_end' | 'created_at' | 'revoked_at'>>;
+
+/** Applies changes to a live key of the user; false when there is no such key. */
+export async function updateApiKey(db: Executor, userId: string, keyId: string, changes: ApiKeyChanges): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set(changes)
+    .where('id', '=', keyId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}
+
+/** Permanent revocation: the row stays (usage history points at it), but the key never works again. */
+export async function revokeApiKey(db: Executor, userId: string, keyId: string, now: number): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now, updated_at: now })
+    .where('id', '=', keyId)
+    .where('user_id', '=', userId)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

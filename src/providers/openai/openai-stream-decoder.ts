@@ -1,8 +1,9 @@
-import { UpstreamError } from '../../shared/errors.js';
+import { GatewayError, UpstreamError } from '../../shared/errors.js';
 import type { ChatCompletionChunk, Usage } from '../../shared/openai-types.js';
 import { SseDecoder } from '../framing/sse-decoder.js';
 import type { StreamDecoder, StreamEvent, TranslationContext } from '../provider-adapter.js';
 import { mapOpenAIError } from './openai-error.js';
+import { normalizeDelta, normalizeUsage } from './normalize-openai-compatible.js';
 
 /**
  * OpenAI-compatible SSE → our events. Usage is pulled out of whatever chunk carries it (the
@@ -13,14 +14,18 @@ import { mapOpenAIError } from './openai-error.js';
 export class OpenAIStreamDecoder implements StreamDecoder {
   private readonly sse = new SseDecoder();
   private finished = false;
+  /** An error met after other events in the same read (Groq's mid-stream error): those go out first. */
+  private pendingError: GatewayError | undefined;
 
   constructor(private readonly context: TranslationContext) {}
 
   push(bytes: Uint8Array): StreamEvent[] {
+    if (this.pendingError) throw this.pendingError;
     return this.translate(this.sse.push(bytes));
   }
 
   end(): StreamEvent[] {
+    if (this.pendingError) throw this.pendingError;
     return this.translate(this.sse.end());
   }
 
@@ -28,52 +33,49 @@ export class OpenAIStreamDecoder implements StreamDecoder {
     const out: StreamEvent[] = [];
     for (const event of events) {
       if (this.finished) break;
-      const data = event.data;
-      if (data === '[DONE]') {
-        this.finished = true;
-        out.push({ type: 'done' });
+      try {
+        this.translateEvent(event, out);
+      } catch (error) {
+        if (!(error instanceof GatewayError) || out.length === 0) throw error;
+        this.pendingError = error;
         break;
       }
-      if (data === '') continue;
-      let payload: Record<string, unknown>;
-      try {
-        payload = JSON.parse(data) as Record<string, unknown>;
-      } catch {
-        throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a stream event that is not JSON.`);
-      }
-      if (payload === null || typeof payload !== 'object') {
-        throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a stream event that is not an object.`);
-      }
-      if (event.event === 'error' || payload.error !== undefined) {
-        throw streamError(payload, this.context);
-      }
-      this.translateChunk(payload as unknown as ChatCompletionChunk, out);
     }
     return out;
   }
 
+  private translateEvent(event: ReturnType<SseDecoder['push']>[number], out: StreamEvent[]): void {
+    const data = event.data;
+    if (data === '[DONE]') {
+      this.finished = true;
+      out.push({ type: 'done' });
+      return;
+    }
+    if (data === '') return;
+    let payload: Record<string, unknown>;
+    try {
+      payload = JSON.parse(data) as Record<string, unknown>;
+    } catch {
+      throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a stream event that is not JSON.`);
+    }
+    if (payload === null || typeof payload !== 'object') {
+      throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a stream event that is not an object.`);
+    }
+    if (event.event === 'error' || payload.error !== undefined) {
+      throw streamError(payload, this.context);
+    }
+    this.translateChunk(payload as unknown as ChatCompletionChunk, out);
+  }
+
   private translateChunk(chunk: ChatCompletionChunk, out: StreamEvent[]): void {
     const usage = (chunk.usage ?? (chunk.x_groq as { usage?: Usage } | undefined)?.usage) as Usage | null | undefined;
-    if (usage) out.push({ type: 'usage', usage });
+    if (usage) out.push({ type: 'usage', usage: normalizeUsage(usage) });
     if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) return;
     chunk.id = this.context.completionId;
     chunk.model = this.context.publicModel;
     if ('usage' in chunk) delete chunk.usage;
     if ('x_groq' in chunk) delete chunk.x_groq;
-    for (const choice of chunk.choices) {
-      const delta = choice.delta as Record<string, unknown> | undefined;
-      // DeepSeek and others name the reasoning text reasoning_content; we call it reasoning.
-      if (delta && typeof delta.reasoning_content === 'string') {
-        delta.reasoning = delta.reasoning_content;
-        delete delta.reasoning_content;
-      }
-      if (delta?.tool_calls) {
-        // Mistral omits the index on tool-call deltas; OpenAI clients need it.
-        (delta.tool_calls as Array<{ index?: number }>).forEach((call, position) => {
-          if (call.index === undefined) call.index = position;
-        });
-      }
-    }
+    for (const choice of chunk.choices) if (choice.delta) normalizeDelta(choice.delta);
     out.push({ type: 'chunk', chunk });
   }
 }

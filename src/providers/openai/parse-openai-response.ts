@@ -1,6 +1,7 @@
 import { UpstreamError } from '../../shared/errors.js';
 import type { ChatCompletion } from '../../shared/openai-types.js';
 import type { TranslationContext } from '../provider-adapter.js';
+import { normalizeMessage, normalizeUsage } from './normalize-openai-compatible.js';
 
 /** A whole OpenAI-compatible answer, checked for the fields clients rely on, renamed to our ids. */
 export function parseOpenAIResponse(body: Uint8Array, context: TranslationContext): ChatCompletion {
@@ -17,14 +18,8 @@ export function parseOpenAIResponse(body: Uint8Array, context: TranslationContex
   parsed.object = 'chat.completion';
   parsed.model = context.publicModel;
   if (typeof parsed.created !== 'number') parsed.created = context.created;
-  for (const choice of parsed.choices) {
-    const message = choice.message as Record<string, unknown> | undefined;
-    if (message && typeof message.reasoning_content === 'string') {
-      message.reasoning = message.reasoning_content;
-      delete message.reasoning_content;
-    }
-  }
+  for (const choice of parsed.choices) if (choice.message) normalizeMessage(choice.message);
   const usage = parsed.usage ?? (parsed.x_groq as { usage?: ChatCompletion['usage'] } | undefined)?.usage;
-  if (usage) parsed.usage = usage;
+  if (usage) parsed.usage = normalizeUsage(usage);
   return parsed;
 }

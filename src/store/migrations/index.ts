@@ -4,6 +4,7 @@ import * as apiKeys from './0001-api-keys.js';
 import * as settings from './0002-settings.js';
 import * as metering from './0200-metering.js';
 import * as billing from './0300-billing.js';
+import * as usageRollups from './0400-usage-rollups.js';
 
 export interface FeatureMigration {
   /** Sorted by name; features use their own number range (0001–0099 core, 0100 keys, 0200 metering, …). */
@@ -16,4 +17,5 @@ export const MIGRATIONS: FeatureMigration[] = [
   { name: '0002-settings', up: settings.up },
   { name: '0200-metering', up: metering.up },
   { name: '0300-billing', up: billing.up },
+  { name: '0400-usage-rollups', up: usageRollups.up },
 ];

@@ -1,0 +1,158 @@
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import { Type } from '@sinclair/typebox';
+import type { Store } from '../../store/database.js';
+import type { ApiKeysTable } from '../../store/schema.js';
+import type { Clock } from '../../shared/clock.js';
+import type { IdGenerator } from '../../shared/ids.js';
+import { NotFoundError } from '../../shared/errors.js';
+import type { KeyChangeAnnouncer } from './key-change-broadcast.js';
+import { createApiKey } from './create-api-key.js';
+import { findApiKeyForUser, listApiKeysForUser, recordKeyChange, revokeApiKey, updateApiKey, type ApiKeyChanges } from './api-key-repository.js';
+import { toApiKeyChanges, toDefaultModelsChanges, toNewApiKey, type KeyInputContext } from './api-key-input.js';
+import { toApiKeyView } from './api-key-view.js';
+import { keySpend } from './key-spend.js';
+import {
+  ApiKeyListSchema,
+  CreateApiKeyBodySchema,
+  CreatedApiKeySchema,
+  DefaultModelsConfigurationSchema,
+  KeyIdParamsSchema,
+  PutDefaultModelsBodySchema,
+  UpdateApiKeyBodySchema,
+  type CreateApiKeyBody,
+  type PutDefaultModelsBody,
+  type UpdateApiKeyBody,
+} from './api-key-schemas.js';
+import type { RoutingTemplate } from './routing-templates.js';
+
+export interface ApiKeyRouteDeps {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  isKnownModel(modelId: string): boolean;
+  templates: ReadonlyMap<string, RoutingTemplate>;
+  announcer: KeyChangeAnnouncer;
+}
+
+const BASE = '/api-account/user/api-keys';
+const errors = { 400: { $ref: 'ErrorEnvelope#' }, 401: { $ref: 'ErrorEnvelope#' }, 404: { $ref: 'ErrorEnvelope#' } };
+const common = { tags: ['api-keys'], description: 'Needs a signed-in user: Authorization: Bearer <session token> from /api-account/auth/sign-in/email, or the session cookie.' };
+
+function notFound(keyId: string): NotFoundError {
+  return new NotFoundError(`No API key '${keyId}'.`, 'api_key_not_found', 'key_id');
+}
+
+function signedInUserId(request: FastifyRequest): string {
+  // requireUser ran as the preHandler; a missing user here is a wiring bug, not a client error.
+  if (!request.user) throw new Error('account route reached without a signed-in user');
+  return request.user.id;
+}
+
+/** The key API of spec §4.1, for the signed-in user's own keys only: another user's key is a 404. */
+export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps, signedIn: preHandlerAsyncHookHandler): void {
+  const { store, clock } = deps;
+  const context = (): KeyInputContext => ({ now: clock.now(), isKnownModel: deps.isKnownModel, templates: deps.templates });
+
+  const view = async (row: ApiKeysTable) => {
+    const now = clock.now();
+    const spend = await keySpend(store, [row.id], now);
+    return toApiKeyView(row, spend.get(row.id)!, now);
+  };
+
+  /** Loads the user's key, applies computed changes and tells every instance, in one transaction. */
+  const change = async (userId: string, keyId: string, compute: (row: ApiKeysTable) => ApiKeyChanges): Promise<ApiKeysTable> => {
+    const updated = await store.db.transaction().execute(async (transaction) => {
+      const row = await findApiKeyForUser(transaction, userId, keyId);
+      if (!row) throw notFound(keyId);
+      const changes = compute(row);
+      await updateApiKey(transaction, userId, keyId, changes);
+      await recordKeyChange(transaction, row.key_hash, clock.now());
+      return { ...row, ...changes } as ApiKeysTable;
+    });
+    await deps.announcer.announce(updated.key_hash);
+    return updated;
+  };
+
+  app.get(BASE, {
+    schema: { ...common, summary: 'List your API keys (masked)', response: { 200: ApiKeyListSchema, ...errors } },
+    preHandler: signedIn,
+    async handler(request) {
+      const rows = await listApiKeysForUser(store.db, signedInUserId(request));
+      const now = clock.now();
+      const spend = await keySpend(store, rows.map((row) => row.id), now);
+      return { data: rows.map((row) => toApiKeyView(row, spend.get(row.id)!, now)) };
+    },
+  });
+
+  app.post(BASE, {
+    schema: { ...common, summary: 'Create an API key; the response shows the full key once', body: CreateApiKeyBodySchema, response: { 201: CreatedApiKeySchema, ...errors } },
+    preHandler: signedIn,
+    async handler(request, reply) {
+      const input = toNewApiKey(signedInUserId(request), request.body as CreateApiKeyBody, context());
+      const { row, fullKey } = await createApiKey(store, deps.ids, clock.now(), input);
+      reply.status(201);
+      return { ...(await view(row)), key: fullKey };
+    },
+  });
+
+  app.get(`${BASE}/:key_id`, {
+    schema: { ...common, summary: 'One API key: metadata and routing configuration', params: KeyIdParamsSchema, response: { 200: { $ref: 'ApiKey#' }, ...errors } },
+    preHandler: signedIn,
+    async handler(request) {
+      const { key_id: keyId } = request.params as { key_id: string };
+      const row = await findApiKeyForUser(store.db, signedInUserId(request), keyId);
+      if (!row) throw notFound(keyId);
+      return view(row);
+    },
+  });
+
+  app.patch(`${BASE}/:key_id`, {
+    schema: { ...common, summary: 'Change an API key: name, description, routing, limits, expiration, disabled', params: KeyIdParamsSchema, body: UpdateApiKeyBodySchema, response: { 200: { $ref: 'ApiKey#' }, ...errors } },
+    preHandler: signedIn,
+    async handler(request) {
+      const { key_id: keyId } = request.params as { key_id: string };
+      const body = request.body as UpdateApiKeyBody;
+      return view(await change(signedInUserId(request), keyId, (row) => toApiKeyChanges(row, body, context())));
+    },
+  });
+
+  app.put(`${BASE}/:key_id/default-models`, {
+    schema: {
+      ...common,
+      summary: 'Set the default models of an API key (from a template or a list)',
+      params: KeyIdParamsSchema,
+      body: PutDefaultModelsBodySchema,
+      response: { 200: DefaultModelsConfigurationSchema, ...errors },
+    },
+    preHandler: signedIn,
+    async handler(request) {
+      const { key_id: keyId } = request.params as { key_id: string };
+      const body = request.body as PutDefaultModelsBody;
+      const row = await change(signedInUserId(request), keyId, (current) => toDefaultModelsChanges(current, body, context()));
+      const shown = await view(row);
+      return { key_id: shown.key_id, routing_mode: shown.routing_mode, template_id: shown.template_id, default_models: shown.default_models };
+    },
+  });
+
+  app.delete(`${BASE}/:key_id`, {
+    schema: {
+      ...common,
+      summary: 'Revoke an API key permanently (it stops working on every instance within a second)',
+      params: KeyIdParamsSchema,
+      response: { 200: Type.Object({ key_id: Type.String(), deleted: Type.Literal(true) }), ...errors },
+    },
+    preHandler: signedIn,
+    async handler(request) {
+      const { key_id: keyId } = request.params as { key_id: string };
+      const userId = signedInUserId(request);
+      const keyHash = await store.db.transaction().execute(async (transaction) => {
+        const row = await findApiKeyForUser(transaction, userId, keyId);
+        if (!row || !(await revokeApiKey(transaction, userId, keyId, clock.now()))) throw notFound(keyId);
+        await recordKeyChange(transaction, row.key_hash, clock.now());
+        return row.key_hash;
+      });
+      await deps.announcer.announce(keyHash);
+      return { key_id: keyId, deleted: true as const };
+    },
+  });
+}

@@ -1,0 +1,69 @@
+/** The parts of the Anthropic Messages API wire format the gateway reads and writes. */
+export type AnthropicContentBlock =
+  | { type: 'text'; text: string; citations?: AnthropicCitation[] | null }
+  | { type: 'image'; source: AnthropicSource }
+  | { type: 'document'; source: AnthropicSource }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; tool_use_id: string; content: string | Array<{ type: 'text'; text: string }>; is_error?: boolean }
+  | { type: 'thinking'; thinking: string; signature?: string }
+  | { type: 'redacted_thinking'; data: string }
+  | { type: 'server_tool_use'; id: string; name: string; input: unknown }
+  | { type: 'web_search_tool_result'; tool_use_id: string; content: unknown };
+
+export type AnthropicSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+
+export interface AnthropicCitation {
+  type: string;
+  url?: string;
+  title?: string | null;
+  cited_text?: string;
+}
+
+export interface AnthropicMessage {
+  role: 'user' | 'assistant';
+  content: AnthropicContentBlock[];
+}
+
+export type AnthropicTool =
+  | { name: string; description?: string; input_schema: Record<string, unknown> }
+  | { type: 'web_search_20250305'; name: 'web_search'; max_uses?: number };
+
+export type AnthropicToolChoice =
+  | { type: 'auto' | 'any'; disable_parallel_tool_use?: boolean }
+  | { type: 'tool'; name: string; disable_parallel_tool_use?: boolean }
+  | { type: 'none' };
+
+export interface AnthropicRequest {
+  model: string;
+  messages: AnthropicMessage[];
+  max_tokens: number;
+  system?: Array<{ type: 'text'; text: string }>;
+  temperature?: number;
+  top_p?: number;
+  top_k?: number;
+  stop_sequences?: string[];
+  stream?: boolean;
+  tools?: AnthropicTool[];
+  tool_choice?: AnthropicToolChoice;
+  thinking?: { type: 'enabled'; budget_tokens: number } | { type: 'disabled' };
+  metadata?: { user_id: string };
+}
+
+export interface AnthropicUsage {
+  input_tokens?: number;
+  output_tokens?: number;
+  cache_creation_input_tokens?: number | null;
+  cache_read_input_tokens?: number | null;
+  server_tool_use?: { web_search_requests?: number } | null;
+}
+
+export interface AnthropicResponse {
+  id: string;
+  type: 'message';
+  role: 'assistant';
+  model: string;
+  content: AnthropicContentBlock[];
+  stop_reason: string | null;
+  stop_sequence?: string | null;
+  usage: AnthropicUsage;
+}

@@ -1,0 +1,55 @@
+import { UpstreamError } from '../../shared/errors.js';
+import type { ChatCompletion, ToolCall } from '../../shared/openai-types.js';
+import type { TranslationContext } from '../provider-adapter.js';
+import { decodeUtf8, parseUpstreamJson } from '../shared/parse-upstream-json.js';
+import type { AnthropicResponse } from './anthropic-types.js';
+import { citationAnnotations, type UrlCitationAnnotation } from './anthropic-citations.js';
+import { mapAnthropicStopReason } from './map-anthropic-stop-reason.js';
+import { mapAnthropicUsage } from './map-anthropic-usage.js';
+
+/**
+ * A whole Anthropic message → an OpenAI chat.completion. Text blocks join into `content`,
+ * thinking into `reasoning`, client tool_use blocks into `tool_calls`; the JSON-answer tool
+ * (response_format) becomes the content; server tools (web search) and their results are the
+ * provider's own work and are not the client's tool calls.
+ */
+export function parseAnthropicResponse(body: Uint8Array, context: TranslationContext, jsonToolName?: string): ChatCompletion {
+  const parsed = parseUpstreamJson(decodeUtf8(body), context.provider.name, 'a response') as unknown as AnthropicResponse;
+  if (!Array.isArray(parsed.content)) {
+    throw new UpstreamError(502, 'upstream_bad_response', `${context.provider.name} answered without a content array.`);
+  }
+  let content = '';
+  let reasoning = '';
+  let answeredWithJsonTool = false;
+  const toolCalls: ToolCall[] = [];
+  const annotations: UrlCitationAnnotation[] = [];
+  for (const block of parsed.content) {
+    if (block.type === 'text') {
+      annotations.push(...citationAnnotations(block.citations, content.length, block.text.length));
+      content += block.text;
+    } else if (block.type === 'thinking') {
+      reasoning += block.thinking;
+    } else if (block.type === 'tool_use' && jsonToolName && block.name === jsonToolName) {
+      answeredWithJsonTool = true;
+      content += JSON.stringify(block.input ?? {});
+    } else if (block.type === 'tool_use') {
+      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+    }
+  }
+  const message: ChatCompletion['choices'][number]['message'] = {
+    role: 'assistant',
+    content: content || (toolCalls.length > 0 ? null : ''),
+    refusal: null,
+  };
+  if (toolCalls.length > 0) message.tool_calls = toolCalls;
+  if (reasoning) message.reasoning = reasoning;
+  if (annotations.length > 0) message.annotations = annotations;
+  return {
+    id: context.completionId,
+    object: 'chat.completion',
+    created: context.created,
+    model: context.publicModel,
+    choices: [{ index: 0, message, finish_reason: mapAnthropicStopReason(parsed.stop_reason, answeredWithJsonTool && toolCalls.length === 0), logprobs: null }],
+    usage: mapAnthropicUsage(parsed.usage ?? {}),
+  };
+}

@@ -1,0 +1,30 @@
+import { InvalidRequestError } from '../../shared/errors.js';
+import type { ChatCompletionRequest } from '../../shared/openai-types.js';
+import { openAIAdapter } from '../openai/openai-adapter.js';
+import { convertToOpenAIRequest } from '../openai/convert-to-openai-request.js';
+import type { ProviderAdapter, TranslationContext, UpstreamHttpRequest } from '../provider-adapter.js';
+import { azureChatCompletionsUrl } from './azure-openai-url.js';
+
+/**
+ * Azure OpenAI: the OpenAI chat-completions protocol at a deployment URL with `api-version`,
+ * authenticated by the `api-key` header. Answers, streams and errors are OpenAI's (Azure adds
+ * content-filter fields, which pass through), so only the request differs.
+ */
+export const azureOpenAIAdapter: ProviderAdapter = {
+  ...openAIAdapter,
+  type: 'azure-openai',
+  buildRequest(request: ChatCompletionRequest, context: TranslationContext): UpstreamHttpRequest {
+    if (request.enable_search) {
+      throw new InvalidRequestError('enable_search is not available on Azure OpenAI chat completions.', 'enable_search', 'search_unsupported');
+    }
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...context.provider.headers };
+    if (context.provider.apiKey) headers['api-key'] = context.provider.apiKey;
+    return {
+      url: azureChatCompletionsUrl(context.provider, context.upstreamModel),
+      method: 'POST',
+      headers,
+      body: JSON.stringify(convertToOpenAIRequest(request, context)),
+      warnings: [],
+    };
+  },
+};

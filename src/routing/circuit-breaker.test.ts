@@ -1,0 +1,103 @@
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { MemoryEndpointHealth, type EndpointHealth } from './circuit-breaker.js';
+import { RedisEndpointHealth } from './redis-endpoint-health.js';
+
+const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const settings = { failureThreshold: 3, cooldownMs: 10_000 };
+
+class FakeClock {
+  time = 1_700_000_000_000;
+  now = () => this.time;
+  advance(milliseconds: number) {
+    this.time += milliseconds;
+  }
+}
+
+const opened: EndpointHealth[] = [];
+afterEach(async () => {
+  await Promise.all(opened.splice(0).map((health) => health.close()));
+});
+
+type Make = (clock: FakeClock, prefix: string) => EndpointHealth;
+const kinds: Array<[string, Make]> = [
+  ['memory', (clock) => new MemoryEndpointHealth(settings, clock)],
+  ['redis', (clock, prefix) => new RedisEndpointHealth(REDIS_URL, settings, clock, { keyPrefix: prefix })],
+];
+
+describe.each(kinds)('circuit breaker (%s)', (kind, make) => {
+  const build = (clock = new FakeClock(), prefix = `test:${randomUUID()}:`) => {
+    const health = make(clock, prefix);
+    opened.push(health);
+    return { health, clock, prefix };
+  };
+
+  it('stays closed below the threshold; a success resets the count', async () => {
+    const { health } = build();
+    await health.recordFailure('e');
+    await health.recordFailure('e');
+    await health.recordSuccess('e');
+    await health.recordFailure('e');
+    await health.recordFailure('e');
+    expect(await health.admit('e')).toEqual({ admitted: true, probe: false, retryAtMs: null });
+  });
+
+  it('opens after repeated failures, lets one probe through after the cool-down, and recovers on success', async () => {
+    const { health, clock } = build();
+    for (let index = 0; index < 3; index++) await health.recordFailure('e');
+    const openedAt = clock.now();
+    expect(await health.admit('e')).toEqual({ admitted: false, probe: false, retryAtMs: openedAt + 10_000 });
+    expect((await health.admit('other')).admitted).toBe(true);
+
+    clock.advance(9_999);
+    expect((await health.admit('e')).admitted).toBe(false);
+    clock.advance(1);
+    // Half-open: exactly one probe at a time.
+    expect(await health.admit('e')).toEqual({ admitted: true, probe: true, retryAtMs: null });
+    expect((await health.admit('e')).admitted).toBe(false);
+
+    await health.recordSuccess('e');
+    expect(await health.admit('e')).toEqual({ admitted: true, probe: false, retryAtMs: null });
+  });
+
+  it('a failed probe opens the circuit for another cool-down', async () => {
+    const { health, clock } = build();
+    for (let index = 0; index < 3; index++) await health.recordFailure('e');
+    clock.advance(10_000);
+    expect((await health.admit('e')).probe).toBe(true);
+    await health.recordFailure('e');
+    expect(await health.admit('e')).toEqual({ admitted: false, probe: false, retryAtMs: clock.now() + 10_000 });
+    clock.advance(10_000);
+    expect((await health.admit('e')).probe).toBe(true);
+  });
+
+  it('a probe that never reports stops blocking after another cool-down', async () => {
+    const { health, clock } = build();
+    for (let index = 0; index < 3; index++) await health.recordFailure('e');
+    clock.advance(10_000);
+    expect((await health.admit('e')).probe).toBe(true);
+    clock.advance(5_000);
+    expect((await health.admit('e')).admitted).toBe(false);
+    clock.advance(5_000);
+    expect((await health.admit('e')).probe).toBe(true);
+  });
+
+  if (kind === 'redis') {
+    it('is shared by two instances on the same Redis (one gateway opens it, the other sees it)', async () => {
+      const clock = new FakeClock();
+      const prefix = `test:${randomUUID()}:`;
+      const first = build(clock, prefix).health;
+      const second = build(clock, prefix).health;
+      await first.recordFailure('e');
+      await second.recordFailure('e');
+      await first.recordFailure('e');
+      expect((await second.admit('e')).admitted).toBe(false);
+      clock.advance(10_000);
+      expect((await first.admit('e')).probe).toBe(true);
+      // The probe is in flight on the first instance: the second must not send another.
+      expect((await second.admit('e')).admitted).toBe(false);
+      await first.recordSuccess('e');
+      expect((await second.admit('e')).admitted).toBe(true);
+    });
+  }
+});

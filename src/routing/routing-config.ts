@@ -1,0 +1,86 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Ajv } from 'ajv';
+import { ConfigError } from '../config/load-config.js';
+import type { GatewayConfig } from '../config/gateway-config.js';
+import { resolveRoutingTemplates } from '../accounts/keys/routing-templates.js';
+
+/** The `routing:` section of gateway.config.yaml (every field optional). */
+const RoutingSectionSchema = Type.Object(
+  {
+    /** One deadline for the whole request, every attempt and wait included. Default: the largest total_ms of the providers tried. */
+    request_timeout_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+    /** Extra rounds over the candidate list after every candidate failed. */
+    retries: Type.Optional(Type.Integer({ minimum: 0, maximum: 10 })),
+    backoff_base_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    backoff_max_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    circuit_breaker: Type.Optional(
+      Type.Object(
+        {
+          failure_threshold: Type.Optional(Type.Integer({ minimum: 1 })),
+          cooldown_ms: Type.Optional(Type.Integer({ minimum: 1 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  // `templates` and `builtin_templates` are read by the key API's resolveRoutingTemplates (one format for both).
+  { additionalProperties: true },
+);
+type RoutingSection = Static<typeof RoutingSectionSchema>;
+
+export interface RoutingTemplate {
+  id: string;
+  name: string;
+  description: string;
+  /** Sorted by priority, 1 first. */
+  models: Array<{ model_id: string; priority: number }>;
+}
+
+export interface RoutingSettings {
+  requestTimeoutMs: number | null;
+  retries: number;
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  breaker: { failureThreshold: number; cooldownMs: number };
+  templates: RoutingTemplate[];
+}
+
+export const DEFAULT_ROUTING_SETTINGS: RoutingSettings = {
+  requestTimeoutMs: null,
+  retries: 1,
+  backoffBaseMs: 250,
+  backoffMaxMs: 4000,
+  breaker: { failureThreshold: 3, cooldownMs: 30_000 },
+  templates: [],
+};
+
+const validateSection = new Ajv({ allErrors: false, strict: false }).compile<RoutingSection>(RoutingSectionSchema);
+
+/** Reads and validates the routing section; a bad field is a ConfigError naming `routing.<field>`. */
+export function parseRoutingSettings(config: Pick<GatewayConfig, 'sections'>): RoutingSettings {
+  const section = config.sections.routing ?? {};
+  if (!validateSection(section)) {
+    const error = validateSection.errors?.[0];
+    const path = `routing${(error?.instancePath ?? '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}`;
+    throw new ConfigError(`${path} ${error?.message ?? 'is invalid'}`);
+  }
+  // Built-in templates plus config ones, validated once, in the key API's format.
+  const templates = resolveRoutingTemplates(section).map((template) => ({
+    id: template.id,
+    name: template.name,
+    description: template.description,
+    models: template.defaultModels,
+  }));
+  const defaults = DEFAULT_ROUTING_SETTINGS;
+  return {
+    requestTimeoutMs: section.request_timeout_ms ?? null,
+    retries: section.retries ?? defaults.retries,
+    backoffBaseMs: section.backoff_base_ms ?? defaults.backoffBaseMs,
+    backoffMaxMs: section.backoff_max_ms ?? defaults.backoffMaxMs,
+    breaker: {
+      failureThreshold: section.circuit_breaker?.failure_threshold ?? defaults.breaker.failureThreshold,
+      cooldownMs: section.circuit_breaker?.cooldown_ms ?? defaults.breaker.cooldownMs,
+    },
+    templates,
+  };
+}
