@@ -41,7 +41,8 @@ async function measureTarget(target: BenchTarget, plan: BenchPlan, log: (line: s
   result.fixedRate = await runFixedRate(target, whole, plan.fixedRate, plan.fixedRateSeconds);
   log(`  time to first token: ${plan.firstTokenStreams} streams, ${plan.firstTokenConcurrency} at a time`);
   result.firstToken = await measureFirstToken(target, chatBody(BENCH_MODELS.firstToken, true), plan.firstTokenStreams, plan.firstTokenConcurrency);
-  if (target.pid) {
+  // The fake upstream's memory is nobody's figure; only gateways are measured holding streams open.
+  if (target.pid && target.id !== 'direct') {
     log(`  memory: ${plan.openStreams} streams open at once`);
     result.openStreams = await measureOpenStreams(target, chatBody(BENCH_MODELS.longOpen, true), plan.openStreams);
   }
