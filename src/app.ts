@@ -19,6 +19,8 @@ import type { CompletionObserver } from './gateway/completion-outcome.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
 import type { Auth } from './accounts/auth/create-auth.js';
 import { registerAuthRoutes, requireUser } from './http/account-auth.js';
+import { Metering, type MeteringOptions } from './metering/metering.js';
+import { registerUsageRoutes } from './accounts/usage/usage-routes.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -32,12 +34,16 @@ export interface AppDeps {
   keyCacheOptions?: ApiKeyCacheOptions;
   /** Accounts (better-auth); the account interface is mounted when present. */
   auth?: Auth;
+  /** Metering, limits and credits (on by default); false turns it off (benchmarks compare both). */
+  metering?: MeteringOptions | false;
 }
 
 export interface GatewayApp {
   app: FastifyInstance;
   keyCache: ApiKeyCache;
   directory: ModelDirectory;
+  /** null when built with metering: false. */
+  metering: Metering | null;
   /** Stops background work and flushes pending writes; the caller closes the store. */
   close(): Promise<void>;
 }
@@ -54,6 +60,8 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const directory = new ModelDirectory(config);
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
   await keyCache.start();
+  const metering = deps.metering === false ? null : new Metering({ config, store, logger, clock, ids, directory, options: deps.metering });
+  await metering?.start();
 
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
@@ -93,12 +101,14 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
 
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: deps.observers ?? [] }, authenticate);
+  const observers = [...(deps.observers ?? []), ...(metering ? [metering] : [])];
+  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers, admission: metering ?? undefined }, authenticate);
   registerModelsRoute(app, directory, authenticateOptional);
   if (deps.auth) {
     registerAuthRoutes(app, deps.auth, config.server.publicUrl);
     const signedIn = requireUser(deps.auth);
     // Account features register here, each with its own route file under accounts/<feature>/.
+    registerUsageRoutes(app, { store, clock, metering }, signedIn);
     app.get('/api-account/user/me', { schema: { summary: 'The signed-in user', tags: ['account'] }, preHandler: signedIn }, async (request) => request.user);
   }
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
@@ -108,8 +118,11 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     app,
     keyCache,
     directory,
+    metering,
     async close() {
       await app.close();
+      // After the server stopped: every finished request has queued its usage event by now.
+      await metering?.stop();
       await keyCache.stop();
       await upstream.close();
     },

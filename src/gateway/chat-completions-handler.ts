@@ -12,6 +12,7 @@ import { validateChatRequest } from './validate-chat-request.js';
 import { toUpstreamError, type UpstreamClient, type UpstreamResponse } from './upstream-client.js';
 import type { AttemptRecord, CompletionObserver, CompletionOutcome } from './completion-outcome.js';
 import { streamCompletion } from './stream-completion.js';
+import type { RequestAdmission } from './request-admission.js';
 
 export interface ChatHandlerDeps {
   directory: ModelDirectory;
@@ -20,6 +21,8 @@ export interface ChatHandlerDeps {
   clock: Clock;
   ids: IdGenerator;
   observers: CompletionObserver[];
+  /** Limits, quotas and credit holds (metering), checked before the request is sent. */
+  admission?: RequestAdmission;
 }
 
 /** An upstream call that answered 2xx, ready to be read. */
@@ -76,6 +79,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
     let opened: OpenedAttempt | undefined;
     try {
       const candidates = planRoute(body.model, key, deps.directory);
+      if (deps.admission) await deps.admission.admit({ request: body, key, candidates, outcome, reply });
       opened = await openFirstAvailable(body, candidates, deps, controller, outcome, request.id);
       const { candidate, response } = opened;
       outcome.modelId = candidate.model.id;
