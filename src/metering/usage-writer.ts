@@ -123,7 +123,9 @@ export class UsageWriter {
         const rows = batch.slice(start, start + 200).map((pending) => pending.event);
         await transaction.insertInto('usage_events').values(rows).onConflict((conflict) => conflict.column('id').doNothing()).execute();
       }
-      for (const [userId, { entries, costs }] of charges) {
+      // Rows are locked in one global order (user id, then key id) so two instances writing
+      // batches for the same users at once cannot deadlock.
+      for (const [userId, { entries, costs }] of [...charges].sort(([a], [b]) => a.localeCompare(b))) {
         const results = await applyLedgerEntriesForUser(transaction, this.store.dialect, userId, entries, now);
         results.forEach((result, index) => {
           if (result.applied && -result.amount !== costs[index]) {
@@ -131,7 +133,7 @@ export class UsageWriter {
           }
         });
       }
-      const ordered = [...spend.values()].sort((a, b) => a.month.localeCompare(b.month));
+      const ordered = [...spend.values()].sort((a, b) => a.keyId.localeCompare(b.keyId) || a.month.localeCompare(b.month));
       for (const entry of ordered) await addKeySpend(transaction, entry.keyId, entry.month, entry.amount, now);
     });
   }
