@@ -88,4 +88,24 @@ describe('per-key limits', () => {
     expect(overLimit.status).toBe(403);
     expect(await overLimit.json()).toMatchObject({ error: { code: 'credit_limit_exceeded' } });
   }, 60_000);
+
+  it('with Redis down: fail-closed refuses with 503, fail-open enforces per instance and logs', async () => {
+    upstream = await startMockUpstream({ scenario: { chunkCount: 5 } });
+    const metering = { redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'unreachable:' };
+    const closed = await startTestGateway({ configText: testConfigText(upstream.url, 'limits:\n  redis_failure_mode: closed\n'), deps: { metering } });
+    instances.push(closed);
+    const closedKey = await closed.createKey({ rpmLimit: 5 });
+    const refused = await chat(closed.url, closedKey, {});
+    expect(refused.status).toBe(503);
+    expect(await refused.json()).toMatchObject({ error: { code: 'limits_unavailable' } });
+    // A key without limits needs no Redis and is served.
+    expect((await chat(closed.url, closed.apiKey, {})).status).toBe(200);
+
+    const open = await startTestGateway({ configText: testConfigText(upstream.url), deps: { metering } });
+    instances.push(open);
+    const openKey = await open.createKey({ rpmLimit: 1 });
+    expect((await chat(open.url, openKey, {})).status).toBe(200);
+    expect((await chat(open.url, openKey, {})).status).toBe(429);
+    expect(open.logs.join('')).toMatch(/fail-open/);
+  }, 60_000);
 });
