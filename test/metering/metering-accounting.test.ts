@@ -88,7 +88,9 @@ describe.each(STORE_KINDS)('metering and credits on %s', (kind) => {
     }
     const failedEvent = events.find((event) => event.status >= 500)!;
     expect(failedEvent).toMatchObject({ cost_nanos: 0, prompt_tokens: 0, completion_tokens: 0 });
-    expect(JSON.parse(failedEvent.attempts)).toHaveLength(1);
+    // Routing retries a 5xx once by default (routing.retries: 1): both attempts are recorded.
+    expect(JSON.parse(failedEvent.attempts)).toHaveLength(2);
+    expect(failedEvent.attempt_count).toBe(2);
     const abortedEvent = events.find((event) => event.client_aborted === 1)!;
     expect(abortedEvent.tokens_estimated).toBe(1);
     expect(abortedEvent.completion_tokens).toBeGreaterThan(0);
