@@ -27,6 +27,8 @@ import { parseRoutingSettings } from './routing/routing-config.js';
 import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
 import { registerCatalogFeatures, type CatalogFeatures } from './accounts/catalog/register-catalog-features.js';
 import { registerApiKeys } from './accounts/keys/register-api-keys.js';
+import { Metering, type MeteringOptions } from './metering/metering.js';
+import { registerUsageRoutes } from './accounts/usage/usage-routes.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -46,6 +48,8 @@ export interface AppDeps {
   stripe?: StripeSettings;
   /** Routing pieces to replace (tests: a fake breaker store, sleep, random) and the Redis key prefix. */
   routing?: { overrides?: Partial<RoutingRuntime>; redisKeyPrefix?: string };
+  /** Metering, limits and credits (on by default); false turns it off (benchmarks compare both). */
+  metering?: MeteringOptions | false;
 }
 
 export interface GatewayApp {
@@ -54,6 +58,8 @@ export interface GatewayApp {
   directory: ModelDirectory;
   /** Catalog, statistics recorder and rankings (public routes). */
   catalogFeatures: CatalogFeatures;
+  /** null when built with metering: false. */
+  metering: Metering | null;
   /** Stops background work and flushes pending writes; the caller closes the store. */
   close(): Promise<void>;
 }
@@ -77,6 +83,8 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     overrides: deps.routing?.overrides,
   });
   await keyCache.start();
+  const metering = deps.metering === false ? null : new Metering({ config, store, logger, clock, ids, directory, options: deps.metering });
+  await metering?.start();
 
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
@@ -120,7 +128,8 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const catalogFeatures = registerCatalogFeatures(app, { config, store, clock, logger });
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: [...(deps.observers ?? []), routing.stats, catalogFeatures.recorder], routing }, authenticate);
+  const observers = [...(deps.observers ?? []), routing.stats, catalogFeatures.recorder, ...(metering ? [metering] : [])];
+  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined }, authenticate);
   registerModelsRoute(app, directory, authenticateOptional);
   if (deps.auth) {
     registerAuthRoutes(app, deps.auth, config.server.publicUrl);
@@ -141,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       },
       signedIn,
     );
+    registerUsageRoutes(app, { store, clock, metering }, signedIn);
     app.get('/api-account/user/me', { schema: { summary: 'The signed-in user', tags: ['account'] }, preHandler: signedIn }, async (request) => request.user);
   }
   await registerApiKeys(app, { config, store, clock, ids, directory, keyCache, logger, auth: deps.auth, invalidationChannel: deps.keyCacheOptions?.invalidationChannel });
@@ -152,8 +162,11 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     keyCache,
     directory,
     catalogFeatures,
+    metering,
     async close() {
       await app.close();
+      // After the server stopped: every finished request has queued its usage event by now.
+      await metering?.stop();
       await catalogFeatures.recorder.stop();
       await keyCache.stop();
       await upstream.close();
