@@ -5,7 +5,7 @@ import { BENCH_MODELS } from './bench-models.js';
  * serving each benchmark model. Connections are raised so 1,000 open streams are really open
  * upstream rather than queued in the pool; timeouts are long enough for the slowest stream.
  */
-export function benchGatewayConfigText(upstreamUrl: string): string {
+export function benchGatewayConfigText(upstreamUrl: string, options: { requireCredits: boolean }): string {
   const models = Object.values(BENCH_MODELS)
     .map(
       (model) => `
@@ -18,9 +18,11 @@ export function benchGatewayConfigText(upstreamUrl: string): string {
         context_length: 128000`,
     )
     .join('');
+  // With metering on, every request is admitted against the user's credit balance (a hold).
+  const billing = options.requireCredits ? '\nbilling:\n  require_credits: true' : '';
   return `
 server:
-  log_level: warn
+  log_level: warn${billing}
 providers:
   - id: fake
     name: Fake upstream

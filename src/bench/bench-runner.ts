@@ -103,9 +103,10 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     },
     plan,
     metering: {
-      requested: options.metering,
-      wiredIntoApp: false,
-      note: 'Metering (usage events, limits, credits) is not an AppDeps option in this build: both settings run the same app.',
+      on: options.metering,
+      what: options.metering
+        ? 'usage events; billing.require_credits with a granted balance (a hold per request); a key with rpm/tpm limits'
+        : 'buildApp({ metering: false })',
     },
     figures,
     results,

@@ -5,7 +5,7 @@
  * { url, apiKey } over IPC, and stops on a 'stop' message (which also writes a --cpu-prof profile).
  *
  * Environment: BENCH_UPSTREAM_URL, DATABASE_URL, REDIS_URL, PGOPTIONS (a schema of its own),
- * BENCH_METERING=on|off.
+ * BENCH_METERING=on|off (on: usage events, credits required and granted, a key with rpm/tpm limits).
  */
 import { loadConfig } from '../config/load-config.js';
 import { createProviderRegistry } from '../providers/provider-registry.js';
@@ -15,30 +15,32 @@ import { createUser } from '../accounts/users/create-user.js';
 import { createApiKey } from '../accounts/keys/create-api-key.js';
 import { randomIdGenerator } from '../shared/ids.js';
 import type { AppDeps } from '../app.js';
+import { applyLedgerEntry } from '../metering/credit-ledger.js';
 import { benchGatewayConfigText } from './bench-gateway-config.js';
 
-/**
- * The one place where "metering on/off" becomes an app option. Metering (usage events, limits,
- * credits) is not wired into buildApp in this build, so both settings boot the same app; once
- * AppDeps gains its `metering` option, pass `{ metering: enabled }` here.
- */
+/** The one place where "metering on/off" becomes an app option: on is the app's default. */
 function meteringOverrides(enabled: boolean): Partial<AppDeps> {
-  void enabled;
-  return {};
+  return enabled ? {} : { metering: false };
 }
+
+const metering = process.env.BENCH_METERING !== 'off';
 
 const upstreamUrl = process.env.BENCH_UPSTREAM_URL;
 if (!upstreamUrl) throw new Error('BENCH_UPSTREAM_URL is not set');
 const { config } = loadConfig({
-  text: benchGatewayConfigText(upstreamUrl),
+  text: benchGatewayConfigText(upstreamUrl, { requireCredits: metering }),
   env: { ...process.env, HOST: '127.0.0.1', PORT: '0' },
   knownProviderTypes: [...createProviderRegistry().keys()],
 });
 const logger = createLogger(config.server.logLevel);
-const gateway = await startGateway(config, logger, meteringOverrides(process.env.BENCH_METERING !== 'off'));
+const gateway = await startGateway(config, logger, meteringOverrides(metering));
 const { auth, store } = gateway.runtime;
 const user = await createUser(auth, store, { email: `bench-${randomIdGenerator.next('').toLowerCase()}@example.com`, password: 'benchmark-password' });
-const { fullKey } = await createApiKey(store, randomIdGenerator, Date.now(), { userId: user.id, name: 'benchmark' });
+// Metering on means the whole path: credits held and charged, and a key with rpm/tpm limits
+// (high enough never to refuse, so every request pays for checking them).
+if (metering) await applyLedgerEntry(store, { userId: user.id, kind: 'grant', amount: 100_000 * 1_000_000_000, reference: 'benchmark' });
+const limits = metering ? { rpmLimit: 100_000_000, tpmLimit: 100_000_000_000 } : {};
+const { fullKey } = await createApiKey(store, randomIdGenerator, Date.now(), { userId: user.id, name: 'benchmark', ...limits });
 
 process.send?.({ type: 'ready', url: gateway.url, apiKey: fullKey });
 let stopping = false;

@@ -24,7 +24,7 @@ describe('npm run bench -- --smoke', () => {
     expect(report.results.map((result) => [result.id, result.error])).toEqual(TARGET_IDS.map((id) => [id, undefined]));
     expect(report.failed).toBe(false);
     const written = JSON.parse(readFileSync(outFile, 'utf8'));
-    expect(written).toMatchObject({ version: 1, mode: 'smoke', metering: { requested: true }, machine: { cores: expect.any(Number) } });
+    expect(written).toMatchObject({ version: 1, mode: 'smoke', metering: { on: true }, machine: { cores: expect.any(Number) } });
     expect(written.figures).toEqual(JSON.parse(JSON.stringify(report.json.figures)));
   });
 
@@ -57,6 +57,8 @@ describe('npm run bench -- --smoke', () => {
     for (const result of report.results) {
       expect(result.saturation!.successes).toBeGreaterThan(0);
       expect(result.streamSaturation!.successes).toBeGreaterThan(0);
+      // Metering on: every request was admitted against the granted credits and the key's limits.
+      expect([result.id, result.saturation!.failures, result.streamSaturation!.failures, result.fixedRate!.failures]).toEqual([result.id, 0, 0, 0]);
       expect(result.fixedRate!.latency.count).toBeGreaterThan(0);
       expect(result.firstToken!.failures).toBe(0);
       // role, 50 content chunks, finish, usage, [DONE]
