@@ -29,6 +29,8 @@ import { registerCatalogFeatures, type CatalogFeatures } from './accounts/catalo
 import { registerApiKeys } from './accounts/keys/register-api-keys.js';
 import { loadCatalogData } from './accounts/catalog/load-catalog-data.js';
 import { routableCatalogModels } from './accounts/catalog/routable-catalog-models.js';
+import { Metering, type MeteringOptions } from './metering/metering.js';
+import { registerUsageRoutes } from './accounts/usage/usage-routes.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -48,6 +50,8 @@ export interface AppDeps {
   stripe?: StripeSettings;
   /** Routing pieces to replace (tests: a fake breaker store, sleep, random) and the Redis key prefix. */
   routing?: { overrides?: Partial<RoutingRuntime>; redisKeyPrefix?: string };
+  /** Metering, limits and credits (on by default); false turns it off (benchmarks compare both). */
+  metering?: MeteringOptions | false;
 }
 
 export interface GatewayApp {
@@ -56,6 +60,8 @@ export interface GatewayApp {
   directory: ModelDirectory;
   /** Catalog, statistics recorder and rankings (public routes). */
   catalogFeatures: CatalogFeatures;
+  /** null when built with metering: false. */
+  metering: Metering | null;
   /** Stops background work and flushes pending writes; the caller closes the store. */
   close(): Promise<void>;
 }
@@ -81,6 +87,8 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     overrides: deps.routing?.overrides,
   });
   await keyCache.start();
+  const metering = deps.metering === false ? null : new Metering({ config, store, logger, clock, ids, directory, options: deps.metering });
+  await metering?.start();
 
   const app = Fastify({
     loggerInstance: logger as unknown as FastifyBaseLogger,
@@ -104,8 +112,10 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   addFormats.default(queryAjv);
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema)));
 
-  app.addHook('onRequest', async (request, reply) => {
+  // A callback hook, not an async one: no promise and no extra microtask on every request.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
 
   await app.register(swagger, {
@@ -122,7 +132,8 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const catalogFeatures = registerCatalogFeatures(app, { config, store, clock, logger, catalogData, directory });
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers: [...(deps.observers ?? []), routing.stats, catalogFeatures.recorder], routing }, authenticate);
+  const observers = [...(deps.observers ?? []), routing.stats, catalogFeatures.recorder, ...(metering ? [metering] : [])];
+  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined }, authenticate);
   registerModelsRoute(app, directory, authenticateOptional);
   if (deps.auth) {
     registerAuthRoutes(app, deps.auth, config.server.publicUrl);
@@ -143,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       },
       signedIn,
     );
+    registerUsageRoutes(app, { store, clock, metering }, signedIn);
     app.get('/api-account/user/me', { schema: { summary: 'The signed-in user', tags: ['account'] }, preHandler: signedIn }, async (request) => request.user);
   }
   await registerApiKeys(app, { config, store, clock, ids, directory, keyCache, logger, auth: deps.auth, invalidationChannel: deps.keyCacheOptions?.invalidationChannel });
@@ -154,8 +166,11 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     keyCache,
     directory,
     catalogFeatures,
+    metering,
     async close() {
       await app.close();
+      // After the server stopped: every finished request has queued its usage event by now.
+      await metering?.stop();
       await catalogFeatures.recorder.stop();
       await keyCache.stop();
       await upstream.close();

@@ -10,6 +10,7 @@ import { createApiKey } from '../accounts/keys/create-api-key.js';
 import { randomIdGenerator } from '../shared/ids.js';
 import { GatewayError } from '../shared/errors.js';
 import { createProviderRegistry } from '../providers/provider-registry.js';
+import { CreditsCommandError, runCreditsCommand } from './credits-command.js';
 
 const USAGE = `Usage: gateway <command> [options]
 
@@ -19,6 +20,9 @@ Commands:
   users create --email E --password P [--name N]
   keys create --email E --name N [--allowed-models a,b/*] [--expires-days D]
                                           create an API key and print it (shown once)
+  credits grant --email E --amount USD [--reference R]
+                                          add credits (a repeated --reference applies once)
+  credits balance --email E               print the credit balance
 
 Environment: GATEWAY_CONFIG, DATABASE_URL, REDIS_URL, HOST, PORT, LOG_LEVEL,
              GATEWAY_ADMIN_EMAIL, GATEWAY_ADMIN_PASSWORD, provider keys (OPENAI_API_KEY, …)`;
@@ -135,6 +139,13 @@ async function main(argv: string[]): Promise<void> {
     case 'keys':
       if (subcommand === 'create') return keysCreate(rest);
       break;
+    case 'credits':
+      try {
+        return await runCreditsCommand(subcommand, rest, async () => (await openRuntime(load())).store, (text) => process.stdout.write(text));
+      } catch (error) {
+        if (error instanceof CreditsCommandError) throw error.usage ? new UsageError(error.message) : new CliError(error.message);
+        throw error;
+      }
     case undefined:
     case 'help':
     case '--help':

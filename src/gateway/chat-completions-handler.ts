@@ -18,6 +18,7 @@ import { openWithFallback } from '../routing/open-with-fallback.js';
 import { RequestDeadline } from '../routing/request-deadline.js';
 
 export { isRetriable } from '../routing/open-with-fallback.js';
+import type { RequestAdmission } from './request-admission.js';
 
 export interface ChatHandlerDeps {
   directory: ModelDirectory;
@@ -27,6 +28,8 @@ export interface ChatHandlerDeps {
   ids: IdGenerator;
   observers: CompletionObserver[];
   routing: RoutingRuntime;
+  /** Limits, quotas and credit holds (metering), checked before the request is sent. */
+  admission?: RequestAdmission;
 }
 
 /** An upstream call that answered 2xx, ready to be read. */
@@ -80,6 +83,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
     let deadline: RequestDeadline | undefined;
     try {
       const candidates = planRequest(body, key, deps.directory, deps.routing);
+      if (deps.admission) await deps.admission.admit({ request: body, key, candidates, outcome, reply });
       deadline = new RequestDeadline(controller, requestTimeoutMs(deps.routing.settings, candidates), deps.clock);
       opened = await openWithFallback({ ...deps, body, candidates, controller, deadline, outcome, requestId: request.id });
       const { candidate, response } = opened;

@@ -55,19 +55,9 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
     return out;
   };
 
-  try {
-    for await (const bytes of opened.response.body) {
-      const out = handle(decoder.push(bytes as Uint8Array));
-      if (out && !raw.write(out)) await waitForDrain(raw);
-      if (done) break;
-    }
-    if (!done) {
-      const out = handle(decoder.end());
-      if (out) raw.write(out);
-    }
-    if (!done && !finishSeen) {
-      throw new UpstreamError(502, 'upstream_stream_interrupted', `${opened.candidate.provider.name} closed the stream before the answer was complete.`);
-    }
+  let finished = false;
+  const finish = () => {
+    finished = true;
     let tail = '';
     if (includeUsage && outcome.usage) {
       const usageChunk: ChatCompletionChunk = {
@@ -81,7 +71,27 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
       tail += sseData(usageChunk);
     }
     raw.end(tail + SSE_DONE);
+  };
+
+  try {
+    for await (const bytes of opened.response.body) {
+      // After [DONE] the client is answered; read on to the body's end instead of breaking out,
+      // which would destroy the body with an AbortError (and its stack trace) on every stream.
+      if (finished) continue;
+      const out = handle(decoder.push(bytes as Uint8Array));
+      if (out && !raw.write(out)) await waitForDrain(raw);
+      if (done) finish();
+    }
+    if (finished) return;
+    const out = handle(decoder.end());
+    if (out) raw.write(out);
+    if (!done && !finishSeen) {
+      throw new UpstreamError(502, 'upstream_stream_interrupted', `${opened.candidate.provider.name} closed the stream before the answer was complete.`);
+    }
+    finish();
   } catch (error) {
+    // The answer was complete; what the upstream did after [DONE] is no failure of this request.
+    if (finished) return;
     const gatewayError = error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, input.signal);
     outcome.status = gatewayError.status;
     outcome.errorCode = gatewayError.code;

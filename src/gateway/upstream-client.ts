@@ -1,4 +1,4 @@
-import { Agent, request as undiciRequest, errors as undiciErrors, type Dispatcher } from 'undici';
+import { Agent, errors as undiciErrors, type Dispatcher } from 'undici';
 import type { ProviderConfig } from '../config/gateway-config.js';
 import { GatewayError, UpstreamError } from '../shared/errors.js';
 import type { UpstreamHttpRequest } from '../providers/provider-adapter.js';
@@ -19,11 +19,14 @@ export class UpstreamClient {
 
   async send(provider: ProviderConfig, upstreamRequest: UpstreamHttpRequest, signal: AbortSignal): Promise<UpstreamResponse> {
     try {
-      const response = await undiciRequest(upstreamRequest.url, {
+      const { origin, path } = this.splitUrl(upstreamRequest.url);
+      // The agent directly, with origin and path: the top-level request() parses the URL each time.
+      const response = await this.agentFor(provider).request({
+        origin,
+        path,
         method: upstreamRequest.method,
         headers: upstreamRequest.headers,
         body: upstreamRequest.body,
-        dispatcher: this.agentFor(provider),
         signal,
         headersTimeout: provider.timeouts.firstByteMs,
         bodyTimeout: provider.timeouts.idleMs,
@@ -37,6 +40,18 @@ export class UpstreamClient {
   async close(): Promise<void> {
     await Promise.all([...this.agents.values()].map((agent) => agent.close()));
     this.agents.clear();
+  }
+
+  /** Origins seen so far, so a URL is split with a string comparison instead of a URL parse. */
+  private readonly origins: string[] = [];
+
+  private splitUrl(url: string): { origin: string; path: string } {
+    for (const origin of this.origins) {
+      if (url.startsWith(origin) && url.charCodeAt(origin.length) === 47 /* / */) return { origin, path: url.slice(origin.length) };
+    }
+    const parsed = new URL(url);
+    if (this.origins.length < 64 && !this.origins.includes(parsed.origin)) this.origins.push(parsed.origin);
+    return { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
   }
 
   private agentFor(provider: ProviderConfig): Agent {

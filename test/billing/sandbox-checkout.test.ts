@@ -53,6 +53,8 @@ describe('sandbox checkout, end to end', () => {
     const confirmations = await Promise.all(Array.from({ length: 5 }, () => buyer.call('POST', `/api-account/billing/sandbox/${checkout.json.session_id}/confirm`)));
     for (const confirmation of confirmations) expect(confirmation.json.status).toBe('paid');
     expect(await getBalance(gateway.testStore.store, buyer.id)).toBe(25_000_000_000);
+    const balance = await buyer.call('GET', '/api-account/user/balance');
+    expect(balance.json).toMatchObject({ currency: 'USD', balance: 25, available: 25 });
 
     const status = await buyer.call('GET', `/api-account/user/billing/payment-status/${orderId}`);
     expect(status.json).toMatchObject({ order_id: orderId, status: 'paid', amount: 25, fee: 1.25, total: 26.25, credits: 25, currency: 'usd', checkout_url: null });

@@ -46,6 +46,8 @@ export interface TestGateway {
   /** The /v1 base URL for the openai SDK. */
   baseURL: string;
   userId: string;
+  /** The test user's email (password: password-123), for signing in to the account API. */
+  email: string;
   /** A full API key of the test user. */
   apiKey: string;
   /** Every log line written during the test, as text. */
@@ -93,6 +95,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     url,
     baseURL: `${url}/v1`,
     userId: user.id,
+    email,
     apiKey,
     logs,
     createKey,

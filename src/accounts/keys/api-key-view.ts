@@ -3,7 +3,7 @@ import type { ApiKeysTable } from '../../store/schema.js';
 import type { DefaultModel } from './api-key-record.js';
 import { maskedKey } from './api-key-format.js';
 import type { ApiKeyView } from './api-key-schemas.js';
-import type { KeySpend } from './key-spend.js';
+import type { KeySpendView } from './key-spend.js';
 
 function isoOrNull(epochMs: number | null): string | null {
   return epochMs === null ? null : new Date(epochMs).toISOString();
@@ -21,7 +21,7 @@ export function keyStatus(row: ApiKeysTable, now: number): ApiKeyView['status'] 
 }
 
 /** A stored key as the account API shows it: masked, never the full key (which is not stored). */
-export function toApiKeyView(row: ApiKeysTable, spend: KeySpend, now: number): ApiKeyView {
+export function toApiKeyView(row: ApiKeysTable, spend: KeySpendView, now: number): ApiKeyView {
   return {
     key_id: row.id,
     name: row.name,
@@ -37,8 +37,8 @@ export function toApiKeyView(row: ApiKeysTable, spend: KeySpend, now: number): A
     tpm_limit: row.tpm_limit,
     monthly_quota: usd(row.monthly_quota_micros),
     credit_limit: usd(row.credit_limit_micros),
-    spend_this_month: usd(spend.thisMonthMicros) ?? 0,
-    spend_total: usd(spend.totalMicros) ?? 0,
+    spend_this_month: spend.thisMonthUsd,
+    spend_total: spend.totalUsd,
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
     last_used_at: isoOrNull(row.last_used_at),

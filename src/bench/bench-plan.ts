@@ -1,0 +1,52 @@
+import type { UpstreamGaps } from './bench-models.js';
+
+export type BenchMode = 'smoke' | 'full';
+
+/** How long and how hard each scenario runs. Every target gets the same plan. */
+export interface BenchPlan {
+  mode: BenchMode;
+  /** Closed-loop connections for the saturation runs (the same for every target). */
+  connections: number;
+  warmupSeconds: number;
+  saturationSeconds: number;
+  streamSaturationSeconds: number;
+  fixedRate: number;
+  fixedRateSeconds: number;
+  firstTokenStreams: number;
+  firstTokenConcurrency: number;
+  openStreams: number;
+  gaps: UpstreamGaps;
+}
+
+export const FULL_PLAN: BenchPlan = {
+  mode: 'full',
+  connections: 32,
+  warmupSeconds: 2,
+  saturationSeconds: 10,
+  streamSaturationSeconds: 5,
+  fixedRate: 500,
+  fixedRateSeconds: 10,
+  firstTokenStreams: 200,
+  firstTokenConcurrency: 10,
+  openStreams: 1000,
+  // 50 chunks × 160 ms: each slow stream stays open about 8 s, long enough to open all 1,000.
+  gaps: { firstTokenGapMs: 5, longOpenGapMs: 160 },
+};
+
+/**
+ * About 10 s of load in all, to prove every figure is produced (CI, the test suite). The
+ * figures it prints mean nothing: the code is not even warmed up.
+ */
+export const SMOKE_PLAN: BenchPlan = {
+  mode: 'smoke',
+  connections: 32,
+  warmupSeconds: 0,
+  saturationSeconds: 0.5,
+  streamSaturationSeconds: 0.3,
+  fixedRate: 500,
+  fixedRateSeconds: 0.5,
+  firstTokenStreams: 10,
+  firstTokenConcurrency: 10,
+  openStreams: 50,
+  gaps: { firstTokenGapMs: 5, longOpenGapMs: 20 },
+};

@@ -1,0 +1,75 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { randomId } from '../shared/ids.js';
+import { startOurGateway, startPortkey, type BenchTarget } from './bench-processes.js';
+
+export const TARGET_IDS = ['direct', 'gateway-sqlite', 'gateway-postgres', 'portkey'] as const;
+export type TargetId = (typeof TARGET_IDS)[number];
+
+/** The PostgreSQL and Redis the machine runs (CI starts them); override for another machine. */
+export const BENCH_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+
+export interface TargetContext {
+  upstreamUrl: string;
+  metering: boolean;
+  /** A scratch folder for SQLite files. */
+  scratch: string;
+  cpuProfileDir?: string;
+}
+
+export interface OpenedTarget {
+  target: BenchTarget;
+  /** Stops the target and removes what it stored (SQLite file, PostgreSQL schema). */
+  close(): Promise<void>;
+}
+
+async function onPostgres(statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: BENCH_POSTGRES_URL });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** Starts one gateway under test; `direct` needs no process and is built by the caller. */
+export async function openTarget(id: Exclude<TargetId, 'direct'>, context: TargetContext): Promise<OpenedTarget> {
+  if (id === 'portkey') {
+    const target = await startPortkey(context.upstreamUrl);
+    return { target, close: () => target.stop() };
+  }
+  const common = { upstreamUrl: context.upstreamUrl, metering: context.metering, cpuProfileDir: context.cpuProfileDir };
+  if (id === 'gateway-sqlite') {
+    const folder = mkdtempSync(join(context.scratch, 'sqlite-'));
+    const cleanup = () => rmSync(folder, { recursive: true, force: true });
+    const target = await startOurGateway({ ...common, id, label: 'ours, SQLite', databaseUrl: `sqlite:${join(folder, 'gateway.db')}` }).catch((error: unknown) => {
+      cleanup();
+      throw error;
+    });
+    return {
+      target,
+      async close() {
+        await target.stop();
+        cleanup();
+      },
+    };
+  }
+  // A schema of its own, dropped afterwards, so the benchmark never touches anyone's tables.
+  const schema = `bench_${randomId(12).toLowerCase()}`;
+  await onPostgres(`CREATE SCHEMA ${schema}`);
+  const dropSchema = () => onPostgres(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  const target = await startOurGateway({ ...common, id, label: 'ours, PostgreSQL + Redis', databaseUrl: BENCH_POSTGRES_URL, schema, redisUrl: BENCH_REDIS_URL }).catch(async (error: unknown) => {
+    await dropSchema();
+    throw error;
+  });
+  return {
+    target,
+    async close() {
+      await target.stop();
+      await dropSchema();
+    },
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * Our gateway in a process of its own, booted exactly as `gateway serve` boots it
+ * (startGateway: migrations, accounts, auth on), so the benchmark can read this process's own
+ * CPU time and memory from the kernel. It creates a user and a real API key, reports
+ * { url, apiKey } over IPC, and stops on a 'stop' message (which also writes a --cpu-prof profile).
+ *
+ * Environment: BENCH_UPSTREAM_URL, DATABASE_URL, REDIS_URL, PGOPTIONS (a schema of its own),
+ * BENCH_METERING=on|off (on: usage events, credits required and granted, a key with rpm/tpm limits).
+ */
+import { loadConfig } from '../config/load-config.js';
+import { createProviderRegistry } from '../providers/provider-registry.js';
+import { createLogger } from '../shared/logger.js';
+import { startGateway } from '../gateway-runtime.js';
+import { createUser } from '../accounts/users/create-user.js';
+import { createApiKey } from '../accounts/keys/create-api-key.js';
+import { randomIdGenerator } from '../shared/ids.js';
+import type { AppDeps } from '../app.js';
+import { applyLedgerEntry } from '../metering/credit-ledger.js';
+import { benchGatewayConfigText } from './bench-gateway-config.js';
+
+/** The one place where "metering on/off" becomes an app option: on is the app's default. */
+function meteringOverrides(enabled: boolean): Partial<AppDeps> {
+  return enabled ? {} : { metering: false };
+}
+
+const metering = process.env.BENCH_METERING !== 'off';
+
+const upstreamUrl = process.env.BENCH_UPSTREAM_URL;
+if (!upstreamUrl) throw new Error('BENCH_UPSTREAM_URL is not set');
+const { config } = loadConfig({
+  text: benchGatewayConfigText(upstreamUrl, { requireCredits: metering }),
+  env: { ...process.env, HOST: '127.0.0.1', PORT: '0' },
+  knownProviderTypes: [...createProviderRegistry().keys()],
+});
+const logger = createLogger(config.server.logLevel);
+const gateway = await startGateway(config, logger, meteringOverrides(metering));
+const { auth, store } = gateway.runtime;
+const user = await createUser(auth, store, { email: `bench-${randomIdGenerator.next('').toLowerCase()}@example.com`, password: 'benchmark-password' });
+// Metering on means the whole path: credits held and charged, and a key with rpm/tpm limits
+// (high enough never to refuse, so every request pays for checking them).
+if (metering) await applyLedgerEntry(store, { userId: user.id, kind: 'grant', amount: 100_000 * 1_000_000_000, reference: 'benchmark' });
+const limits = metering ? { rpmLimit: 100_000_000, tpmLimit: 100_000_000_000 } : {};
+const { fullKey } = await createApiKey(store, randomIdGenerator, Date.now(), { userId: user.id, name: 'benchmark', ...limits });
+
+process.send?.({ type: 'ready', url: gateway.url, apiKey: fullKey });
+let stopping = false;
+const stop = async () => {
+  if (stopping) return;
+  stopping = true;
+  await gateway.close().catch((error: unknown) => logger.error({ err: error }, 'error while stopping'));
+  process.exit(0);
+};
+process.on('message', (message: { type?: string }) => {
+  if (message?.type === 'stop') void stop();
+});
+process.on('disconnect', () => void stop());

@@ -1,0 +1,45 @@
+/**
+ * `npm run bench [-- --smoke] [--metering on|off] [--targets a,b] [--cpu-prof] [--out file]`
+ * Prints a table of every figure next to its target and writes bench/results/latest.json.
+ */
+import { cpus } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { FULL_PLAN, SMOKE_PLAN } from './bench-plan.js';
+import { TARGET_IDS, type TargetId } from './bench-targets.js';
+import { runBench, type BenchOptions } from './bench-runner.js';
+
+function parseCommandLine(argv: string[]): BenchOptions {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    options: {
+      smoke: { type: 'boolean', default: false },
+      metering: { type: 'string', default: 'on' },
+      targets: { type: 'string' },
+      'cpu-prof': { type: 'boolean', default: false },
+      out: { type: 'string' },
+    },
+  });
+  if (values.metering !== 'on' && values.metering !== 'off') throw new Error('--metering must be on or off');
+  const targets = (values.targets ? values.targets.split(',').map((item) => item.trim()) : [...TARGET_IDS]) as TargetId[];
+  for (const target of targets) if (!TARGET_IDS.includes(target)) throw new Error(`--targets: unknown target "${target}" (known: ${TARGET_IDS.join(', ')})`);
+  const results = resolve('bench', 'results');
+  return {
+    plan: values.smoke ? SMOKE_PLAN : FULL_PLAN,
+    metering: values.metering === 'on',
+    targets,
+    outFile: resolve(values.out ?? join(results, 'latest.json')),
+    cpuProfileDir: values['cpu-prof'] ? join(results, 'profiles') : undefined,
+    log: (line) => process.stdout.write(`${line}\n`),
+  };
+}
+
+const began = Date.now();
+const options = parseCommandLine(process.argv.slice(2));
+options.log(`benchmark (${options.plan.mode}), metering ${options.metering ? 'on' : 'off'}, targets: ${options.targets.join(', ')}`);
+const report = await runBench(options);
+options.log(`\n${report.table}\n`);
+options.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, load average before ${(report.json.machine as { loadAverageBefore: number[] }).loadAverageBefore.map((load) => load.toFixed(1)).join(' ')}`);
+options.log(`wrote ${options.outFile} in ${((Date.now() - began) / 1000).toFixed(0)} s`);
+process.exitCode = report.failed ? 1 : 0;

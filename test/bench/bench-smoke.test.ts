@@ -1,0 +1,81 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runBench, type BenchReport } from '../../src/bench/bench-runner.js';
+import { SMOKE_PLAN } from '../../src/bench/bench-plan.js';
+import { TARGET_IDS } from '../../src/bench/bench-targets.js';
+import type { Figure } from '../../src/bench/bench-report.js';
+
+/**
+ * The benchmark's smoke mode end to end: the fake upstream, our gateway on SQLite and on
+ * PostgreSQL + Redis, and Portkey's gateway, each a real process under real load. It asserts
+ * that every figure is produced, never how fast anything was (the machine is shared).
+ */
+describe('npm run bench -- --smoke', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'bench-smoke-'));
+  const outFile = join(folder, 'latest.json');
+  const lines: string[] = [];
+  let report: BenchReport;
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('measures every target and writes the results file', { timeout: 90_000 }, async () => {
+    report = await runBench({ plan: SMOKE_PLAN, metering: true, targets: [...TARGET_IDS], outFile, log: (line) => lines.push(line) });
+    expect(report.results.map((result) => [result.id, result.error])).toEqual(TARGET_IDS.map((id) => [id, undefined]));
+    expect(report.failed).toBe(false);
+    const written = JSON.parse(readFileSync(outFile, 'utf8'));
+    expect(written).toMatchObject({ version: 1, mode: 'smoke', metering: { on: true }, machine: { cores: expect.any(Number) } });
+    expect(written.figures).toEqual(JSON.parse(JSON.stringify(report.json.figures)));
+  });
+
+  it('produces every figure for every target it applies to', () => {
+    const figures = new Map((report.json.figures as Figure[]).map((figure) => [figure.id, figure]));
+    const gateways = ['gateway-sqlite', 'gateway-postgres', 'portkey'];
+    const expected: Record<string, string[]> = {
+      throughput: ['direct', ...gateways],
+      throughput_vs_direct: ['direct', ...gateways],
+      throughput_vs_portkey: ['gateway-sqlite', 'gateway-postgres'],
+      stream_throughput: ['direct', ...gateways],
+      added_latency_p50: gateways,
+      added_latency_p99: gateways,
+      cpu_per_request: gateways,
+      cpu_per_chunk: gateways,
+      added_first_token_p50: gateways,
+      added_first_token_p99: gateways,
+      rss_open_streams: gateways,
+    };
+    expect([...figures.keys()].sort()).toEqual(Object.keys(expected).sort());
+    for (const [id, targets] of Object.entries(expected)) {
+      const figure = figures.get(id)!;
+      for (const target of targets) expect({ id, target, value: Number.isFinite(figure.values[target]) }).toEqual({ id, target, value: true });
+      // Our gateways are judged against every figure that has a target.
+      if (figure.target) for (const ours of ['gateway-sqlite', 'gateway-postgres']) expect(typeof figure.met[ours]).toBe('boolean');
+    }
+  });
+
+  it('measures real work: answers arrived, streams were open at once, memory and CPU were read', () => {
+    for (const result of report.results) {
+      expect(result.saturation!.successes).toBeGreaterThan(0);
+      expect(result.streamSaturation!.successes).toBeGreaterThan(0);
+      // Metering on: every request was admitted against the granted credits and the key's limits.
+      expect([result.id, result.saturation!.failures, result.streamSaturation!.failures, result.fixedRate!.failures]).toEqual([result.id, 0, 0, 0]);
+      expect(result.fixedRate!.latency.count).toBeGreaterThan(0);
+      expect(result.firstToken!.failures).toBe(0);
+      // role, 50 content chunks, finish, usage, [DONE]
+      expect(result.firstToken!.eventsPerStream).toBeGreaterThanOrEqual(53);
+      if (result.id === 'direct') continue;
+      expect(result.openStreams!.failures).toBe(0);
+      expect(result.openStreams!.peakOpen).toBeGreaterThan(1);
+      expect(result.openStreams!.peakRssBytes).toBeGreaterThan(20 * 1024 * 1024);
+      expect(result.saturation!.cpuMicrosPerRequest).toBeGreaterThan(0);
+    }
+  });
+
+  it('prints a table with each figure next to its target', () => {
+    for (const label of ['Throughput as a share of direct', 'Added latency p99', 'Gateway CPU per whole request', 'Gateway RSS with the open streams']) {
+      expect(report.table).toContain(label);
+    }
+    for (const target of ['≥ 50 %', '≥ 8 ×', '≤ 0.3 ms', '≤ 1.5 ms', '≤ 60 µs', '≤ 5 µs', '≤ 200 MB']) expect(report.table).toContain(target);
+    expect(lines.some((line) => line.includes('gateway-postgres:'))).toBe(true);
+  });
+});

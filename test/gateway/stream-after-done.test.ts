@@ -1,0 +1,69 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
+
+/**
+ * The stream path reads the upstream body to its end after [DONE] instead of breaking out of the
+ * loop (which cost an AbortError with a stack trace per stream). These pin what the client sees
+ * when the upstream does not close right after [DONE].
+ */
+const chunk = (delta: object, finish: string | null = null) =>
+  `data: ${JSON.stringify({ id: 'u-1', object: 'chat.completion.chunk', created: 1, model: 'mock-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+
+let held: http.ServerResponse[] = [];
+let upstream: http.Server;
+let gateway: TestGateway;
+
+beforeAll(async () => {
+  upstream = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      response.writeHead(200, { 'content-type': 'text/event-stream' });
+      response.write(chunk({ role: 'assistant', content: '' }) + chunk({ content: 'hello' }) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+      const after = request.headers['x-after-done'];
+      if (after === 'garbage') response.write('data: {not json\n\n');
+      // The response stays open until the test lets it go.
+      held.push(response);
+    });
+  });
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+  gateway = await startTestGateway({ configText: testConfigText(url) });
+});
+
+afterAll(async () => {
+  for (const response of held) response.destroy();
+  await gateway?.close();
+  upstream?.closeAllConnections();
+  await new Promise((resolve) => upstream?.close(resolve));
+});
+
+async function streamThroughGateway(afterDone?: string): Promise<string> {
+  const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${gateway.apiKey}`, 'content-type': 'application/json', ...(afterDone ? { 'x-after-done': afterDone } : {}) },
+    body: JSON.stringify({ model: 'test/chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+  });
+  expect(response.status).toBe(200);
+  return response.text();
+}
+
+describe('an upstream that keeps the stream open after [DONE]', () => {
+  it('still ends the client stream with [DONE] while the upstream is open', async () => {
+    held = [];
+    const text = await streamThroughGateway();
+    expect(text).toContain('"content":"hello"');
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(held[0].writableEnded).toBe(false);
+    held[0].end();
+  });
+
+  it('ignores what it sends after [DONE], even garbage', async () => {
+    held = [];
+    const text = await streamThroughGateway('garbage');
+    expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
+    expect(text).not.toContain('event: error');
+    held[0].end();
+  });
+});

@@ -1,0 +1,65 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
+import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
+import { applyLedgerEntry } from '../../src/metering/credit-ledger.js';
+import { randomId } from '../../src/shared/ids.js';
+import { chat, ledgerFigures } from './metering-helpers.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const CREDITS = `
+billing:
+  require_credits: true
+`;
+// "hello there" is 2 prompt words at $0.5/M and max_tokens 10 gives 10 words at $1.5/M.
+const COST_PER_REQUEST = 2 * 500 + 10 * 1500;
+const BALANCE = 50 * COST_PER_REQUEST;
+
+describe('200 concurrent requests against a balance that covers 50', () => {
+  let upstream: MockUpstream | undefined;
+  let instances: TestGateway[] = [];
+  afterEach(async () => {
+    for (const instance of instances.reverse()) await instance.close();
+    instances = [];
+    await upstream?.close();
+  });
+
+  async function run(targets: TestGateway[]) {
+    const [first] = targets;
+    await applyLedgerEntry(first.testStore.store, { userId: first.userId, kind: 'grant', amount: BALANCE, reference: 'grant:concurrency' });
+    const responses = await Promise.all(
+      Array.from({ length: 200 }, async (_, index) => {
+        const response = await chat(targets[index % targets.length].url, first.apiKey, { max_tokens: 10, stream: index % 2 === 0 });
+        await response.text();
+        return response.status;
+      }),
+    );
+    for (const target of targets) await target.gateway.metering!.writer.flush();
+    const succeeded = responses.filter((status) => status === 200).length;
+    expect(responses.filter((status) => status !== 200 && status !== 402)).toEqual([]);
+    // Holds are the estimated maximum (a little above the actual cost), so at least 41 fit at once.
+    expect(succeeded).toBeGreaterThanOrEqual(41);
+    expect(succeeded).toBeLessThanOrEqual(50);
+    const figures = await ledgerFigures(first.testStore.store, first.userId);
+    expect(figures.events).toBe(200);
+    expect(figures.usageCost).toBe(succeeded * COST_PER_REQUEST);
+    expect(figures.charged).toBe(figures.usageCost);
+    expect(figures.balance).toBe(BALANCE - figures.charged);
+    expect(figures.balance).toBeGreaterThanOrEqual(0);
+    for (const target of targets) expect(await target.gateway.metering!.backend.heldForUser(first.userId, Date.now())).toBe(0);
+  }
+
+  it('one instance on SQLite, holds in memory', async () => {
+    upstream = await startMockUpstream({ scenario: { chunkCount: 20, latencyMs: 20 } });
+    instances.push(await startTestGateway({ configText: testConfigText(upstream.url, CREDITS) }));
+    await run(instances);
+  }, 60_000);
+
+  it('two instances on PostgreSQL + Redis', async () => {
+    upstream = await startMockUpstream({ scenario: { chunkCount: 20, latencyMs: 20 } });
+    const metering = { redisUrl: REDIS_URL, redisPrefix: `test:${randomId(10)}:` };
+    const first = await startTestGateway({ configText: testConfigText(upstream.url, CREDITS), storeKind: 'postgres', deps: { metering } });
+    instances.push(first);
+    instances.push(await startTestGateway({ configText: testConfigText(upstream.url, CREDITS), testStore: first.testStore, deps: { metering } }));
+    await run(instances);
+  }, 60_000);
+});
