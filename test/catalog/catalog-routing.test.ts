@@ -67,6 +67,16 @@ describe('catalog models served by a configured provider', () => {
     expect(endpoint.pricing).toEqual(catalogEntry('openai/gpt-4o-mini').pricing);
     const cost = computeCostNanos({ promptTokens: 1_000_000, completionTokens: 1_000_000, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, endpoint.pricing, { perRequest: true });
     expect(cost).toBe(750_000_000); // $0.15 + $0.60
+    // Metering recorded the request at that price.
+    const requestId = response.headers.get('x-request-id')!;
+    const metered = async () =>
+      gateway.testStore.store.db.selectFrom('usage_events').select(['model_id', 'upstream_model', 'cost_nanos']).where('request_id', '=', requestId).executeTakeFirst();
+    await expect.poll(metered, { timeout: 10_000 }).toBeDefined();
+    const usage = completion.usage!;
+    const expected = computeCostNanos({ promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, endpoint.pricing, { perRequest: true });
+    expect(expected).toBeGreaterThan(0);
+    expect(await metered()).toMatchObject({ model_id: 'openai/gpt-4o-mini', upstream_model: 'gpt-4o-mini' });
+    expect(Number((await metered())!.cost_nanos)).toBe(expected);
   });
 
   it('streams a catalog model too', async () => {
