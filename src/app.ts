@@ -27,6 +27,8 @@ import { parseRoutingSettings } from './routing/routing-config.js';
 import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
 import { registerCatalogFeatures, type CatalogFeatures } from './accounts/catalog/register-catalog-features.js';
 import { registerApiKeys } from './accounts/keys/register-api-keys.js';
+import { loadCatalogData } from './accounts/catalog/load-catalog-data.js';
+import { routableCatalogModels } from './accounts/catalog/routable-catalog-models.js';
 import { Metering, type MeteringOptions } from './metering/metering.js';
 import { registerUsageRoutes } from './accounts/usage/usage-routes.js';
 
@@ -73,7 +75,9 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const ids = deps.ids ?? randomIdGenerator;
   const registry = deps.registry ?? createProviderRegistry();
   const upstream = deps.upstream ?? new UpstreamClient();
-  const directory = new ModelDirectory(config);
+  // Catalog models become routable when a configured provider serves them (CONTRACT §1).
+  const catalogData = loadCatalogData();
+  const directory = new ModelDirectory(config, routableCatalogModels(catalogData, config));
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
   const routing = createRoutingRuntime({
     settings: parseRoutingSettings(config),
@@ -125,7 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   registerErrorHandling(app, config.server.bodyLimitBytes);
 
   // Statistics observe every finished request; the catalog, provider and rankings routes read them.
-  const catalogFeatures = registerCatalogFeatures(app, { config, store, clock, logger });
+  const catalogFeatures = registerCatalogFeatures(app, { config, store, clock, logger, catalogData, directory });
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
   const observers = [...(deps.observers ?? []), routing.stats, catalogFeatures.recorder, ...(metering ? [metering] : [])];

@@ -30,6 +30,8 @@ export interface ProviderConfig {
   policies: Record<string, unknown>;
   /** true when enabled from a credential variable rather than the config file. */
   fromEnvironment: boolean;
+  /** The preset it was built from (its `preset` field, an id that names a preset, or a credential variable). */
+  preset?: string;
 }
 
 export interface EndpointConfig {

@@ -147,6 +147,7 @@ function resolveConfig(
       options: presetOptionsFromEnv(preset, env),
       policies: {},
       fromEnvironment: true,
+      preset: id,
     });
     seen.add(id);
   }
@@ -221,6 +222,7 @@ function resolveProvider(input: ProviderConfigInput, index: number, env: Record<
     options: { ...presetOptionsFromEnv(preset, env), ...input.options },
     policies: input.policies ?? {},
     fromEnvironment: false,
+    preset: presetName,
   };
 }
 

@@ -7,16 +7,18 @@ export interface RouteCandidate {
 }
 
 /**
- * The routable models: every configured model whose endpoints point at configured providers.
- * Lookups are by exact id; the catalog feature adds built-in models served by configured providers.
+ * The routable models: every configured model whose endpoints point at configured providers, then
+ * the built-in catalog models configured providers serve (`catalogModels`; a config model with the
+ * same id wins). Built once at start-up; lookups are by exact id.
  */
 export class ModelDirectory {
   private readonly models = new Map<string, ModelConfig>();
   private readonly providers = new Map<string, ProviderConfig>();
 
-  constructor(config: Pick<GatewayConfig, 'models' | 'providers'>) {
+  constructor(config: Pick<GatewayConfig, 'models' | 'providers'>, catalogModels: ModelConfig[] = []) {
     for (const provider of config.providers) this.providers.set(provider.id, provider);
     for (const model of config.models) this.models.set(model.id, model);
+    for (const model of catalogModels) if (!this.models.has(model.id)) this.models.set(model.id, model);
   }
 
   get(modelId: string): ModelConfig | undefined {

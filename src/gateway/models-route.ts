@@ -51,6 +51,8 @@ export function toApiModel(model: ModelConfig) {
 
 /** GET /v1/models: every routable model, or those the presented key may use. */
 export function registerModelsRoute(app: FastifyInstance, directory: ModelDirectory, authenticateOptional: preHandlerAsyncHookHandler): void {
+  // The directory is fixed at start-up and may hold hundreds of catalog models: present them once.
+  const presented = directory.list().map((model) => ({ id: model.id, body: toApiModel(model) }));
   app.get('/v1/models', {
     schema: {
       summary: 'List models (OpenAI-compatible)',
@@ -61,8 +63,8 @@ export function registerModelsRoute(app: FastifyInstance, directory: ModelDirect
     preHandler: authenticateOptional,
     handler: async (request) => {
       const key = request.apiKey;
-      const models = directory.list().filter((model) => !key || isModelAllowed(key, model.id));
-      return { object: 'list' as const, data: models.map(toApiModel) };
+      const data = key ? presented.filter((model) => isModelAllowed(key, model.id)).map((model) => model.body) : presented.map((model) => model.body);
+      return { object: 'list' as const, data };
     },
   });
 

@@ -25,6 +25,13 @@ export interface UsageModelUsersDayTable {
   user_id: string;
 }
 
+/** Distinct users per model per day, counted as usage_model_users_day gains rows (migration 0401). */
+export interface UsageModelUsersDayCountTable {
+  day_start: number;
+  model_id: string;
+  users: number;
+}
+
 export const ROLLUP_TABLES = { minute: 'usage_rollup_minute', hour: 'usage_rollup_hour', day: 'usage_rollup_day' } as const;
 export type Granularity = keyof typeof ROLLUP_TABLES;
 export const GRANULARITY_MS: Record<Granularity, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
@@ -38,6 +45,7 @@ declare module '../store/schema.js' {
     usage_rollup_hour: UsageRollupTable;
     usage_rollup_day: UsageRollupTable;
     usage_model_users_day: UsageModelUsersDayTable;
+    usage_model_users_day_count: UsageModelUsersDayCountTable;
   }
 }
 

@@ -1,6 +1,7 @@
 import type { Store } from '../store/database.js';
 import { RollupAccumulator } from './rollup-accumulator.js';
-import { writeRollups } from './usage-rollup-writer.js';
+import { RETENTION_MS, writeRollups } from './usage-rollup-writer.js';
+import type { Granularity } from './rollup-schema.js';
 import type { UsageStatsEvent } from './usage-stats-event.js';
 
 export interface SeedOptions {
@@ -53,15 +54,25 @@ export function* syntheticEvents(options: SeedOptions): Generator<UsageStatsEven
   }
 }
 
-/** Seeds the rollups with `options.events` synthetic events, in batches (10 million take minutes, not hours). */
+/**
+ * Seeds the rollups with `options.events` synthetic events, in batches (10 million take minutes,
+ * not hours), through the recorder's own path: RollupAccumulator, then writeRollups' additive
+ * upserts. Rows the recorder's pruning would delete at `now` (minute rows older than two days)
+ * are not folded at all instead of written and deleted: the tables end up the same.
+ */
 export async function seedUsageStats(store: Store, options: SeedOptions): Promise<void> {
-  const batchSize = options.batchSize ?? 200_000;
-  let accumulator = new RollupAccumulator();
+  const batchSize = options.batchSize ?? 1_000_000;
+  const keepFrom: Partial<Record<Granularity, number>> = {};
+  for (const granularity of Object.keys(RETENTION_MS) as Granularity[]) {
+    const retention = RETENTION_MS[granularity];
+    if (retention !== null) keepFrom[granularity] = options.now - retention;
+  }
+  let accumulator = new RollupAccumulator({ keepFrom });
   for (const event of syntheticEvents(options)) {
     accumulator.add(event);
     if (accumulator.eventCount >= batchSize) {
       await writeRollups(store, accumulator);
-      accumulator = new RollupAccumulator();
+      accumulator = new RollupAccumulator({ keepFrom });
     }
   }
   await writeRollups(store, accumulator);

@@ -1,7 +1,7 @@
 import type { Store } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
 import { TtlMemo } from './ttl-memo.js';
-import { addTotals, describeTotals, emptyTotals, sumRollups, windowRange, type GroupColumn, type GroupedTotals, type WindowRange } from './rollup-queries.js';
+import { COUNTER_COLUMNS, VOLUME_COLUMNS, addTotals, describeTotals, emptyTotals, sumRollups, windowRange, type GroupColumn, type GroupedTotals, type WindowRange } from './rollup-queries.js';
 import type { Granularity } from './rollup-schema.js';
 
 export const STATS_WINDOWS = { '1h': { granularity: 'minute', count: 60 }, '24h': { granularity: 'hour', count: 24 }, '7d': { granularity: 'day', count: 7 } } as const;
@@ -24,11 +24,32 @@ export class UsageStatsService {
     return windowRange(this.clock.now(), granularity, count, bucketsBack);
   }
 
-  /** Sums over a window, grouped; memoised by its arguments. */
-  totals(granularity: Granularity, count: number, groupBy: GroupColumn[], filter: { providerId?: string; modelId?: string } = {}, bucketsBack = 0): Promise<GroupedTotals[]> {
+  /** Sums over a window, grouped; memoised by its arguments. `columns`: only these counters (VOLUME_COLUMNS for rankings by volume). */
+  totals(
+    granularity: Granularity,
+    count: number,
+    groupBy: GroupColumn[],
+    filter: { providerId?: string; modelId?: string } = {},
+    bucketsBack = 0,
+    columns: readonly string[] = COUNTER_COLUMNS,
+  ): Promise<GroupedTotals[]> {
     const range = this.range(granularity, count, bucketsBack);
-    const key = JSON.stringify([granularity, range.from, range.to, groupBy, filter]);
-    return this.memo.get(key, () => sumRollups(this.store, granularity, { from: range.from, to: range.to, ...filter }, groupBy));
+    const key = JSON.stringify([granularity, range.from, range.to, groupBy, filter, columns]);
+    return this.memo.get(key, () => sumRollups(this.store, granularity, { from: range.from, to: range.to, ...filter }, groupBy, columns));
+  }
+
+  /** Distinct users per model and UTC day over the last `days` days, from the per-day counts. */
+  usersPerModelDay(days: number): Promise<{ dayStart: number; modelId: string; users: number }[]> {
+    const range = this.range('day', days);
+    return this.memo.get(JSON.stringify(['users', range.from, range.to]), async () => {
+      const rows = await this.store.db
+        .selectFrom('usage_model_users_day_count')
+        .select(['day_start', 'model_id', 'users'])
+        .where('day_start', '>=', range.from)
+        .where('day_start', '<', range.to)
+        .execute();
+      return rows.map((row) => ({ dayStart: Number(row.day_start), modelId: row.model_id, users: Number(row.users) }));
+    });
   }
 
   /** GET /providers/{id}/stats: totals, per-bucket series (zero-filled) and per-model totals. */
@@ -55,7 +76,7 @@ export class UsageStatsService {
 
   /** Tokens per model over the last 7 days: the catalog's popularity. */
   async popularity(): Promise<Map<string, number>> {
-    const rows = await this.totals('day', 7, ['model_id']);
+    const rows = await this.totals('day', 7, ['model_id'], {}, 0, VOLUME_COLUMNS);
     return new Map(rows.map((row) => [row.modelId!, row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens]));
   }
 }

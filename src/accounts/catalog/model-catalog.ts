@@ -31,7 +31,7 @@ export interface CatalogModel {
   sources: Partial<Record<CatalogFieldName, string>>;
   aliases: string[];
   offers: CatalogOffer[];
-  /** Configured endpoints: who serves it through this gateway. Empty for catalog-only models. */
+  /** Who serves it through this gateway: config endpoints, or configured providers serving its catalog offers. Empty when unrouted. */
   endpoints: CatalogEndpoint[];
   /** Lower-cased text searched by `q`. */
   searchText: string;
@@ -112,7 +112,8 @@ export class ModelCatalog {
   readonly models: CatalogModel[];
   private readonly byId = new Map<string, CatalogModel>();
 
-  constructor(data: CatalogData, config: Pick<GatewayConfig, 'models' | 'providers'>) {
+  /** `routed`: the routable models (the model directory's), whose endpoints the catalog-only models take. */
+  constructor(data: CatalogData, config: Pick<GatewayConfig, 'models' | 'providers'>, routed: ModelConfig[] = []) {
     const providerNames = new Map(config.providers.map((provider) => [provider.id, provider.name]));
     const byKey = new Map<string, CatalogModel>();
     for (const entry of data.models) {
@@ -135,6 +136,12 @@ export class ModelCatalog {
       this.byId.set(model.id, model);
     }
     for (const model of this.models) for (const alias of model.aliases) if (!this.byId.has(alias)) this.byId.set(alias, model);
+    // Catalog models routed to configured providers list those endpoints; their catalog fields stay as they are.
+    const configIds = new Set(config.models.map((model) => model.id));
+    for (const routedModel of routed) {
+      const model = configIds.has(routedModel.id) ? undefined : this.byId.get(routedModel.id);
+      if (model) model.endpoints = routedModel.endpoints.map((endpoint) => toEndpoint(endpoint, providerNames.get(endpoint.providerId) ?? endpoint.providerId));
+    }
   }
 
   /** By id or by one of its aliases (dated versions, provider spellings). */

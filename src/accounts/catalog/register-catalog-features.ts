@@ -6,6 +6,9 @@ import type { Clock } from '../../shared/clock.js';
 import { UsageStatsRecorder } from '../../statistics/usage-stats-recorder.js';
 import { UsageStatsService } from '../../statistics/usage-stats-service.js';
 import { loadCatalogData } from './load-catalog-data.js';
+import { ConfigError } from '../../config/load-config.js';
+import type { CatalogData } from './catalog-data.js';
+import type { ModelDirectory } from '../../gateway/model-directory.js';
 import { ModelCatalog } from './model-catalog.js';
 import { registerCatalogRoutes } from './catalog-routes.js';
 import { registerProviderRoutes } from '../providers/provider-routes.js';
@@ -20,10 +23,23 @@ export interface CatalogFeatures {
   rankings: RankingsService;
 }
 
+/**
+ * `catalog.stats_cache_ms` (default 5000): how long a statistics answer is reused. 0 computes every
+ * answer afresh (the statistics benchmark measures both).
+ */
+function statsCacheMs(section: Record<string, unknown> | undefined): number {
+  const value = section?.stats_cache_ms ?? 5000;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new ConfigError(`catalog.stats_cache_ms must be a whole number of milliseconds ≥ 0 (got ${JSON.stringify(value)}).`);
+  return value;
+}
+
 /** Catalog, providers, statistics and rankings: one call from buildApp. */
-export function registerCatalogFeatures(app: FastifyInstance, deps: { config: GatewayConfig; store: Store; clock: Clock; logger: Logger }): CatalogFeatures {
-  const catalog = new ModelCatalog(loadCatalogData(), deps.config);
-  const stats = new UsageStatsService(deps.store, deps.clock);
+export function registerCatalogFeatures(
+  app: FastifyInstance,
+  deps: { config: GatewayConfig; store: Store; clock: Clock; logger: Logger; catalogData?: CatalogData; directory?: ModelDirectory },
+): CatalogFeatures {
+  const catalog = new ModelCatalog(deps.catalogData ?? loadCatalogData(), deps.config, deps.directory?.list());
+  const stats = new UsageStatsService(deps.store, deps.clock, statsCacheMs(deps.config.sections.catalog));
   const recorder = new UsageStatsRecorder(deps.store, deps.clock, deps.logger);
   recorder.start();
   const rankings = new RankingsService(deps.store, stats, catalog, loadBenchmarkData());

@@ -1,10 +1,9 @@
 import type { ModelCatalog } from '../catalog/model-catalog.js';
-import { addTotals, describeTotals, emptyTotals, sumRollups } from '../../statistics/rollup-queries.js';
+import { VOLUME_COLUMNS, addTotals, describeTotals, emptyTotals } from '../../statistics/rollup-queries.js';
 import { GRANULARITY_MS } from '../../statistics/rollup-schema.js';
 import { RANKING_WINDOWS, type RankingWindow, type UsageStatsService } from '../../statistics/usage-stats-service.js';
 import type { Store } from '../../store/database.js';
 import type { BenchmarkData } from './benchmark-data.js';
-import { sql } from 'kysely';
 
 export const CHART_METRICS = ['tokens', 'requests', 'users'] as const;
 export type ChartMetric = (typeof CHART_METRICS)[number];
@@ -34,7 +33,10 @@ export class RankingsService {
 
   async leaderboard(window: RankingWindow, limit = 50) {
     const { granularity, count } = RANKING_WINDOWS[window];
-    const [current, previous] = await Promise.all([this.stats.totals(granularity, count, ['model_id']), this.stats.totals(granularity, count, ['model_id'], {}, count)]);
+    const [current, previous] = await Promise.all([
+      this.stats.totals(granularity, count, ['model_id'], {}, 0, VOLUME_COLUMNS),
+      this.stats.totals(granularity, count, ['model_id'], {}, count, VOLUME_COLUMNS),
+    ]);
     const before = new Map(previous.map((row) => [row.modelId!, row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens]));
     const range = this.stats.range(granularity, count);
     const ranked = current
@@ -73,16 +75,9 @@ export class RankingsService {
       series.set(modelId, points);
     };
     if (metric === 'users') {
-      const rows = await this.store.db
-        .selectFrom('usage_model_users_day')
-        .select(['day_start', 'model_id', sql<string | number>`count(*)`.as('users')])
-        .where('day_start', '>=', range.from)
-        .where('day_start', '<', range.to)
-        .groupBy(['day_start', 'model_id'])
-        .execute();
-      for (const row of rows) add(row.model_id, Number(row.day_start), Number(row.users));
+      for (const row of await this.stats.usersPerModelDay(count)) add(row.modelId, row.dayStart, row.users);
     } else {
-      const rows = await sumRollups(this.store, 'day', { from: range.from, to: range.to }, ['bucket_start', 'model_id']);
+      const rows = await this.stats.totals('day', count, ['bucket_start', 'model_id'], {}, 0, VOLUME_COLUMNS);
       for (const row of rows) add(row.modelId!, row.bucketStart!, metric === 'tokens' ? row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens : row.totals.sums.requests);
     }
     const totals = [...series].map(([modelId, points]) => ({ modelId, points, total: [...points.values()].reduce((sum, value) => sum + value, 0) }));
@@ -137,7 +132,7 @@ export class RankingsService {
 
   async categoryLeaders(window: RankingWindow) {
     const { granularity, count } = RANKING_WINDOWS[window];
-    const rows = await this.stats.totals(granularity, count, ['model_id']);
+    const rows = await this.stats.totals(granularity, count, ['model_id'], {}, 0, VOLUME_COLUMNS);
     const tokens = rows.map((row) => ({ modelId: row.modelId!, tokens: row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens }));
     tokens.sort((a, b) => b.tokens - a.tokens || a.modelId.localeCompare(b.modelId));
     return {
@@ -151,7 +146,7 @@ export class RankingsService {
 
   async providerShare(window: RankingWindow) {
     const { granularity, count } = RANKING_WINDOWS[window];
-    const rows = await this.stats.totals(granularity, count, ['provider_id']);
+    const rows = await this.stats.totals(granularity, count, ['provider_id'], {}, 0, VOLUME_COLUMNS);
     const all = rows.reduce((sum, row) => addTotals(sum, row.totals), emptyTotals());
     const total = all.sums.prompt_tokens + all.sums.completion_tokens;
     return {
