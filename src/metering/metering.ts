@@ -6,7 +6,6 @@ import type { IdGenerator } from '../shared/ids.js';
 import type { CompletionObserver, CompletionOutcome } from '../gateway/completion-outcome.js';
 import type { ModelDirectory } from '../gateway/model-directory.js';
 import type { AdmissionInput, RequestAdmission } from '../gateway/request-admission.js';
-import type { ApiKeyRecord } from '../accounts/keys/api-key-record.js';
 import { getBalance } from './credit-ledger.js';
 import { keySpend } from './key-spend.js';
 import { estimatePromptTokens } from './estimate-tokens.js';
@@ -84,9 +83,6 @@ export class Metering implements RequestAdmission, CompletionObserver {
     if (!limits.rpmLimit && !limits.tpmLimit && !trackKey && !trackUser) return;
     const promptTokens = () => (metered.promptEstimate ??= estimatePromptTokens(request));
     const now = this.deps.clock.now();
-    // The balance and the key's spend are read while the rate limit is checked (they do not depend on it).
-    const lookups = trackKey || trackUser ? this.readHoldLimits(key, trackUser, trackKey, now) : null;
-    lookups?.catch(() => undefined);
 
     if (limits.rpmLimit || limits.tpmLimit) {
       const reserved = limits.tpmLimit ? promptTokens() : 0;
@@ -100,7 +96,10 @@ export class Metering implements RequestAdmission, CompletionObserver {
 
     if (trackKey || trackUser) {
       const amount = holdAmount(request, candidates.map((candidate) => candidate.endpoint), promptTokens(), this.settings.defaultMaxOutputTokens);
-      const [balance, spend] = (await lookups) ?? [null, null];
+      const [balance, spend] = await Promise.all([
+        trackUser ? getBalance(this.deps.store, key.userId) : null,
+        trackKey ? keySpend(this.deps.store.db, [key.id], now).then((spent) => spent.get(key.id) ?? { monthNanos: 0, totalNanos: 0 }) : null,
+      ]);
       const hold = { id: this.deps.ids.next('hold_'), userId: key.userId, keyId: key.id, amount, expiresAt: now + this.settings.holdTtlMs, trackUser, trackKey };
       const decision = await this.backend.reserve(
         hold,
@@ -114,13 +113,6 @@ export class Metering implements RequestAdmission, CompletionObserver {
       if (decision !== 'held') throw holdRefusal(decision);
       metered.hold = hold;
     }
-  }
-
-  private readHoldLimits(key: ApiKeyRecord, trackUser: boolean, trackKey: boolean, now: number) {
-    return Promise.all([
-      trackUser ? getBalance(this.deps.store, key.userId) : null,
-      trackKey ? keySpend(this.deps.store.db, [key.id], now).then((spent) => spent.get(key.id) ?? { monthNanos: 0, totalNanos: 0 }) : null,
-    ]);
   }
 
   onCompletion(outcome: CompletionOutcome): void {

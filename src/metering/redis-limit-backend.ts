@@ -30,8 +30,6 @@ export class RedisLimitBackend implements LimitBackend {
       lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      // Commands issued in the same tick by concurrent requests go out in one write (each script stays atomic).
-      enableAutoPipelining: true,
       commandTimeout: options.commandTimeoutMs ?? 1000,
       // Keep trying to reconnect in the background, at most every 2 s.
       retryStrategy: (times) => Math.min(times * 200, 2000),
@@ -93,12 +91,10 @@ export class RedisLimitBackend implements LimitBackend {
   }
 
   async release(hold: Hold): Promise<void> {
-    // Plain commands, not MULTI: auto-pipelining sends a whole batch's releases in one write, and
-    // the two deletions need not be atomic (a hold left behind expires by itself).
-    await Promise.all([
-      hold.trackUser ? this.redis.hdel(this.holdsKey('user', hold.userId), hold.id) : null,
-      hold.trackKey && hold.keyId ? this.redis.hdel(this.holdsKey('key', hold.keyId), hold.id) : null,
-    ]);
+    const pipeline = this.redis.multi();
+    if (hold.trackUser) pipeline.hdel(this.holdsKey('user', hold.userId), hold.id);
+    if (hold.trackKey && hold.keyId) pipeline.hdel(this.holdsKey('key', hold.keyId), hold.id);
+    await pipeline.exec();
   }
 
   async heldForUser(userId: string, now: number): Promise<number> {

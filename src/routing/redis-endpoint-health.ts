@@ -79,7 +79,7 @@ export class RedisEndpointHealth implements EndpointHealth {
     options: RedisEndpointHealthOptions = {},
   ) {
     // Routing must not wait on a dead Redis forever: fail fast, and the caller treats the endpoint as healthy.
-    const connection = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false, connectTimeout: 2000, enableAutoPipelining: true };
+    const connection = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false, connectTimeout: 2000 };
     this.redis = new Redis(redisUrl, connection);
     this.redis.on('error', () => undefined);
     this.prefix = `${options.keyPrefix ?? 'gateway:'}breaker:`;
