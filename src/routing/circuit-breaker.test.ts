@@ -99,5 +99,35 @@ describe.each(kinds)('circuit breaker (%s)', (kind, make) => {
       await first.recordSuccess('e');
       expect((await second.admit('e')).admitted).toBe(true);
     });
+
+    it('an instance that admitted from its closed snapshot learns of failures elsewhere, and resets them on success', async () => {
+      const clock = new FakeClock();
+      const prefix = `test:${randomUUID()}:`;
+      const first = build(clock, prefix).health;
+      const second = build(clock, prefix).health;
+      // The first instance sees the breaker closed, then keeps admitting from memory.
+      await waitFor(async () => (await first.admit('e')).admitted && (await first.admit('e')).admitted);
+      await second.recordFailure('e');
+      await second.recordFailure('e');
+      // Its success must reset the failures the second instance counted (announced on the channel).
+      await waitFor(async () => {
+        await first.recordSuccess('e');
+        await second.recordFailure('e');
+        return (await second.admit('e')).admitted;
+      });
+      for (let index = 0; index < 3; index++) await second.recordFailure('e');
+      // Opened by the second instance: the first stops admitting once the announcement arrives.
+      await waitFor(async () => !(await first.admit('e')).admitted);
+      expect(await first.admit('e')).toEqual({ admitted: false, probe: false, retryAtMs: clock.now() + 10_000 });
+    });
   }
 });
+
+/** Retries a check until it holds: pub/sub delivery is asynchronous (no timing assumed, up to 5 s). */
+async function waitFor(check: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error('condition never held');
+}
