@@ -1,5 +1,6 @@
 import { unitsToDecimal } from '../shared/decimal.js';
 import { currencyExponent } from './billing-config.js';
+import { nanosToUsdNumber } from '../metering/money.js';
 import type { OrderRow } from './order-repository.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
@@ -9,10 +10,6 @@ export function minorToAmount(minor: number, currency: string): number {
   return Number(unitsToDecimal(minor, currencyExponent(currency)));
 }
 
-/** nano-USD (the project's money unit) → a JSON number of USD, for presentation. */
-export function nanosToUsdNumber(nanos: number): number {
-  return Number(unitsToDecimal(nanos, 9));
-}
 
 /** An order as the account API shows it. */
 export function orderView(order: OrderRow) {
