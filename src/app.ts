@@ -87,7 +87,10 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     overrides: deps.routing?.overrides,
   });
   await keyCache.start();
-  const metering = deps.metering === false ? null : new Metering({ config, store, logger, clock, ids, directory, options: deps.metering });
+  const metering =
+    deps.metering === false
+      ? null
+      : new Metering({ config, store, logger, clock, ids, directory, options: deps.metering });
   await metering?.start();
 
   const app = Fastify({
@@ -106,11 +109,27 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   });
 
   // Bodies: strict types and ranges, unknown parameters kept (passed through). Query strings: coerced.
-  const bodyAjv = new Ajv({ coerceTypes: false, removeAdditional: false, useDefaults: true, allErrors: false, verbose: true, strict: false });
-  const queryAjv = new Ajv({ coerceTypes: 'array', removeAdditional: false, useDefaults: true, allErrors: false, verbose: true, strict: false });
+  const bodyAjv = new Ajv({
+    coerceTypes: false,
+    removeAdditional: false,
+    useDefaults: true,
+    allErrors: false,
+    verbose: true,
+    strict: false,
+  });
+  const queryAjv = new Ajv({
+    coerceTypes: 'array',
+    removeAdditional: false,
+    useDefaults: true,
+    allErrors: false,
+    verbose: true,
+    strict: false,
+  });
   addFormats.default(bodyAjv);
   addFormats.default(queryAjv);
-  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema)));
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
+  );
 
   // A callback hook, not an async one: no promise and no extra microtask on every request.
   app.addHook('onRequest', (request, reply, done) => {
@@ -122,7 +141,9 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     openapi: {
       openapi: '3.1.0',
       info: { title: 'LLM Gateway', version: '0.1.0', description: 'OpenAI-compatible gateway and account service.' },
-      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key, sk-gw-…' } } },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key, sk-gw-…' } },
+      },
     },
   });
   app.addSchema(ErrorEnvelopeSchema);
@@ -132,8 +153,17 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const catalogFeatures = registerCatalogFeatures(app, { config, store, clock, logger, catalogData, directory });
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  const observers = [...(deps.observers ?? []), routing.stats, catalogFeatures.recorder, ...(metering ? [metering] : [])];
-  registerChatCompletionsRoute(app, { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined }, authenticate);
+  const observers = [
+    ...(deps.observers ?? []),
+    routing.stats,
+    catalogFeatures.recorder,
+    ...(metering ? [metering] : []),
+  ];
+  registerChatCompletionsRoute(
+    app,
+    { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined },
+    authenticate,
+  );
   registerModelsRoute(app, directory, authenticateOptional);
   if (deps.auth) {
     registerAuthRoutes(app, deps.auth, config.server.publicUrl);
@@ -155,9 +185,23 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       signedIn,
     );
     registerUsageRoutes(app, { store, clock, metering }, signedIn);
-    app.get('/api-account/user/me', { schema: { summary: 'The signed-in user', tags: ['account'] }, preHandler: signedIn }, async (request) => request.user);
+    app.get(
+      '/api-account/user/me',
+      { schema: { summary: 'The signed-in user', tags: ['account'] }, preHandler: signedIn },
+      async (request) => request.user,
+    );
   }
-  await registerApiKeys(app, { config, store, clock, ids, directory, keyCache, logger, auth: deps.auth, invalidationChannel: deps.keyCacheOptions?.invalidationChannel });
+  await registerApiKeys(app, {
+    config,
+    store,
+    clock,
+    ids,
+    directory,
+    keyCache,
+    logger,
+    auth: deps.auth,
+    invalidationChannel: deps.keyCacheOptions?.invalidationChannel,
+  });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 

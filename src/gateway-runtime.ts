@@ -17,7 +17,10 @@ export interface Runtime {
 }
 
 /** Opens the store named by the config, brings its schema up to date and sets up accounts. */
-export async function openRuntime(config: GatewayConfig, env: Record<string, string | undefined> = process.env): Promise<Runtime> {
+export async function openRuntime(
+  config: GatewayConfig,
+  env: Record<string, string | undefined> = process.env,
+): Promise<Runtime> {
   const store = openStore(config.databaseUrl);
   try {
     const { applied } = await migrateToLatest(store);
@@ -37,10 +40,23 @@ export interface StartedGateway extends GatewayApp {
 }
 
 /** Everything `gateway serve` does before listening, reusable by tests and benchmarks. */
-export async function startGateway(config: GatewayConfig, logger: Logger, overrides: Partial<AppDeps> = {}, env: Record<string, string | undefined> = process.env): Promise<StartedGateway> {
+export async function startGateway(
+  config: GatewayConfig,
+  logger: Logger,
+  overrides: Partial<AppDeps> = {},
+  env: Record<string, string | undefined> = process.env,
+): Promise<StartedGateway> {
   const runtime = await openRuntime(config, env);
   const stripe = stripeSettingsFromEnvironment(env);
-  const gateway = await buildApp({ config, store: runtime.store, logger, auth: runtime.auth, secret: runtime.secret, stripe, ...overrides });
+  const gateway = await buildApp({
+    config,
+    store: runtime.store,
+    logger,
+    auth: runtime.auth,
+    secret: runtime.secret,
+    stripe,
+    ...overrides,
+  });
   const address = await gateway.app.listen({ host: config.server.host, port: config.server.port });
   return {
     ...gateway,

@@ -57,11 +57,22 @@ interface ForkedChild<Ready> {
 }
 
 /** Forks one of our compiled bench entry points and waits for its { type: 'ready' } message. */
-async function forkReady<Ready>(file: string, env: Record<string, string | undefined>, execArgv: string[] = []): Promise<ForkedChild<Ready>> {
-  const child = fork(join(HERE, `${file}${CHILD_EXTENSION}`), [], { env: { ...process.env, ...env }, execArgv: [...CHILD_LOADER, ...execArgv], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
+async function forkReady<Ready>(
+  file: string,
+  env: Record<string, string | undefined>,
+  execArgv: string[] = [],
+): Promise<ForkedChild<Ready>> {
+  const child = fork(join(HERE, `${file}${CHILD_EXTENSION}`), [], {
+    env: { ...process.env, ...env },
+    execArgv: [...CHILD_LOADER, ...execArgv],
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
   const tail = keepTail(child);
   const ready = await new Promise<Ready>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${file} was not ready within ${READY_TIMEOUT_MS} ms:\n${tail()}`)), READY_TIMEOUT_MS);
+    const timer = setTimeout(
+      () => reject(new Error(`${file} was not ready within ${READY_TIMEOUT_MS} ms:\n${tail()}`)),
+      READY_TIMEOUT_MS,
+    );
     child.on('message', (message: { type?: string }) => {
       if (message?.type === 'ready') {
         clearTimeout(timer);
@@ -91,7 +102,15 @@ export async function startUpstream(gaps: UpstreamGaps): Promise<{ url: string; 
 /** The fake upstream itself; its process's CPU and memory are reported as the floor of one HTTP hop. */
 export function directTarget(upstream: { url: string; pid: number }): BenchTarget {
   const url = new URL(upstream.url);
-  return { id: 'direct', label: 'direct (fake upstream)', origin: url.origin, path: `${url.pathname}/chat/completions`, headers: {}, pid: upstream.pid, stop: async () => undefined };
+  return {
+    id: 'direct',
+    label: 'direct (fake upstream)',
+    origin: url.origin,
+    path: `${url.pathname}/chat/completions`,
+    headers: {},
+    pid: upstream.pid,
+    stop: async () => undefined,
+  };
 }
 
 export interface OurGatewayOptions {
@@ -139,9 +158,16 @@ async function freePort(): Promise<number> {
 
 /** Portkey's open-source gateway (@portkey-ai/gateway), started as its README says, aimed at the same upstream. */
 export async function startPortkey(upstreamUrl: string): Promise<BenchTarget> {
-  const entry = join(dirname(createRequire(import.meta.url).resolve('@portkey-ai/gateway/package.json')), 'build', 'start-server.js');
+  const entry = join(
+    dirname(createRequire(import.meta.url).resolve('@portkey-ai/gateway/package.json')),
+    'build',
+    'start-server.js',
+  );
   const port = await freePort();
-  const child = spawn(process.execPath, [entry, `--port=${port}`, '--headless'], { env: { ...process.env, NODE_ENV: 'production' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [entry, `--port=${port}`, '--headless'], {
+    env: { ...process.env, NODE_ENV: 'production' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const tail = keepTail(child);
   const origin = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -152,7 +178,8 @@ export async function startPortkey(upstreamUrl: string): Promise<BenchTarget> {
       () => false,
     );
     if (answered) break;
-    if (Date.now() > deadline) throw new Error(`Portkey's gateway did not answer within ${READY_TIMEOUT_MS} ms:\n${tail()}`);
+    if (Date.now() > deadline)
+      throw new Error(`Portkey's gateway did not answer within ${READY_TIMEOUT_MS} ms:\n${tail()}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
   return {
@@ -160,7 +187,11 @@ export async function startPortkey(upstreamUrl: string): Promise<BenchTarget> {
     label: 'Portkey gateway 1.15.2',
     origin,
     path: '/v1/chat/completions',
-    headers: { authorization: 'Bearer bench-upstream-key', 'x-portkey-provider': 'openai', 'x-portkey-custom-host': upstreamUrl },
+    headers: {
+      authorization: 'Bearer bench-upstream-key',
+      'x-portkey-provider': 'openai',
+      'x-portkey-custom-host': upstreamUrl,
+    },
     pid: child.pid,
     async stop() {
       child.kill('SIGTERM');

@@ -27,7 +27,8 @@ export interface Figure {
 /** Target ids that are our gateway (checked against the targets); the others are references. */
 export const isOurs = (id: string) => id.startsWith('gateway-');
 
-const value = (number: number | undefined | null): number | null => (number === undefined || number === null || !Number.isFinite(number) ? null : number);
+const value = (number: number | undefined | null): number | null =>
+  number === undefined || number === null || !Number.isFinite(number) ? null : number;
 
 /** Turns raw measurements into the figures the issue asks for, each next to its target. */
 export function computeFigures(results: TargetResult[]): Figure[] {
@@ -36,7 +37,14 @@ export function computeFigures(results: TargetResult[]): Figure[] {
   const portkey = byId.get('portkey');
   const figures: Figure[] = [];
 
-  const add = (id: string, label: string, unit: string, target: string | null, measure: (result: TargetResult) => number | null, check?: (number: number) => boolean) => {
+  const add = (
+    id: string,
+    label: string,
+    unit: string,
+    target: string | null,
+    measure: (result: TargetResult) => number | null,
+    check?: (number: number) => boolean,
+  ) => {
     const values: Record<string, number | null> = {};
     const met: Record<string, boolean | null> = {};
     for (const result of results) {
@@ -49,17 +57,33 @@ export function computeFigures(results: TargetResult[]): Figure[] {
 
   const rps = (result: TargetResult | undefined) => value(result?.saturation?.requestsPerSecond);
   add('throughput', 'Throughput, whole answers, saturated', 'req/s', null, (result) => rps(result));
-  add('throughput_vs_direct', 'Throughput as a share of direct', '%', '≥ 50 %', (result) => {
-    const base = rps(direct);
-    const own = rps(result);
-    return base && own !== null ? (own / base) * 100 : null;
-  }, (number) => number >= 50);
-  add('throughput_vs_portkey', "Throughput as a multiple of Portkey's", '×', '≥ 8 ×', (result) => {
-    const base = rps(portkey);
-    const own = rps(result);
-    return base && own !== null && result.id !== 'portkey' && result.id !== 'direct' ? own / base : null;
-  }, (number) => number >= 8);
-  add('stream_throughput', 'Streams (50 chunks) per second, saturated', 'streams/s', null, (result) => value(result.streamSaturation?.requestsPerSecond));
+  add(
+    'throughput_vs_direct',
+    'Throughput as a share of direct',
+    '%',
+    '≥ 50 %',
+    (result) => {
+      const base = rps(direct);
+      const own = rps(result);
+      return base && own !== null ? (own / base) * 100 : null;
+    },
+    (number) => number >= 50,
+  );
+  add(
+    'throughput_vs_portkey',
+    "Throughput as a multiple of Portkey's",
+    '×',
+    '≥ 8 ×',
+    (result) => {
+      const base = rps(portkey);
+      const own = rps(result);
+      return base && own !== null && result.id !== 'portkey' && result.id !== 'direct' ? own / base : null;
+    },
+    (number) => number >= 8,
+  );
+  add('stream_throughput', 'Streams (50 chunks) per second, saturated', 'streams/s', null, (result) =>
+    value(result.streamSaturation?.requestsPerSecond),
+  );
 
   const added = (pick: (result: TargetResult) => number | undefined) => (result: TargetResult) => {
     if (result.id === 'direct' || !direct) return null;
@@ -67,20 +91,67 @@ export function computeFigures(results: TargetResult[]): Figure[] {
     const base = value(pick(direct));
     return own !== null && base !== null ? own - base : null;
   };
-  add('added_latency_p50', 'Added latency p50 at the fixed rate', 'ms', '≤ 0.3 ms', added((result) => result.fixedRate?.latency.p50), (number) => number <= 0.3);
-  add('added_latency_p99', 'Added latency p99 at the fixed rate', 'ms', '≤ 1.5 ms', added((result) => result.fixedRate?.latency.p99), (number) => number <= 1.5);
-  add('cpu_per_request', 'Gateway CPU per whole request', 'µs', '≤ 60 µs', (result) => value(result.saturation?.cpuMicrosPerRequest), (number) => number <= 60);
-  add('cpu_per_chunk', 'Gateway CPU per streamed chunk (stream CPU ÷ events)', 'µs', '≤ 5 µs', (result) => {
-    const perStream = value(result.streamSaturation?.cpuMicrosPerRequest);
-    const events = result.firstToken?.eventsPerStream;
-    return perStream !== null && events ? perStream / events : null;
-  }, (number) => number <= 5);
-  add('added_first_token_p50', 'Added time to first token p50', 'ms', null, added((result) => result.firstToken?.firstToken.p50));
-  add('added_first_token_p99', 'Added time to first token p99', 'ms', null, added((result) => result.firstToken?.firstToken.p99));
-  add('rss_open_streams', 'Gateway RSS with the open streams', 'MB', '≤ 200 MB', (result) => {
-    const bytes = value(result.openStreams?.peakRssBytes);
-    return bytes === null ? null : bytes / (1024 * 1024);
-  }, (number) => number <= 200);
+  add(
+    'added_latency_p50',
+    'Added latency p50 at the fixed rate',
+    'ms',
+    '≤ 0.3 ms',
+    added((result) => result.fixedRate?.latency.p50),
+    (number) => number <= 0.3,
+  );
+  add(
+    'added_latency_p99',
+    'Added latency p99 at the fixed rate',
+    'ms',
+    '≤ 1.5 ms',
+    added((result) => result.fixedRate?.latency.p99),
+    (number) => number <= 1.5,
+  );
+  add(
+    'cpu_per_request',
+    'Gateway CPU per whole request',
+    'µs',
+    '≤ 60 µs',
+    (result) => value(result.saturation?.cpuMicrosPerRequest),
+    (number) => number <= 60,
+  );
+  add(
+    'cpu_per_chunk',
+    'Gateway CPU per streamed chunk (stream CPU ÷ events)',
+    'µs',
+    '≤ 5 µs',
+    (result) => {
+      const perStream = value(result.streamSaturation?.cpuMicrosPerRequest);
+      const events = result.firstToken?.eventsPerStream;
+      return perStream !== null && events ? perStream / events : null;
+    },
+    (number) => number <= 5,
+  );
+  add(
+    'added_first_token_p50',
+    'Added time to first token p50',
+    'ms',
+    null,
+    added((result) => result.firstToken?.firstToken.p50),
+  );
+  add(
+    'added_first_token_p99',
+    'Added time to first token p99',
+    'ms',
+    null,
+    added((result) => result.firstToken?.firstToken.p99),
+  );
+  add(
+    'rss_open_streams',
+    'Gateway RSS with the open streams',
+    'MB',
+    '≤ 200 MB',
+    (result) => {
+      const bytes = value(result.openStreams?.peakRssBytes);
+      return bytes === null ? null : bytes / (1024 * 1024);
+    },
+    (number) => number <= 200,
+  );
   return figures;
 }
 
@@ -104,6 +175,7 @@ export function renderTable(figures: Figure[], results: TargetResult[]): string 
     figure.target ?? '—',
   ]);
   const widths = header.map((_, column) => Math.max(...[header, ...rows].map((row) => row[column].length)));
-  const line = (row: string[]) => row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
+  const line = (row: string[]) =>
+    row.map((cell, column) => (column === 0 ? cell.padEnd(widths[column]) : cell.padStart(widths[column]))).join('  ');
   return [line(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(line)].join('\n');
 }

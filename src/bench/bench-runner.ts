@@ -36,11 +36,21 @@ async function measureTarget(target: BenchTarget, plan: BenchPlan, log: (line: s
   log(`  saturation, whole answers: ${plan.connections} connections, ${plan.saturationSeconds} s`);
   result.saturation = await runSaturation(target, whole, plan.connections, plan.saturationSeconds);
   log(`  saturation, streams: ${plan.connections} connections, ${plan.streamSaturationSeconds} s`);
-  result.streamSaturation = await runSaturation(target, chatBody(BENCH_MODELS.fast, true), plan.connections, plan.streamSaturationSeconds);
+  result.streamSaturation = await runSaturation(
+    target,
+    chatBody(BENCH_MODELS.fast, true),
+    plan.connections,
+    plan.streamSaturationSeconds,
+  );
   log(`  fixed rate: ${plan.fixedRate} req/s, ${plan.fixedRateSeconds} s`);
   result.fixedRate = await runFixedRate(target, whole, plan.fixedRate, plan.fixedRateSeconds);
   log(`  time to first token: ${plan.firstTokenStreams} streams, ${plan.firstTokenConcurrency} at a time`);
-  result.firstToken = await measureFirstToken(target, chatBody(BENCH_MODELS.firstToken, true), plan.firstTokenStreams, plan.firstTokenConcurrency);
+  result.firstToken = await measureFirstToken(
+    target,
+    chatBody(BENCH_MODELS.firstToken, true),
+    plan.firstTokenStreams,
+    plan.firstTokenConcurrency,
+  );
   // The fake upstream's memory is nobody's figure; only gateways are measured holding streams open.
   if (target.pid && target.id !== 'direct') {
     log(`  memory: ${plan.openStreams} streams open at once`);
@@ -60,7 +70,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const { plan } = options;
   const began = performance.now();
   // Every line says when it happened, so a slow start-up shows up in the log.
-  const log = (line: string) => options.log(`[${((performance.now() - began) / 1000).toFixed(1).padStart(5)} s] ${line}`);
+  const log = (line: string) =>
+    options.log(`[${((performance.now() - began) / 1000).toFixed(1).padStart(5)} s] ${line}`);
   const startedAt = new Date();
   const loadBefore = loadavg();
   const scratch = join(tmpdir(), `gateway-bench-${process.pid}`);
@@ -73,7 +84,15 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       log(`${label}:`);
       let opened: Awaited<ReturnType<typeof openTarget>> | undefined;
       try {
-        opened = id === 'direct' ? { target: directTarget(upstream), close: async () => undefined } : await openTarget(id, { upstreamUrl: upstream.url, metering: options.metering, scratch, cpuProfileDir: options.cpuProfileDir });
+        opened =
+          id === 'direct'
+            ? { target: directTarget(upstream), close: async () => undefined }
+            : await openTarget(id, {
+                upstreamUrl: upstream.url,
+                metering: options.metering,
+                scratch,
+                cpuProfileDir: options.cpuProfileDir,
+              });
         results.push(await measureTarget(opened.target, plan, log));
       } catch (error) {
         log(`  failed: ${(error as Error).message}`);
@@ -115,4 +134,3 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   writeFileSync(options.outFile, `${JSON.stringify(json, null, 2)}\n`);
   return { results, table, json, failed: results.some((result) => result.error) };
 }
-

@@ -45,7 +45,12 @@ export async function openTarget(id: Exclude<TargetId, 'direct'>, context: Targe
   if (id === 'gateway-sqlite') {
     const folder = mkdtempSync(join(context.scratch, 'sqlite-'));
     const cleanup = () => rmSync(folder, { recursive: true, force: true });
-    const target = await startOurGateway({ ...common, id, label: 'ours, SQLite', databaseUrl: `sqlite:${join(folder, 'gateway.db')}` }).catch((error: unknown) => {
+    const target = await startOurGateway({
+      ...common,
+      id,
+      label: 'ours, SQLite',
+      databaseUrl: `sqlite:${join(folder, 'gateway.db')}`,
+    }).catch((error: unknown) => {
       cleanup();
       throw error;
     });
@@ -61,7 +66,14 @@ export async function openTarget(id: Exclude<TargetId, 'direct'>, context: Targe
   const schema = `bench_${randomId(12).toLowerCase()}`;
   await onPostgres(`CREATE SCHEMA ${schema}`);
   const dropSchema = () => onPostgres(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  const target = await startOurGateway({ ...common, id, label: 'ours, PostgreSQL + Redis', databaseUrl: BENCH_POSTGRES_URL, schema, redisUrl: BENCH_REDIS_URL }).catch(async (error: unknown) => {
+  const target = await startOurGateway({
+    ...common,
+    id,
+    label: 'ours, PostgreSQL + Redis',
+    databaseUrl: BENCH_POSTGRES_URL,
+    schema,
+    redisUrl: BENCH_REDIS_URL,
+  }).catch(async (error: unknown) => {
     await dropSchema();
     throw error;
   });

@@ -17,7 +17,13 @@ export interface FixedRateResult {
  * burst at the top of the second, which measures queueing rather than the cost of a request,
  * so requests are spaced evenly here: every millisecond or so, send what is due by now.
  */
-export async function runFixedRate(target: BenchTarget, body: string, rate: number, durationSeconds: number, maxInFlight = 512): Promise<FixedRateResult> {
+export async function runFixedRate(
+  target: BenchTarget,
+  body: string,
+  rate: number,
+  durationSeconds: number,
+  maxInFlight = 512,
+): Promise<FixedRateResult> {
   const pool = new Pool(target.origin, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
   const headers = { 'content-type': 'application/json', ...target.headers };
   const latencies: number[] = [];
@@ -60,5 +66,11 @@ export async function runFixedRate(target: BenchTarget, body: string, rate: numb
   const elapsedSeconds = (performance.now() - started) / 1000;
   await Promise.race([Promise.allSettled([...pending]), new Promise((resolve) => setTimeout(resolve, 30_000))]);
   await pool.destroy();
-  return { targetRate: rate, achievedRate: latencies.length / elapsedSeconds, latency: summarize(latencies), failures, skipped };
+  return {
+    targetRate: rate,
+    achievedRate: latencies.length / elapsedSeconds,
+    latency: summarize(latencies),
+    failures,
+    skipped,
+  };
 }

@@ -35,12 +35,25 @@ const { config } = loadConfig({
 const logger = createLogger(config.server.logLevel);
 const gateway = await startGateway(config, logger, meteringOverrides(metering));
 const { auth, store } = gateway.runtime;
-const user = await createUser(auth, store, { email: `bench-${randomIdGenerator.next('').toLowerCase()}@example.com`, password: 'benchmark-password' });
+const user = await createUser(auth, store, {
+  email: `bench-${randomIdGenerator.next('').toLowerCase()}@example.com`,
+  password: 'benchmark-password',
+});
 // Metering on means the whole path: credits held and charged, and a key with rpm/tpm limits
 // (high enough never to refuse, so every request pays for checking them).
-if (metering) await applyLedgerEntry(store, { userId: user.id, kind: 'grant', amount: 100_000 * 1_000_000_000, reference: 'benchmark' });
+if (metering)
+  await applyLedgerEntry(store, {
+    userId: user.id,
+    kind: 'grant',
+    amount: 100_000 * 1_000_000_000,
+    reference: 'benchmark',
+  });
 const limits = metering ? { rpmLimit: 100_000_000, tpmLimit: 100_000_000_000 } : {};
-const { fullKey } = await createApiKey(store, randomIdGenerator, Date.now(), { userId: user.id, name: 'benchmark', ...limits });
+const { fullKey } = await createApiKey(store, randomIdGenerator, Date.now(), {
+  userId: user.id,
+  name: 'benchmark',
+  ...limits,
+});
 
 process.send?.({ type: 'ready', url: gateway.url, apiKey: fullKey });
 let stopping = false;

@@ -31,13 +31,17 @@ export function summarize(samples: number[]): LatencyFigures {
  * call from request to the last byte of the body. One call at a time: the figure is the latency of
  * one call, not a throughput under contention. A non-200 answer fails the benchmark.
  */
-export async function sampleLatency(url: string, options: { warmup: number; iterations: number }): Promise<LatencyFigures> {
+export async function sampleLatency(
+  url: string,
+  options: { warmup: number; iterations: number },
+): Promise<LatencyFigures> {
   const call = async () => {
     const started = performance.now();
     const response = await fetch(url);
     const body = await response.arrayBuffer();
     const elapsed = performance.now() - started;
-    if (response.status !== 200) throw new Error(`${url} answered ${response.status}: ${Buffer.from(body).toString('utf8').slice(0, 300)}`);
+    if (response.status !== 200)
+      throw new Error(`${url} answered ${response.status}: ${Buffer.from(body).toString('utf8').slice(0, 300)}`);
     return elapsed;
   };
   for (let index = 0; index < options.warmup; index++) await call();

@@ -13,7 +13,7 @@ describe('percentile (nearest rank)', () => {
     expect(percentile(samples, fraction)).toBe(expected);
   });
 
-  it('is NaN without samples, and never reorders the caller\'s array', () => {
+  it("is NaN without samples, and never reorders the caller's array", () => {
     expect(percentile([], 0.5)).toBeNaN();
     const samples = [3, 1, 2];
     summarize(samples);

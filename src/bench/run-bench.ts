@@ -22,8 +22,12 @@ function parseCommandLine(argv: string[]): BenchOptions {
     },
   });
   if (values.metering !== 'on' && values.metering !== 'off') throw new Error('--metering must be on or off');
-  const targets = (values.targets ? values.targets.split(',').map((item) => item.trim()) : [...TARGET_IDS]) as TargetId[];
-  for (const target of targets) if (!TARGET_IDS.includes(target)) throw new Error(`--targets: unknown target "${target}" (known: ${TARGET_IDS.join(', ')})`);
+  const targets = (
+    values.targets ? values.targets.split(',').map((item) => item.trim()) : [...TARGET_IDS]
+  ) as TargetId[];
+  for (const target of targets)
+    if (!TARGET_IDS.includes(target))
+      throw new Error(`--targets: unknown target "${target}" (known: ${TARGET_IDS.join(', ')})`);
   const results = resolve('bench', 'results');
   return {
     plan: values.smoke ? SMOKE_PLAN : FULL_PLAN,
@@ -37,9 +41,13 @@ function parseCommandLine(argv: string[]): BenchOptions {
 
 const began = Date.now();
 const options = parseCommandLine(process.argv.slice(2));
-options.log(`benchmark (${options.plan.mode}), metering ${options.metering ? 'on' : 'off'}, targets: ${options.targets.join(', ')}`);
+options.log(
+  `benchmark (${options.plan.mode}), metering ${options.metering ? 'on' : 'off'}, targets: ${options.targets.join(', ')}`,
+);
 const report = await runBench(options);
 options.log(`\n${report.table}\n`);
-options.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, load average before ${(report.json.machine as { loadAverageBefore: number[] }).loadAverageBefore.map((load) => load.toFixed(1)).join(' ')}`);
+options.log(
+  `machine: ${cpus().length} × ${cpus()[0]?.model ?? 'unknown'}, load average before ${(report.json.machine as { loadAverageBefore: number[] }).loadAverageBefore.map((load) => load.toFixed(1)).join(' ')}`,
+);
 options.log(`wrote ${options.outFile} in ${((Date.now() - began) / 1000).toFixed(0)} s`);
 process.exitCode = report.failed ? 1 : 0;

@@ -14,7 +14,12 @@ export interface SaturationResult {
 }
 
 /** Closed-loop load with autocannon: `connections` clients sending back to back for `durationSeconds`. */
-export async function runSaturation(target: BenchTarget, body: string, connections: number, durationSeconds: number): Promise<SaturationResult> {
+export async function runSaturation(
+  target: BenchTarget,
+  body: string,
+  connections: number,
+  durationSeconds: number,
+): Promise<SaturationResult> {
   const before = target.pid ? readProcessStats(target.pid) : undefined;
   const result = await autocannon({
     url: `${target.origin}${target.path}`,

@@ -84,7 +84,9 @@ export async function openBenchStore(dialect: Dialect, postgresUrl: string): Pro
 export async function countRollupRows(store: Store): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const table of ['usage_rollup_minute', 'usage_rollup_hour', 'usage_rollup_day', 'usage_model_users_day']) {
-    const result = await sql<{ count: string | number }>`select count(*) as count from ${sql.table(table)}`.execute(store.db);
+    const result = await sql<{ count: string | number }>`select count(*) as count from ${sql.table(table)}`.execute(
+      store.db,
+    );
     counts[table] = Number(result.rows[0].count);
   }
   return counts;
@@ -102,10 +104,19 @@ export async function analyzeAfterLoad(store: Store): Promise<void> {
  * The gateway on the seeded store, listening on a free port. The providers point at a closed
  * port: no chat traffic is sent, only statistics are read. `statsCacheMs` 0 turns the 5 s memo off.
  */
-export async function startBenchGateway(store: Store, statsCacheMs: number | undefined): Promise<{ gateway: GatewayApp; url: string }> {
-  const providers = BENCH_PROVIDERS.map((id) => `  - { id: ${id}, base_url: "http://127.0.0.1:9/v1", api_key: bench }`).join('\n');
+export async function startBenchGateway(
+  store: Store,
+  statsCacheMs: number | undefined,
+): Promise<{ gateway: GatewayApp; url: string }> {
+  const providers = BENCH_PROVIDERS.map(
+    (id) => `  - { id: ${id}, base_url: "http://127.0.0.1:9/v1", api_key: bench }`,
+  ).join('\n');
   const catalog = statsCacheMs === undefined ? '' : `catalog:\n  stats_cache_ms: ${statsCacheMs}\n`;
-  const { config } = loadConfig({ text: `providers:\n${providers}\n${catalog}`, env: {}, knownProviderTypes: [...createProviderRegistry().keys()] });
+  const { config } = loadConfig({
+    text: `providers:\n${providers}\n${catalog}`,
+    env: {},
+    knownProviderTypes: [...createProviderRegistry().keys()],
+  });
   const gateway = await buildApp({ config, store, logger: createLogger('error') });
   const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   return { gateway, url };

@@ -16,7 +16,15 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Dialect } from '../store/database.js';
 import { seedUsageStats } from '../statistics/seed-usage-stats.js';
 import { sampleLatency, type LatencyFigures } from './latency-sampler.js';
-import { BENCH_PROVIDERS, DEFAULT_POSTGRES_URL, analyzeAfterLoad, benchModels, countRollupRows, openBenchStore, startBenchGateway } from './stats-bench-setup.js';
+import {
+  BENCH_PROVIDERS,
+  DEFAULT_POSTGRES_URL,
+  analyzeAfterLoad,
+  benchModels,
+  countRollupRows,
+  openBenchStore,
+  startBenchGateway,
+} from './stats-bench-setup.js';
 
 export const TARGET_P99_MS = 50;
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -56,7 +64,9 @@ export interface StatsBenchReport {
 export function benchEndpoints(provider: string): string[] {
   return [
     ...['day', 'week', 'month'].map((window) => `/rankings/models?window=${window}`),
-    ...['tokens', 'requests', 'users'].flatMap((metric) => ['week', 'month'].map((window) => `/rankings/charts?metric=${metric}&window=${window}`)),
+    ...['tokens', 'requests', 'users'].flatMap((metric) =>
+      ['week', 'month'].map((window) => `/rankings/charts?metric=${metric}&window=${window}`),
+    ),
     ...['day', 'week', 'month'].map((window) => `/rankings/speed?window=${window}`),
     '/rankings/benchmarks',
     ...['day', 'week', 'month'].map((window) => `/api-account/rankings/all?window=${window}`),
@@ -81,10 +91,14 @@ export function parseArguments(argv: string[]): StatsBenchOptions {
     return parsed;
   };
   const known = new Set(['--events', '--smoke', '--databases', '--iterations', '--postgres-url', '--output', '--out']);
-  for (const argument of argv) if (argument.startsWith('--') && !known.has(argument)) throw new Error(`unknown option ${argument} (known: ${[...known].join(', ')})`);
+  for (const argument of argv)
+    if (argument.startsWith('--') && !known.has(argument))
+      throw new Error(`unknown option ${argument} (known: ${[...known].join(', ')})`);
   const smoke = argv.includes('--smoke');
   const databases = (value('--databases') ?? 'sqlite,postgres').split(',').map((name) => name.trim());
-  for (const database of databases) if (database !== 'sqlite' && database !== 'postgres') throw new Error(`--databases: unknown database "${database}"`);
+  for (const database of databases)
+    if (database !== 'sqlite' && database !== 'postgres')
+      throw new Error(`--databases: unknown database "${database}"`);
   return {
     events: integer('--events', smoke ? 20_000 : 10_000_000),
     databases: databases as Dialect[],
@@ -103,20 +117,36 @@ async function benchDatabase(database: Dialect, options: StatsBenchOptions, log:
   try {
     log(`${database}: seeding ${options.events.toLocaleString('en-US')} events into ${bench.description} …`);
     const started = performance.now();
-    await seedUsageStats(bench.store, { events: options.events, now: Date.now(), spanMs: options.days * DAY_MS, models: benchModels(options.models), providers: BENCH_PROVIDERS, users: options.users, seed: 42 });
+    await seedUsageStats(bench.store, {
+      events: options.events,
+      now: Date.now(),
+      spanMs: options.days * DAY_MS,
+      models: benchModels(options.models),
+      providers: BENCH_PROVIDERS,
+      users: options.users,
+      seed: 42,
+    });
     await analyzeAfterLoad(bench.store);
     const seedSeconds = Math.round((performance.now() - started) / 100) / 10;
     const rows = await countRollupRows(bench.store);
     log(`${database}: seeded in ${seedSeconds} s; rows ${JSON.stringify(rows)}`);
     const results: EndpointResult[] = [];
-    for (const [mode, cacheMs] of [['computed', 0], ['memoised', undefined]] as const) {
+    for (const [mode, cacheMs] of [
+      ['computed', 0],
+      ['memoised', undefined],
+    ] as const) {
       const { gateway, url } = await startBenchGateway(bench.store, cacheMs);
       try {
         // The busiest provider: the seeding gives the first provider the most popular model.
         for (const endpoint of benchEndpoints(BENCH_PROVIDERS[0])) {
-          const figures = await sampleLatency(`${url}${endpoint}`, { warmup: options.warmup, iterations: options.iterations });
+          const figures = await sampleLatency(`${url}${endpoint}`, {
+            warmup: options.warmup,
+            iterations: options.iterations,
+          });
           results.push({ database, mode, endpoint, ...figures, meetsTarget: figures.p99 <= TARGET_P99_MS });
-          log(`${database} ${mode.padEnd(8)} ${endpoint.padEnd(52)} p50 ${figures.p50.toFixed(1).padStart(7)} ms  p99 ${figures.p99.toFixed(1).padStart(7)} ms`);
+          log(
+            `${database} ${mode.padEnd(8)} ${endpoint.padEnd(52)} p50 ${figures.p50.toFixed(1).padStart(7)} ms  p99 ${figures.p99.toFixed(1).padStart(7)} ms`,
+          );
         }
       } finally {
         await gateway.close();
@@ -129,22 +159,54 @@ async function benchDatabase(database: Dialect, options: StatsBenchOptions, log:
 }
 
 export function formatTable(report: StatsBenchReport): string {
-  const lines = [`Statistics latency, ${report.options.events.toLocaleString('en-US')} seeded events, target p99 ≤ ${report.targetP99Ms} ms (${report.machine.cpus} CPUs, load ${report.machine.loadAverage.map((value) => value.toFixed(1)).join(' ')})`];
+  const lines = [
+    `Statistics latency, ${report.options.events.toLocaleString('en-US')} seeded events, target p99 ≤ ${report.targetP99Ms} ms (${report.machine.cpus} CPUs, load ${report.machine.loadAverage.map((value) => value.toFixed(1)).join(' ')})`,
+  ];
   const header = ['database', 'mode', 'endpoint', 'p50 ms', 'p99 ms', 'target'];
-  const rows = report.results.map((result) => [result.database, result.mode, result.endpoint, result.p50.toFixed(1), result.p99.toFixed(1), result.meetsTarget ? 'ok' : 'MISSED']);
+  const rows = report.results.map((result) => [
+    result.database,
+    result.mode,
+    result.endpoint,
+    result.p50.toFixed(1),
+    result.p99.toFixed(1),
+    result.meetsTarget ? 'ok' : 'MISSED',
+  ]);
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
-  const format = (row: string[]) => row.map((cell, column) => (column >= 3 && column <= 4 ? cell.padStart(widths[column]) : cell.padEnd(widths[column]))).join('  ');
+  const format = (row: string[]) =>
+    row
+      .map((cell, column) => (column >= 3 && column <= 4 ? cell.padStart(widths[column]) : cell.padEnd(widths[column])))
+      .join('  ');
   lines.push(format(header), widths.map((width) => '-'.repeat(width)).join('  '), ...rows.map(format));
   const missed = report.results.filter((result) => !result.meetsTarget).length;
-  lines.push(missed === 0 ? `All ${report.results.length} figures meet the target.` : `${missed} of ${report.results.length} figures miss the target.`);
+  lines.push(
+    missed === 0
+      ? `All ${report.results.length} figures meet the target.`
+      : `${missed} of ${report.results.length} figures miss the target.`,
+  );
   return lines.join('\n');
 }
 
-export async function runStatsBench(options: StatsBenchOptions, log: (line: string) => void = () => {}): Promise<StatsBenchReport> {
+export async function runStatsBench(
+  options: StatsBenchOptions,
+  log: (line: string) => void = () => {},
+): Promise<StatsBenchReport> {
   const report: StatsBenchReport = {
     generatedAt: new Date().toISOString(),
-    machine: { cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', loadAverage: loadavg(), node: process.version },
-    options: { events: options.events, databases: options.databases, iterations: options.iterations, warmup: options.warmup, models: options.models, users: options.users, days: options.days },
+    machine: {
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? 'unknown',
+      loadAverage: loadavg(),
+      node: process.version,
+    },
+    options: {
+      events: options.events,
+      databases: options.databases,
+      iterations: options.iterations,
+      warmup: options.warmup,
+      models: options.models,
+      users: options.users,
+      days: options.days,
+    },
     targetP99Ms: TARGET_P99_MS,
     databases: [],
     results: [],

@@ -15,13 +15,23 @@ interface StreamRun {
 }
 
 /** One streamed request read to the end; `onFirstToken` fires when the first content token arrives. */
-async function streamOnce(pool: Pool, target: BenchTarget, body: string, onFirstToken?: () => void): Promise<StreamRun> {
+async function streamOnce(
+  pool: Pool,
+  target: BenchTarget,
+  body: string,
+  onFirstToken?: () => void,
+): Promise<StreamRun> {
   const startedAt = performance.now();
   let firstTokenMs: number | null = null;
   let events = 0;
   let carry = '';
   try {
-    const response = await pool.request({ path: target.path, method: 'POST', headers: { 'content-type': 'application/json', ...target.headers }, body });
+    const response = await pool.request({
+      path: target.path,
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...target.headers },
+      body,
+    });
     for await (const part of response.body) {
       // Whole events only (they end with a blank line); the unfinished tail waits for the next read.
       const blocks = (carry + (part as Buffer).toString('utf8')).split('\n\n');
@@ -50,7 +60,12 @@ export interface FirstTokenResult {
 }
 
 /** Time to first token over `total` streams, `concurrency` at a time. */
-export async function measureFirstToken(target: BenchTarget, body: string, total: number, concurrency: number): Promise<FirstTokenResult> {
+export async function measureFirstToken(
+  target: BenchTarget,
+  body: string,
+  total: number,
+  concurrency: number,
+): Promise<FirstTokenResult> {
   const pool = new Pool(target.origin, { connections: concurrency, pipelining: 1 });
   const samples: number[] = [];
   let failures = 0;
@@ -82,7 +97,11 @@ export interface OpenStreamsResult {
 }
 
 /** Opens `count` slow streams at once and samples the target's resident memory while they are open. */
-export async function measureOpenStreams(target: BenchTarget, body: string, count: number): Promise<OpenStreamsResult | null> {
+export async function measureOpenStreams(
+  target: BenchTarget,
+  body: string,
+  count: number,
+): Promise<OpenStreamsResult | null> {
   if (!target.pid) return null;
   const pid = target.pid;
   const rssBeforeBytes = readProcessStats(pid).rssBytes;

@@ -21,7 +21,9 @@ export const BillingSectionSchema = Type.Object(
     min_amount: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String()])),
     max_amount: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String()])),
     /** Accepted currencies (ISO 4217, lower case) and what one unit is worth in USD credits. */
-    currencies: Type.Optional(Type.Record(Type.String(), Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String()]))),
+    currencies: Type.Optional(
+      Type.Record(Type.String(), Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String()])),
+    ),
     seller: Type.Optional(SellerSchema),
     document_link_ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 7 * 24 * 3600 })),
     /** Also read by metering: refuse requests when the balance cannot cover them. */
@@ -54,7 +56,25 @@ export interface BillingConfig {
 export class BillingConfigError extends Error {}
 
 /** Minor units (cents) per unit for the currencies we accept; ISO 4217 exponent 2 unless listed. */
-const ZERO_DECIMAL = new Set(['jpy', 'krw', 'vnd', 'clp', 'isk', 'ugx', 'xof', 'xaf', 'pyg', 'rwf', 'kmf', 'gnf', 'bif', 'djf', 'mga', 'vuv', 'xpf']);
+const ZERO_DECIMAL = new Set([
+  'jpy',
+  'krw',
+  'vnd',
+  'clp',
+  'isk',
+  'ugx',
+  'xof',
+  'xaf',
+  'pyg',
+  'rwf',
+  'kmf',
+  'gnf',
+  'bif',
+  'djf',
+  'mga',
+  'vuv',
+  'xpf',
+]);
 export function currencyExponent(currency: string): number {
   return ZERO_DECIMAL.has(currency) ? 0 : 2;
 }
@@ -72,17 +92,23 @@ export function parseBillingConfig(section: Record<string, unknown> | undefined)
     }
   };
   const feeRatePpm = field('platform_fee_rate', () => decimalToUnits(input.platform_fee_rate ?? '0', 6));
-  if (feeRatePpm < 0 || feeRatePpm > 1_000_000) throw new BillingConfigError('billing.platform_fee_rate: must be between 0 and 1');
+  if (feeRatePpm < 0 || feeRatePpm > 1_000_000)
+    throw new BillingConfigError('billing.platform_fee_rate: must be between 0 and 1');
   const minAmountMinor = field('min_amount', () => decimalToUnits(input.min_amount ?? '5', 2));
   const maxAmountMinor = field('max_amount', () => decimalToUnits(input.max_amount ?? '10000', 2));
-  if (minAmountMinor <= 0 || maxAmountMinor < minAmountMinor) throw new BillingConfigError('billing.min_amount/max_amount: need 0 < min_amount ≤ max_amount');
+  if (minAmountMinor <= 0 || maxAmountMinor < minAmountMinor)
+    throw new BillingConfigError('billing.min_amount/max_amount: need 0 < min_amount ≤ max_amount');
   const currencies = new Map<string, { creditNanosPerMinor: number }>();
   for (const [code, usdPerUnit] of Object.entries(input.currencies ?? { usd: '1' })) {
-    if (!/^[a-z]{3}$/.test(code)) throw new BillingConfigError(`billing.currencies.${code}: a currency is an ISO 4217 code in lower case, like usd`);
+    if (!/^[a-z]{3}$/.test(code))
+      throw new BillingConfigError(
+        `billing.currencies.${code}: a currency is an ISO 4217 code in lower case, like usd`,
+      );
     const nanosPerUnit = field(`currencies.${code}`, () => decimalToUnits(usdPerUnit, 9));
     if (nanosPerUnit <= 0) throw new BillingConfigError(`billing.currencies.${code}: must be above 0`);
     const perMinor = nanosPerUnit / 10 ** currencyExponent(code);
-    if (!Number.isInteger(perMinor)) throw new BillingConfigError(`billing.currencies.${code}: at most ${9 - currencyExponent(code)} decimal places`);
+    if (!Number.isInteger(perMinor))
+      throw new BillingConfigError(`billing.currencies.${code}: at most ${9 - currencyExponent(code)} decimal places`);
     currencies.set(code, { creditNanosPerMinor: perMinor });
   }
   const seller = input.seller ?? {};
@@ -92,7 +118,12 @@ export function parseBillingConfig(section: Record<string, unknown> | undefined)
     minAmountMinor,
     maxAmountMinor,
     currencies,
-    seller: { name: seller.name ?? 'LLM Gateway', address: seller.address ?? [], email: seller.email ?? '', taxId: seller.tax_id ?? '' },
+    seller: {
+      name: seller.name ?? 'LLM Gateway',
+      address: seller.address ?? [],
+      email: seller.email ?? '',
+      taxId: seller.tax_id ?? '',
+    },
     documentLinkTtlMs: (input.document_link_ttl_seconds ?? 3600) * 1000,
   };
 }

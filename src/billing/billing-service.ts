@@ -40,14 +40,27 @@ export class BillingService {
     return this.deps.provider;
   }
 
-  async createCheckout(user: { id: string; email: string }, input: CheckoutInput): Promise<{ order: OrderRow; checkoutUrl: string; sessionId: string }> {
+  async createCheckout(
+    user: { id: string; email: string },
+    input: CheckoutInput,
+  ): Promise<{ order: OrderRow; checkoutUrl: string; sessionId: string }> {
     const { config, clock, ids, store } = this.deps;
     const currency = (input.currency ?? 'usd').toLowerCase();
     const rate = config.currencies.get(currency);
-    if (!rate) throw new InvalidRequestError(`currency must be one of: ${[...config.currencies.keys()].join(', ')}.`, 'currency', 'invalid_currency');
+    if (!rate)
+      throw new InvalidRequestError(
+        `currency must be one of: ${[...config.currencies.keys()].join(', ')}.`,
+        'currency',
+        'invalid_currency',
+      );
     // Bounds are in units of the order's currency (cents-based, as configured), checked before exact parsing.
     const scale = 10 ** (2 - currencyExponent(currency));
-    const outOfRange = () => new InvalidRequestError(`amount must be between ${config.minAmountMinor / 100} and ${config.maxAmountMinor / 100}.`, 'amount', 'amount_out_of_range');
+    const outOfRange = () =>
+      new InvalidRequestError(
+        `amount must be between ${config.minAmountMinor / 100} and ${config.maxAmountMinor / 100}.`,
+        'amount',
+        'amount_out_of_range',
+      );
     if (input.amount * 100 > config.maxAmountMinor * 2) throw outOfRange();
     const amountMinor = toMinorUnits(input.amount, currency);
     if (amountMinor * scale < config.minAmountMinor || amountMinor * scale > config.maxAmountMinor) throw outOfRange();
@@ -85,7 +98,11 @@ export class BillingService {
       cancelUrl: input.cancel_url ?? `${this.deps.publicUrl}/billing/canceled?order_id=${order.id}`,
     });
     await orders.attachSession(store.db, order.id, session.sessionId, session.checkoutUrl, clock.now());
-    return { order: { ...order, session_id: session.sessionId, checkout_url: session.checkoutUrl }, checkoutUrl: session.checkoutUrl, sessionId: session.sessionId };
+    return {
+      order: { ...order, session_id: session.sessionId, checkout_url: session.checkoutUrl },
+      checkoutUrl: session.checkoutUrl,
+      sessionId: session.sessionId,
+    };
   }
 
   /** The user's order; a pending one is first reconciled with the payment provider. */
@@ -105,7 +122,11 @@ export class BillingService {
   }
 
   async applySessionState(order: OrderRow, state: SessionState): Promise<void> {
-    if (state.outcome === 'paid') await this.confirmPaid(order.id, state.paymentReference, { totalMinor: state.totalMinor, currency: state.currency });
+    if (state.outcome === 'paid')
+      await this.confirmPaid(order.id, state.paymentReference, {
+        totalMinor: state.totalMinor,
+        currency: state.currency,
+      });
     else if (state.outcome === 'failed' || state.outcome === 'expired') await this.close(order.id, state.outcome);
   }
 
@@ -120,22 +141,36 @@ export class BillingService {
    * ledger entry's reference is unique, so replays, races and a crash between the two steps all
    * end with exactly one credit (a replay after a crash finds the order paid and completes it).
    */
-  async confirmPaid(orderId: string, paymentReference: string | null, paid: { totalMinor: number | null; currency: string | null } = { totalMinor: null, currency: null }): Promise<'credited' | 'already' | 'rejected'> {
+  async confirmPaid(
+    orderId: string,
+    paymentReference: string | null,
+    paid: { totalMinor: number | null; currency: string | null } = { totalMinor: null, currency: null },
+  ): Promise<'credited' | 'already' | 'rejected'> {
     const { store, clock, ledger, logger } = this.deps;
     const order = await orders.findOrder(store.db, orderId);
     if (!order) return 'rejected';
-    if ((paid.totalMinor !== null && paid.totalMinor !== order.total_minor) || (paid.currency !== null && paid.currency.toLowerCase() !== order.currency)) {
-      logger.error({ orderId, expected: [order.total_minor, order.currency], paid }, 'payment does not match the order; not crediting');
+    if (
+      (paid.totalMinor !== null && paid.totalMinor !== order.total_minor) ||
+      (paid.currency !== null && paid.currency.toLowerCase() !== order.currency)
+    ) {
+      logger.error(
+        { orderId, expected: [order.total_minor, order.currency], paid },
+        'payment does not match the order; not crediting',
+      );
       return 'rejected';
     }
     await orders.moveOrder(store.db, orderId, 'paid', clock.now(), { payment_reference: paymentReference });
     const current = await orders.findOrder(store.db, orderId);
     if (current?.status !== 'paid' && current?.status !== 'refunded') {
-      logger.error({ orderId, status: current?.status }, 'payment confirmed for an order that is already closed; not crediting');
+      logger.error(
+        { orderId, status: current?.status },
+        'payment confirmed for an order that is already closed; not crediting',
+      );
       return 'rejected';
     }
     const applied = await ledger.creditPurchase(order.user_id, order.credit_nanos, `order:${order.id}`);
-    if (applied) logger.info({ orderId, userId: order.user_id, creditNanos: order.credit_nanos }, 'order paid, credits added');
+    if (applied)
+      logger.info({ orderId, userId: order.user_id, creditNanos: order.credit_nanos }, 'order paid, credits added');
     return applied ? 'credited' : 'already';
   }
 
@@ -155,7 +190,11 @@ export class BillingService {
 
   async cancelByUser(userId: string, orderId: string): Promise<OrderRow> {
     const order = await this.userOrder(userId, orderId);
-    if (order.status !== 'pending') throw new ConflictError(`Order ${orderId} is ${order.status}; only a pending order can be canceled.`, 'order_not_pending');
+    if (order.status !== 'pending')
+      throw new ConflictError(
+        `Order ${orderId} is ${order.status}; only a pending order can be canceled.`,
+        'order_not_pending',
+      );
     await this.close(orderId, 'canceled');
     return this.userOrder(userId, orderId);
   }
@@ -168,6 +207,10 @@ export function toMinorUnits(amount: number, currency: string): number {
     if (units <= 0) throw new RangeError('not positive');
     return units;
   } catch {
-    throw new InvalidRequestError(`amount must be a positive number with at most ${currencyExponent(currency)} decimal places in ${currency.toUpperCase()}.`, 'amount', 'invalid_amount');
+    throw new InvalidRequestError(
+      `amount must be a positive number with at most ${currencyExponent(currency)} decimal places in ${currency.toUpperCase()}.`,
+      'amount',
+      'invalid_amount',
+    );
   }
 }

@@ -3,7 +3,11 @@ import { checkDocumentLink, signDocumentPath } from './document-links.js';
 
 function parts(path: string) {
   const url = new URL(path, 'http://x');
-  return { id: url.pathname.split('/').pop()!.replace('.pdf', ''), expires: url.searchParams.get('expires')!, signature: url.searchParams.get('signature')! };
+  return {
+    id: url.pathname.split('/').pop()!.replace('.pdf', ''),
+    expires: url.searchParams.get('expires')!,
+    signature: url.searchParams.get('signature')!,
+  };
 }
 
 describe('document links', () => {

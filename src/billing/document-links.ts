@@ -11,7 +11,13 @@ export function signDocumentPath(secret: string, documentId: string, expiresAtSe
 
 export type LinkCheck = 'valid' | 'expired' | 'invalid';
 
-export function checkDocumentLink(secret: string, documentId: string, expires: string | undefined, given: string | undefined, nowMs: number): LinkCheck {
+export function checkDocumentLink(
+  secret: string,
+  documentId: string,
+  expires: string | undefined,
+  given: string | undefined,
+  nowMs: number,
+): LinkCheck {
   if (!expires || !/^\d{1,12}$/.test(expires) || !given) return 'invalid';
   const expected = Buffer.from(signature(secret, documentId, Number(expires)));
   const actual = Buffer.from(given);

@@ -8,13 +8,38 @@ describe('renderDocument', () => {
       type: 'invoice',
       number: 42,
       issuedAt: Date.UTC(2026, 10, 2),
-      seller: { name: 'Gateway GmbH', address: ['Hauptstraße 1', '10115 Berlin'], email: 'billing@example.com', taxId: 'DE123' },
+      seller: {
+        name: 'Gateway GmbH',
+        address: ['Hauptstraße 1', '10115 Berlin'],
+        email: 'billing@example.com',
+        taxId: 'DE123',
+      },
       buyer: { name: 'Zofia Łódź', email: 'zofia@example.com' },
-      order: { id: 'ord_1', currency: 'usd', amountMinor: 2500, feeMinor: 125, totalMinor: 2625, createdAt: Date.UTC(2026, 10, 1), paidAt: Date.UTC(2026, 10, 1), feeRatePpm: 50_000, paymentProvider: 'sandbox' },
+      order: {
+        id: 'ord_1',
+        currency: 'usd',
+        amountMinor: 2500,
+        feeMinor: 125,
+        totalMinor: 2625,
+        createdAt: Date.UTC(2026, 10, 1),
+        paidAt: Date.UTC(2026, 10, 1),
+        feeRatePpm: 50_000,
+        paymentProvider: 'sandbox',
+      },
     });
     expect(bytes.subarray(0, 5).toString()).toBe('%PDF-');
     const text = await pdfText(bytes);
-    for (const expected of ['Invoice', 'INV-000042', 'Gateway GmbH', 'Zofia Łódź', '25.00 USD', '1.25 USD', '26.25 USD', 'Platform fee (5%)', '2026-11-02']) {
+    for (const expected of [
+      'Invoice',
+      'INV-000042',
+      'Gateway GmbH',
+      'Zofia Łódź',
+      '25.00 USD',
+      '1.25 USD',
+      '26.25 USD',
+      'Platform fee (5%)',
+      '2026-11-02',
+    ]) {
       expect(text).toContain(expected);
     }
   });

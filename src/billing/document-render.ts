@@ -11,7 +11,17 @@ export interface DocumentData {
   issuedAt: number;
   seller: Seller;
   buyer: { name: string; email: string };
-  order: { id: string; currency: string; amountMinor: number; feeMinor: number; totalMinor: number; createdAt: number; paidAt: number | null; feeRatePpm: number; paymentProvider: string };
+  order: {
+    id: string;
+    currency: string;
+    amountMinor: number;
+    feeMinor: number;
+    totalMinor: number;
+    createdAt: number;
+    paidAt: number | null;
+    feeRatePpm: number;
+    paymentProvider: string;
+  };
 }
 
 // pdfkit's built-in fonts cannot draw names like "Łódź": embed DejaVu Sans.
@@ -30,7 +40,14 @@ const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
 /** An invoice or receipt as PDF bytes. Pure apart from reading the font files. */
 export function renderDocument(data: DocumentData): Promise<Buffer> {
-  const pdf = new PDFDocument({ size: 'A4', margin: 56, info: { Title: `${data.type === 'invoice' ? 'Invoice' : 'Receipt'} ${documentNumber(data.type, data.number)}`, Author: data.seller.name } });
+  const pdf = new PDFDocument({
+    size: 'A4',
+    margin: 56,
+    info: {
+      Title: `${data.type === 'invoice' ? 'Invoice' : 'Receipt'} ${documentNumber(data.type, data.number)}`,
+      Author: data.seller.name,
+    },
+  });
   pdf.registerFont('regular', REGULAR);
   pdf.registerFont('bold', BOLD);
   const chunks: Buffer[] = [];
@@ -42,7 +59,10 @@ export function renderDocument(data: DocumentData): Promise<Buffer> {
 
   const { order } = data;
   const money = (minor: number) => formatMoney(minor, order.currency);
-  pdf.font('bold').fontSize(20).text(data.type === 'invoice' ? 'Invoice' : 'Receipt');
+  pdf
+    .font('bold')
+    .fontSize(20)
+    .text(data.type === 'invoice' ? 'Invoice' : 'Receipt');
   pdf.font('regular').fontSize(10).moveDown(0.5);
   pdf.text(`Number: ${documentNumber(data.type, data.number)}`);
   pdf.text(`Date of issue: ${day(data.issuedAt)}`);
@@ -53,7 +73,21 @@ export function renderDocument(data: DocumentData): Promise<Buffer> {
 
   // Parties one above the other, full width: long e-mail addresses must not wrap mid-address.
   pdf.font('bold').text('From', 56, pdf.y);
-  pdf.font('regular').text([data.seller.name, ...data.seller.address, data.seller.email, data.seller.taxId ? `Tax ID: ${data.seller.taxId}` : ''].filter(Boolean).join('\n'), 56, pdf.y, { width: 483 });
+  pdf
+    .font('regular')
+    .text(
+      [
+        data.seller.name,
+        ...data.seller.address,
+        data.seller.email,
+        data.seller.taxId ? `Tax ID: ${data.seller.taxId}` : '',
+      ]
+        .filter(Boolean)
+        .join('\n'),
+      56,
+      pdf.y,
+      { width: 483 },
+    );
   pdf.moveDown(0.7);
   pdf.font('bold').text('Bill to', 56, pdf.y);
   pdf.font('regular').text([data.buyer.name, data.buyer.email].filter(Boolean).join('\n'), 56, pdf.y, { width: 483 });
@@ -67,7 +101,10 @@ export function renderDocument(data: DocumentData): Promise<Buffer> {
   pdf.font('bold').text('Description', 56, pdf.y, { continued: false });
   const headerY = pdf.y - pdf.currentLineHeight();
   pdf.text('Amount', 400, headerY, { width: 139, align: 'right' });
-  pdf.moveTo(56, pdf.y + 2).lineTo(539, pdf.y + 2).stroke();
+  pdf
+    .moveTo(56, pdf.y + 2)
+    .lineTo(539, pdf.y + 2)
+    .stroke();
   pdf.moveDown(0.5);
   pdf.font('regular');
   for (const [label, amount] of rows) {
@@ -75,13 +112,21 @@ export function renderDocument(data: DocumentData): Promise<Buffer> {
     pdf.text(label, 56, y, { width: 330 });
     pdf.text(amount, 400, y, { width: 139, align: 'right' });
   }
-  pdf.moveTo(56, pdf.y + 2).lineTo(539, pdf.y + 2).stroke();
+  pdf
+    .moveTo(56, pdf.y + 2)
+    .lineTo(539, pdf.y + 2)
+    .stroke();
   pdf.moveDown(0.5);
   const totalY = pdf.y;
   pdf.font('bold').text(data.type === 'receipt' ? 'Total paid' : 'Total', 56, totalY, { width: 330 });
   pdf.text(money(order.totalMinor), 400, totalY, { width: 139, align: 'right' });
   pdf.font('regular').moveDown(2);
-  pdf.text(`Currency: ${order.currency.toUpperCase()}. Payment: ${order.paymentProvider === 'sandbox' ? 'sandbox (no money moved)' : 'card via Stripe'}.`, 56, pdf.y, { width: 483 });
+  pdf.text(
+    `Currency: ${order.currency.toUpperCase()}. Payment: ${order.paymentProvider === 'sandbox' ? 'sandbox (no money moved)' : 'card via Stripe'}.`,
+    56,
+    pdf.y,
+    { width: 483 },
+  );
   pdf.end();
   return done;
 }

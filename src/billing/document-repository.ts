@@ -11,16 +11,33 @@ export type DocumentType = BillingDocumentsTable['type'];
  * The order's document of this type, numbered on first request. Numbers are sequential per type
  * with no gaps; two instances numbering at once collide on the unique (type, number) and retry.
  */
-export async function getOrIssueDocument(db: Kysely<Database>, ids: IdGenerator, orderId: string, type: DocumentType, now: number): Promise<DocumentRow> {
+export async function getOrIssueDocument(
+  db: Kysely<Database>,
+  ids: IdGenerator,
+  orderId: string,
+  type: DocumentType,
+  now: number,
+): Promise<DocumentRow> {
   for (let attempt = 0; attempt < 8; attempt++) {
-    const existing = await db.selectFrom('billing_documents').selectAll().where('order_id', '=', orderId).where('type', '=', type).executeTakeFirst();
+    const existing = await db
+      .selectFrom('billing_documents')
+      .selectAll()
+      .where('order_id', '=', orderId)
+      .where('type', '=', type)
+      .executeTakeFirst();
     if (existing) return existing;
     const { last } = await db
       .selectFrom('billing_documents')
       .select((eb) => eb.fn.max('number').as('last'))
       .where('type', '=', type)
       .executeTakeFirstOrThrow();
-    const row: DocumentRow = { id: ids.next('doc_'), order_id: orderId, type, number: Number(last ?? 0) + 1, created_at: now };
+    const row: DocumentRow = {
+      id: ids.next('doc_'),
+      order_id: orderId,
+      type,
+      number: Number(last ?? 0) + 1,
+      created_at: now,
+    };
     try {
       await db.insertInto('billing_documents').values(row).execute();
       return row;

@@ -41,16 +41,30 @@ export class DocumentService {
   register(app: FastifyInstance): void {
     app.get<{ Params: { file: string }; Querystring: { expires?: string; signature?: string } }>(
       '/api-account/billing/documents/:file',
-      { schema: { summary: 'Download an invoice or receipt through its signed link', tags: ['billing'], security: [] } },
+      {
+        schema: { summary: 'Download an invoice or receipt through its signed link', tags: ['billing'], security: [] },
+      },
       async (request, reply) => {
         const id = request.params.file.replace(/\.pdf$/, '');
-        const check = checkDocumentLink(this.deps.secret, id, request.query.expires, request.query.signature, this.deps.clock.now());
-        if (check === 'expired') throw new PermissionDeniedError('This document link has expired; ask for a new one.', 'link_expired');
-        if (check === 'invalid') throw new PermissionDeniedError('This document link is not valid.', 'invalid_signature');
+        const check = checkDocumentLink(
+          this.deps.secret,
+          id,
+          request.query.expires,
+          request.query.signature,
+          this.deps.clock.now(),
+        );
+        if (check === 'expired')
+          throw new PermissionDeniedError('This document link has expired; ask for a new one.', 'link_expired');
+        if (check === 'invalid')
+          throw new PermissionDeniedError('This document link is not valid.', 'invalid_signature');
         const document = await findDocument(this.deps.store.db, id);
         const order = document ? await findOrder(this.deps.store.db, document.order_id) : undefined;
         if (!document || !order) throw new NotFoundError('No such document.', 'document_not_found');
-        const buyer = await this.deps.store.db.selectFrom('user').select(['name', 'email']).where('id', '=', order.user_id).executeTakeFirst();
+        const buyer = await this.deps.store.db
+          .selectFrom('user')
+          .select(['name', 'email'])
+          .where('id', '=', order.user_id)
+          .executeTakeFirst();
         const bytes = await renderDocument({
           type: document.type,
           number: document.number,

@@ -7,12 +7,20 @@ import type { CreditLedger } from './credit-ledger.js';
 export function createMeteringLedger(store: Store, clock: Clock): CreditLedger {
   return {
     async creditPurchase(userId, nanos, reference) {
-      const result = await applyLedgerEntry(store, { userId, kind: 'purchase', amount: nanos, reference, description: 'credit purchase' }, clock.now());
+      const result = await applyLedgerEntry(
+        store,
+        { userId, kind: 'purchase', amount: nanos, reference, description: 'credit purchase' },
+        clock.now(),
+      );
       return result.applied;
     },
     async debitRefund(userId, nanos, reference) {
       // The ledger never takes the balance below zero: credits already spent stay spent.
-      const result = await applyLedgerEntry(store, { userId, kind: 'refund', amount: -nanos, reference, description: 'purchase refunded' }, clock.now());
+      const result = await applyLedgerEntry(
+        store,
+        { userId, kind: 'refund', amount: -nanos, reference, description: 'purchase refunded' },
+        clock.now(),
+      );
       return result.applied;
     },
     balanceNanos: (userId) => getBalance(store, userId),

@@ -10,13 +10,32 @@ export async function insertOrder(db: Kysely<Database>, order: OrderRow): Promis
   await db.insertInto('billing_orders').values(order).execute();
 }
 
-export async function attachSession(db: Kysely<Database>, orderId: string, sessionId: string, checkoutUrl: string, now: number): Promise<void> {
-  await db.updateTable('billing_orders').set({ session_id: sessionId, checkout_url: checkoutUrl, updated_at: now }).where('id', '=', orderId).execute();
+export async function attachSession(
+  db: Kysely<Database>,
+  orderId: string,
+  sessionId: string,
+  checkoutUrl: string,
+  now: number,
+): Promise<void> {
+  await db
+    .updateTable('billing_orders')
+    .set({ session_id: sessionId, checkout_url: checkoutUrl, updated_at: now })
+    .where('id', '=', orderId)
+    .execute();
 }
 
 /** The user's order, or undefined: another user's order is as good as missing. */
-export async function findUserOrder(db: Kysely<Database>, userId: string, orderId: string): Promise<OrderRow | undefined> {
-  return db.selectFrom('billing_orders').selectAll().where('id', '=', orderId).where('user_id', '=', userId).executeTakeFirst();
+export async function findUserOrder(
+  db: Kysely<Database>,
+  userId: string,
+  orderId: string,
+): Promise<OrderRow | undefined> {
+  return db
+    .selectFrom('billing_orders')
+    .selectAll()
+    .where('id', '=', orderId)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
 }
 
 export async function findOrder(db: Kysely<Database>, orderId: string): Promise<OrderRow | undefined> {
@@ -27,11 +46,19 @@ export async function findOrderBySession(db: Kysely<Database>, sessionId: string
   return db.selectFrom('billing_orders').selectAll().where('session_id', '=', sessionId).executeTakeFirst();
 }
 
-export async function findOrderByPaymentReference(db: Kysely<Database>, reference: string): Promise<OrderRow | undefined> {
+export async function findOrderByPaymentReference(
+  db: Kysely<Database>,
+  reference: string,
+): Promise<OrderRow | undefined> {
   return db.selectFrom('billing_orders').selectAll().where('payment_reference', '=', reference).executeTakeFirst();
 }
 
-export async function listUserOrders(db: Kysely<Database>, userId: string, limit: number, offset: number): Promise<{ rows: OrderRow[]; total: number }> {
+export async function listUserOrders(
+  db: Kysely<Database>,
+  userId: string,
+  limit: number,
+  offset: number,
+): Promise<{ rows: OrderRow[]; total: number }> {
   const rows = await db
     .selectFrom('billing_orders')
     .selectAll()
@@ -87,7 +114,11 @@ export async function moveOrder(
 
 /** Records a payment-provider event id; false when it was seen before. */
 export async function recordEvent(db: Kysely<Database>, id: string, type: string, now: number): Promise<boolean> {
-  const result = await db.insertInto('billing_events').values({ id, type, received_at: now }).onConflict((conflict) => conflict.column('id').doNothing()).executeTakeFirst();
+  const result = await db
+    .insertInto('billing_events')
+    .values({ id, type, received_at: now })
+    .onConflict((conflict) => conflict.column('id').doNothing())
+    .executeTakeFirst();
   return Number(result.numInsertedOrUpdatedRows ?? 0n) === 1;
 }
 

@@ -3,8 +3,16 @@ import { canMove, ORDER_STATUSES, sourcesOf } from './order-state.js';
 
 describe('order state machine', () => {
   it('allows exactly the moves of CONTRACT §5', () => {
-    const allowed = ORDER_STATUSES.flatMap((from) => ORDER_STATUSES.filter((to) => canMove(from, to)).map((to) => `${from}→${to}`));
-    expect(allowed.sort()).toEqual(['paid→refunded', 'pending→canceled', 'pending→expired', 'pending→failed', 'pending→paid']);
+    const allowed = ORDER_STATUSES.flatMap((from) =>
+      ORDER_STATUSES.filter((to) => canMove(from, to)).map((to) => `${from}→${to}`),
+    );
+    expect(allowed.sort()).toEqual([
+      'paid→refunded',
+      'pending→canceled',
+      'pending→expired',
+      'pending→failed',
+      'pending→paid',
+    ]);
   });
 
   it('never leaves a final state and never goes back to pending', () => {

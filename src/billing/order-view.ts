@@ -10,7 +10,6 @@ export function minorToAmount(minor: number, currency: string): number {
   return Number(unitsToDecimal(minor, currencyExponent(currency)));
 }
 
-
 /** An order as the account API shows it. */
 export function orderView(order: OrderRow) {
   return {

@@ -28,16 +28,41 @@ export interface BillingDeps {
 }
 
 /** Billing's routes: the account endpoints, the provider's callback (webhook or sandbox page), document downloads. */
-export function registerBilling(app: FastifyInstance, deps: BillingDeps, signedIn: preHandlerAsyncHookHandler): BillingService {
+export function registerBilling(
+  app: FastifyInstance,
+  deps: BillingDeps,
+  signedIn: preHandlerAsyncHookHandler,
+): BillingService {
   const config = parseBillingConfig(deps.section);
-  const stripeProvider = deps.stripe ? new StripePaymentProvider(createStripeClient(deps.stripe), deps.store.db, deps.clock) : undefined;
+  const stripeProvider = deps.stripe
+    ? new StripePaymentProvider(createStripeClient(deps.stripe), deps.store.db, deps.clock)
+    : undefined;
   const provider = stripeProvider ?? new SandboxPaymentProvider(deps.publicUrl, deps.ids);
-  const billing = new BillingService({ store: deps.store, ledger: deps.ledger, provider, config, clock: deps.clock, ids: deps.ids, publicUrl: deps.publicUrl, logger: deps.logger });
-  const documents = new DocumentService({ store: deps.store, config, clock: deps.clock, ids: deps.ids, publicUrl: deps.publicUrl, secret: deps.secret });
+  const billing = new BillingService({
+    store: deps.store,
+    ledger: deps.ledger,
+    provider,
+    config,
+    clock: deps.clock,
+    ids: deps.ids,
+    publicUrl: deps.publicUrl,
+    logger: deps.logger,
+  });
+  const documents = new DocumentService({
+    store: deps.store,
+    config,
+    clock: deps.clock,
+    ids: deps.ids,
+    publicUrl: deps.publicUrl,
+    secret: deps.secret,
+  });
   registerBillingRoutes(app, billing, documents, signedIn);
   documents.register(app);
   if (stripeProvider && deps.stripe) {
-    if (!deps.stripe.webhookSecret) deps.logger.warn('STRIPE_WEBHOOK_SECRET is not set: Stripe webhooks will be refused, orders settle only when their status is read');
+    if (!deps.stripe.webhookSecret)
+      deps.logger.warn(
+        'STRIPE_WEBHOOK_SECRET is not set: Stripe webhooks will be refused, orders settle only when their status is read',
+      );
     registerStripeWebhook(app, billing, stripeProvider, deps.stripe.webhookSecret);
   } else {
     registerSandboxCheckout(app, billing, signedIn);

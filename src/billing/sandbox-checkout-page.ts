@@ -16,7 +16,13 @@ export function messagePage(title: string, message: string): string {
   return page(title, `<h1>${escapeHtml(title)}</h1><p>${escapeHtml(message)}</p>`);
 }
 
-export function checkoutPage(view: { sessionId: string; status: string; amount: string; fee: string; total: string }): string {
+export function checkoutPage(view: {
+  sessionId: string;
+  status: string;
+  amount: string;
+  fee: string;
+  total: string;
+}): string {
   const open = view.status === 'pending';
   const rows = `<table><tr><td>Credits</td><td>${escapeHtml(view.amount)}</td></tr><tr><td>Platform fee</td><td>${escapeHtml(view.fee)}</td></tr><tr class="total"><td>Total</td><td>${escapeHtml(view.total)}</td></tr></table>`;
   const actions = open
@@ -32,5 +38,8 @@ document.querySelectorAll('button[data-action]').forEach((button) => button.addE
 }));
 </script>`
     : `<p>This order is <strong>${escapeHtml(view.status)}</strong>.</p>`;
-  return page('Sandbox checkout', `<h1>Add credits</h1><p class="note">Sandbox payment: no money moves. Sign in to the console in this browser first.</p>${rows}${actions}`);
+  return page(
+    'Sandbox checkout',
+    `<h1>Add credits</h1><p class="note">Sandbox payment: no money moves. Sign in to the console in this browser first.</p>${rows}${actions}`,
+  );
 }

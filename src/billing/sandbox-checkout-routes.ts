@@ -11,22 +11,31 @@ import { checkoutPage, messagePage } from './sandbox-checkout-page.js';
  * Confirming is the "verified payment event" of the sandbox (CONTRACT §5); it goes through the
  * same idempotent moves as a Stripe webhook.
  */
-export function registerSandboxCheckout(app: FastifyInstance, billing: BillingService, signedIn: preHandlerAsyncHookHandler): void {
+export function registerSandboxCheckout(
+  app: FastifyInstance,
+  billing: BillingService,
+  signedIn: preHandlerAsyncHookHandler,
+): void {
   const db = billing.deps.store.db;
   const hidden = { hide: true };
 
-  app.get<{ Params: { session_id: string } }>('/billing/sandbox/checkout/:session_id', { schema: hidden }, async (request, reply) => {
-    const order = await findOrderBySession(db, request.params.session_id);
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
-    if (!order || order.payment_provider !== 'sandbox') return reply.status(404).send(messagePage('Checkout not found', 'This checkout link is not valid.'));
-    return checkoutPage({
-      sessionId: request.params.session_id,
-      status: order.status,
-      amount: formatMoney(order.amount_minor, order.currency),
-      fee: formatMoney(order.fee_minor, order.currency),
-      total: formatMoney(order.total_minor, order.currency),
-    });
-  });
+  app.get<{ Params: { session_id: string } }>(
+    '/billing/sandbox/checkout/:session_id',
+    { schema: hidden },
+    async (request, reply) => {
+      const order = await findOrderBySession(db, request.params.session_id);
+      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      if (!order || order.payment_provider !== 'sandbox')
+        return reply.status(404).send(messagePage('Checkout not found', 'This checkout link is not valid.'));
+      return checkoutPage({
+        sessionId: request.params.session_id,
+        status: order.status,
+        amount: formatMoney(order.amount_minor, order.currency),
+        fee: formatMoney(order.fee_minor, order.currency),
+        total: formatMoney(order.total_minor, order.currency),
+      });
+    },
+  );
 
   for (const action of ['confirm', 'cancel'] as const) {
     app.post<{ Params: { session_id: string } }>(
@@ -45,9 +54,18 @@ export function registerSandboxCheckout(app: FastifyInstance, billing: BillingSe
   }
 
   app.get('/billing/complete', { schema: hidden }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(messagePage('Thank you', 'Your payment was received. Credits appear on your balance as soon as the payment is confirmed.')),
+    reply
+      .type('text/html; charset=utf-8')
+      .send(
+        messagePage(
+          'Thank you',
+          'Your payment was received. Credits appear on your balance as soon as the payment is confirmed.',
+        ),
+      ),
   );
   app.get('/billing/canceled', { schema: hidden }, async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').send(messagePage('Checkout canceled', 'Nothing was charged. You can close this page.')),
+    reply
+      .type('text/html; charset=utf-8')
+      .send(messagePage('Checkout canceled', 'Nothing was charged. You can close this page.')),
   );
 }

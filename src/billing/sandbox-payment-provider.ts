@@ -1,5 +1,11 @@
 import type { IdGenerator } from '../shared/ids.js';
-import type { CheckoutRequest, CheckoutSession, PaymentMethod, PaymentProvider, SessionState } from './payment-provider.js';
+import type {
+  CheckoutRequest,
+  CheckoutSession,
+  PaymentMethod,
+  PaymentProvider,
+  SessionState,
+} from './payment-provider.js';
 
 /**
  * The built-in provider when Stripe is not configured (CONTRACT §5): the checkout page is ours,

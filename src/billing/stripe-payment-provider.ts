@@ -2,7 +2,13 @@ import Stripe from 'stripe';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Clock } from '../shared/clock.js';
-import type { CheckoutRequest, CheckoutSession, PaymentMethod, PaymentProvider, SessionState } from './payment-provider.js';
+import type {
+  CheckoutRequest,
+  CheckoutSession,
+  PaymentMethod,
+  PaymentProvider,
+  SessionState,
+} from './payment-provider.js';
 import './billing-tables.js';
 
 export interface StripeSettings {
@@ -60,7 +66,11 @@ export class StripePaymentProvider implements PaymentProvider {
         line_items: [
           {
             quantity: 1,
-            price_data: { currency: request.currency, unit_amount: request.totalMinor, product_data: { name: request.description } },
+            price_data: {
+              currency: request.currency,
+              unit_amount: request.totalMinor,
+              product_data: { name: request.description },
+            },
           },
         ],
         success_url: request.successUrl,
@@ -78,7 +88,12 @@ export class StripePaymentProvider implements PaymentProvider {
   }
 
   async paymentMethods(userId: string): Promise<PaymentMethod[]> {
-    const row = await this.db.selectFrom('billing_customers').select('customer_id').where('user_id', '=', userId).where('payment_provider', '=', 'stripe').executeTakeFirst();
+    const row = await this.db
+      .selectFrom('billing_customers')
+      .select('customer_id')
+      .where('user_id', '=', userId)
+      .where('payment_provider', '=', 'stripe')
+      .executeTakeFirst();
     if (!row) return [];
     const methods = await this.stripe.customers.listPaymentMethods(row.customer_id, { limit: 20 });
     return methods.data.map((method) => ({
@@ -98,9 +113,17 @@ export class StripePaymentProvider implements PaymentProvider {
   }
 
   private async customerFor(userId: string, email: string): Promise<string> {
-    const existing = await this.db.selectFrom('billing_customers').select('customer_id').where('user_id', '=', userId).where('payment_provider', '=', 'stripe').executeTakeFirst();
+    const existing = await this.db
+      .selectFrom('billing_customers')
+      .select('customer_id')
+      .where('user_id', '=', userId)
+      .where('payment_provider', '=', 'stripe')
+      .executeTakeFirst();
     if (existing) return existing.customer_id;
-    const customer = await this.stripe.customers.create({ email, metadata: { user_id: userId } }, { idempotencyKey: `customer-${userId}` });
+    const customer = await this.stripe.customers.create(
+      { email, metadata: { user_id: userId } },
+      { idempotencyKey: `customer-${userId}` },
+    );
     await this.db
       .insertInto('billing_customers')
       .values({ user_id: userId, payment_provider: 'stripe', customer_id: customer.id, created_at: this.clock.now() })
@@ -111,9 +134,14 @@ export class StripePaymentProvider implements PaymentProvider {
 }
 
 /** Pure: a Checkout Session's status and payment_status → what it means for our order. */
-export function stateOfSession(session: Pick<Stripe.Checkout.Session, 'status' | 'payment_status' | 'payment_intent' | 'amount_total' | 'currency'>): SessionState {
+export function stateOfSession(
+  session: Pick<Stripe.Checkout.Session, 'status' | 'payment_status' | 'payment_intent' | 'amount_total' | 'currency'>,
+): SessionState {
   if (session.status === 'expired') return { outcome: 'expired' };
-  if (session.status === 'complete' && (session.payment_status === 'paid' || session.payment_status === 'no_payment_required')) {
+  if (
+    session.status === 'complete' &&
+    (session.payment_status === 'paid' || session.payment_status === 'no_payment_required')
+  ) {
     const intent = session.payment_intent;
     return {
       outcome: 'paid',

@@ -2,7 +2,14 @@ import type { FastifyInstance } from 'fastify';
 import type Stripe from 'stripe';
 import { InvalidRequestError } from '../shared/errors.js';
 import type { BillingService } from './billing-service.js';
-import { findOrder, findOrderByPaymentReference, findOrderBySession, forgetEvent, recordEvent, type OrderRow } from './order-repository.js';
+import {
+  findOrder,
+  findOrderByPaymentReference,
+  findOrderBySession,
+  forgetEvent,
+  recordEvent,
+  type OrderRow,
+} from './order-repository.js';
 import { stateOfSession, type StripePaymentProvider } from './stripe-payment-provider.js';
 
 /**
@@ -10,34 +17,57 @@ import { stateOfSession, type StripePaymentProvider } from './stripe-payment-pro
  * route lives in its own scope whose JSON parser keeps the body as a Buffer. Only a verified
  * event moves an order; each event id is handled once, and every move is idempotent anyway.
  */
-export function registerStripeWebhook(app: FastifyInstance, billing: BillingService, provider: StripePaymentProvider, webhookSecret: string): void {
+export function registerStripeWebhook(
+  app: FastifyInstance,
+  billing: BillingService,
+  provider: StripePaymentProvider,
+  webhookSecret: string,
+): void {
   app.register(async (scope) => {
     scope.removeAllContentTypeParsers();
     scope.addContentTypeParser('*', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));
-    scope.post('/api-account/billing/webhooks/stripe', { schema: { summary: 'Stripe webhook (signed events)', tags: ['billing'], security: [] } }, async (request) => {
-      const signature = request.headers['stripe-signature'];
-      if (typeof signature !== 'string' || !Buffer.isBuffer(request.body)) throw new InvalidRequestError('Missing Stripe-Signature header or body.', 'stripe-signature', 'invalid_signature');
-      let event: Stripe.Event;
-      try {
-        event = provider.stripe.webhooks.constructEvent(request.body, signature, webhookSecret);
-      } catch {
-        throw new InvalidRequestError('The Stripe signature does not match this payload.', 'stripe-signature', 'invalid_signature');
-      }
-      const db = billing.deps.store.db;
-      if (!(await recordEvent(db, event.id, event.type, billing.deps.clock.now()))) return { received: true, duplicate: true };
-      try {
-        await handleEvent(event, billing, provider);
-      } catch (error) {
-        // Let Stripe retry: forget the event so the retry is not taken for a replay.
-        await forgetEvent(db, event.id);
-        throw error;
-      }
-      return { received: true };
-    });
+    scope.post(
+      '/api-account/billing/webhooks/stripe',
+      { schema: { summary: 'Stripe webhook (signed events)', tags: ['billing'], security: [] } },
+      async (request) => {
+        const signature = request.headers['stripe-signature'];
+        if (typeof signature !== 'string' || !Buffer.isBuffer(request.body))
+          throw new InvalidRequestError(
+            'Missing Stripe-Signature header or body.',
+            'stripe-signature',
+            'invalid_signature',
+          );
+        let event: Stripe.Event;
+        try {
+          event = provider.stripe.webhooks.constructEvent(request.body, signature, webhookSecret);
+        } catch {
+          throw new InvalidRequestError(
+            'The Stripe signature does not match this payload.',
+            'stripe-signature',
+            'invalid_signature',
+          );
+        }
+        const db = billing.deps.store.db;
+        if (!(await recordEvent(db, event.id, event.type, billing.deps.clock.now())))
+          return { received: true, duplicate: true };
+        try {
+          await handleEvent(event, billing, provider);
+        } catch (error) {
+          // Let Stripe retry: forget the event so the retry is not taken for a replay.
+          await forgetEvent(db, event.id);
+          throw error;
+        }
+        return { received: true };
+      },
+    );
   });
 }
 
-async function handleEvent(event: Stripe.Event, billing: BillingService, provider: StripePaymentProvider): Promise<void> {
+async function handleEvent(
+  event: Stripe.Event,
+  billing: BillingService,
+  provider: StripePaymentProvider,
+): Promise<void> {
   const db = billing.deps.store.db;
   switch (event.type) {
     case 'checkout.session.completed':
@@ -75,7 +105,10 @@ async function handleEvent(event: Stripe.Event, billing: BillingService, provide
   }
 }
 
-async function orderOfSession(billing: BillingService, session: Stripe.Checkout.Session): Promise<OrderRow | undefined> {
+async function orderOfSession(
+  billing: BillingService,
+  session: Stripe.Checkout.Session,
+): Promise<OrderRow | undefined> {
   const db = billing.deps.store.db;
   const byMetadata = session.metadata?.order_id ? await findOrder(db, session.metadata.order_id) : undefined;
   const order = byMetadata ?? (await findOrderBySession(db, session.id));

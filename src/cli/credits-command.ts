@@ -7,7 +7,10 @@ import { nanosToUsd, parseUsdAmount } from '../metering/money.js';
 
 /** Failures the CLI reports in one line; `usage` ones also print the usage text. */
 export class CreditsCommandError extends Error {
-  constructor(message: string, readonly usage = false) {
+  constructor(
+    message: string,
+    readonly usage = false,
+  ) {
     super(message);
   }
 }
@@ -17,15 +20,33 @@ export class CreditsCommandError extends Error {
  * `gateway credits balance --email E`. A grant without --reference gets a fresh one; with it,
  * running the same grant twice credits once.
  */
-export async function runCreditsCommand(subcommand: string | undefined, args: string[], openStore: () => Promise<Store>, write: (text: string) => void): Promise<void> {
-  if (subcommand !== 'grant' && subcommand !== 'balance') throw new CreditsCommandError(`unknown command: credits ${subcommand ?? ''}`.trim(), true);
-  const { values } = parseArgs({ args, options: { email: { type: 'string' }, amount: { type: 'string' }, reference: { type: 'string' }, note: { type: 'string' } }, strict: true });
+export async function runCreditsCommand(
+  subcommand: string | undefined,
+  args: string[],
+  openStore: () => Promise<Store>,
+  write: (text: string) => void,
+): Promise<void> {
+  if (subcommand !== 'grant' && subcommand !== 'balance')
+    throw new CreditsCommandError(`unknown command: credits ${subcommand ?? ''}`.trim(), true);
+  const { values } = parseArgs({
+    args,
+    options: {
+      email: { type: 'string' },
+      amount: { type: 'string' },
+      reference: { type: 'string' },
+      note: { type: 'string' },
+    },
+    strict: true,
+  });
   if (!values.email) throw new CreditsCommandError(`credits ${subcommand} needs --email`, true);
   let amount: number | null = null;
   if (subcommand === 'grant') {
     if (!values.amount) throw new CreditsCommandError('credits grant needs --amount (USD, e.g. 10 or 2.50)', true);
     amount = parseUsdAmount(values.amount);
-    if (amount === null) throw new CreditsCommandError(`--amount must be a positive USD amount with at most 9 decimals (got '${values.amount}')`);
+    if (amount === null)
+      throw new CreditsCommandError(
+        `--amount must be a positive USD amount with at most 9 decimals (got '${values.amount}')`,
+      );
   }
   const store = await openStore();
   try {
@@ -36,7 +57,13 @@ export async function runCreditsCommand(subcommand: string | undefined, args: st
       return;
     }
     const reference = values.reference ? `grant:${values.reference}` : `grant:cli:${randomUUID()}`;
-    const result = await applyLedgerEntry(store, { userId: user.id, kind: 'grant', amount, reference, description: values.note ?? 'granted from the command line' });
+    const result = await applyLedgerEntry(store, {
+      userId: user.id,
+      kind: 'grant',
+      amount,
+      reference,
+      description: values.note ?? 'granted from the command line',
+    });
     write(
       result.applied
         ? `granted ${nanosToUsd(amount)} USD to ${user.email}; balance ${nanosToUsd(result.balance)} USD\n`

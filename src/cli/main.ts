@@ -44,7 +44,9 @@ async function serve(): Promise<void> {
   const gateway = await startGateway(config, logger);
   const admin = await bootstrapAdmin(gateway.runtime.auth, gateway.runtime.store, process.env);
   if (admin?.generatedPassword) {
-    process.stdout.write(`\nCreated the first account: ${admin.email}\nPassword (shown once, change it): ${admin.generatedPassword}\n\n`);
+    process.stdout.write(
+      `\nCreated the first account: ${admin.email}\nPassword (shown once, change it): ${admin.generatedPassword}\n\n`,
+    );
   } else if (admin) {
     process.stdout.write(`Created the first account: ${admin.email}\n`);
   }
@@ -60,7 +62,9 @@ async function serve(): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    process.stdout.write(`${signal}: no new requests; letting open ones finish (up to ${config.server.shutdownGraceMs} ms)\n`);
+    process.stdout.write(
+      `${signal}: no new requests; letting open ones finish (up to ${config.server.shutdownGraceMs} ms)\n`,
+    );
     const force = setTimeout(() => {
       logger.warn('grace period over; closing the remaining connections');
       gateway.app.server.closeAllConnections();
@@ -82,17 +86,27 @@ async function serve(): Promise<void> {
 async function migrate(): Promise<void> {
   const config = load();
   const runtime = await openRuntime(config);
-  process.stdout.write(runtime.applied.length ? `applied:\n  ${runtime.applied.join('\n  ')}\n` : 'the store is up to date\n');
+  process.stdout.write(
+    runtime.applied.length ? `applied:\n  ${runtime.applied.join('\n  ')}\n` : 'the store is up to date\n',
+  );
   process.stdout.write(`store: ${runtime.store.description}\n`);
   await runtime.store.destroy();
 }
 
 async function usersCreate(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args,
+    options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
+    strict: true,
+  });
   if (!values.email || !values.password) throw new UsageError('users create needs --email and --password');
   const runtime = await openRuntime(load());
   try {
-    const user = await createUser(runtime.auth, runtime.store, { email: values.email, password: values.password, name: values.name });
+    const user = await createUser(runtime.auth, runtime.store, {
+      email: values.email,
+      password: values.password,
+      name: values.name,
+    });
     process.stdout.write(`created user ${user.email} (id ${user.id})\n`);
   } finally {
     await runtime.store.destroy();
@@ -102,21 +116,35 @@ async function usersCreate(args: string[]): Promise<void> {
 async function keysCreate(args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { email: { type: 'string' }, name: { type: 'string' }, 'allowed-models': { type: 'string' }, 'expires-days': { type: 'string' } },
+    options: {
+      email: { type: 'string' },
+      name: { type: 'string' },
+      'allowed-models': { type: 'string' },
+      'expires-days': { type: 'string' },
+    },
     strict: true,
   });
   if (!values.email || !values.name) throw new UsageError('keys create needs --email and --name');
   const expiresDays = values['expires-days'] === undefined ? null : Number(values['expires-days']);
-  if (expiresDays !== null && !(Number.isFinite(expiresDays) && expiresDays > 0)) throw new UsageError('--expires-days must be a positive number');
+  if (expiresDays !== null && !(Number.isFinite(expiresDays) && expiresDays > 0))
+    throw new UsageError('--expires-days must be a positive number');
   const runtime = await openRuntime(load());
   try {
     const user = await findUserByEmail(runtime.store.db, values.email);
-    if (!user) throw new CliError(`no user with the email ${values.email} (create one with: gateway users create --email ${values.email} --password …)`);
+    if (!user)
+      throw new CliError(
+        `no user with the email ${values.email} (create one with: gateway users create --email ${values.email} --password …)`,
+      );
     const now = Date.now();
     const { row, fullKey } = await createApiKey(runtime.store, randomIdGenerator, now, {
       userId: user.id,
       name: values.name,
-      allowedModels: values['allowed-models'] ? values['allowed-models'].split(',').map((item) => item.trim()).filter(Boolean) : null,
+      allowedModels: values['allowed-models']
+        ? values['allowed-models']
+            .split(',')
+            .map((item) => item.trim())
+            .filter(Boolean)
+        : null,
       expiresAt: expiresDays === null ? null : now + Math.round(expiresDays * 86_400_000),
     });
     process.stderr.write(`created key ${row.id} "${row.name}" for ${user.email}. It is shown only once:\n`);
@@ -141,9 +169,15 @@ async function main(argv: string[]): Promise<void> {
       break;
     case 'credits':
       try {
-        return await runCreditsCommand(subcommand, rest, async () => (await openRuntime(load())).store, (text) => process.stdout.write(text));
+        return await runCreditsCommand(
+          subcommand,
+          rest,
+          async () => (await openRuntime(load())).store,
+          (text) => process.stdout.write(text),
+        );
       } catch (error) {
-        if (error instanceof CreditsCommandError) throw error.usage ? new UsageError(error.message) : new CliError(error.message);
+        if (error instanceof CreditsCommandError)
+          throw error.usage ? new UsageError(error.message) : new CliError(error.message);
         throw error;
       }
     case undefined:
@@ -161,7 +195,10 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   else if (error instanceof CliError) process.stderr.write(`gateway: ${error.message}\n`);
   else if (error instanceof ConfigError) process.stderr.write(`gateway: configuration error: ${error.message}\n`);
   else if (error instanceof GatewayError) process.stderr.write(`gateway: ${error.message}\n`);
-  else if ((error as { code?: string }).code === 'EADDRINUSE') process.stderr.write(`gateway: the port is already in use (${(error as Error).message}); set PORT to another one\n`);
+  else if ((error as { code?: string }).code === 'EADDRINUSE')
+    process.stderr.write(
+      `gateway: the port is already in use (${(error as Error).message}); set PORT to another one\n`,
+    );
   else process.stderr.write(`gateway: ${(error as Error)?.message ?? String(error)}\n`);
   process.exit(1);
 });

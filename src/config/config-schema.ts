@@ -82,7 +82,9 @@ export const ServerConfigSchema = Type.Object(
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
     body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
     shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
-    log_level: Type.Optional(Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level)))),
+    log_level: Type.Optional(
+      Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
+    ),
     /** Public base URL, used in links the gateway hands out (checkout pages, documents). */
     public_url: Type.Optional(Type.String({ pattern: '^https?://' })),
   },

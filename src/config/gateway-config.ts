@@ -79,4 +79,9 @@ export interface GatewayConfig {
   source: string;
 }
 
-export const DEFAULT_TIMEOUTS: ProviderTimeouts = { connectMs: 10_000, firstByteMs: 60_000, idleMs: 60_000, totalMs: 600_000 };
+export const DEFAULT_TIMEOUTS: ProviderTimeouts = {
+  connectMs: 10_000,
+  firstByteMs: 60_000,
+  idleMs: 60_000,
+  totalMs: 600_000,
+};

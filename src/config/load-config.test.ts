@@ -27,7 +27,12 @@ models:
       { ACME_KEY: 'secret-1' },
     );
     expect(warnings).toEqual([]);
-    expect(config.providers[0]).toMatchObject({ id: 'acme', baseUrl: 'http://127.0.0.1:9100/v1', apiKey: 'secret-1', type: 'openai' });
+    expect(config.providers[0]).toMatchObject({
+      id: 'acme',
+      baseUrl: 'http://127.0.0.1:9100/v1',
+      apiKey: 'secret-1',
+      type: 'openai',
+    });
     expect(config.models[0].endpoints[0].pricing).toMatchObject({ promptMicros: 150_000, completionMicros: 37_500 });
     expect(config.models[0]).toMatchObject({ name: 'acme/chat-1', author: 'acme', inputModalities: ['text'] });
     expect(config.databaseUrl).toBe('sqlite:./data/gateway.db');
@@ -35,41 +40,76 @@ models:
   });
 
   it('warns about an unset variable and leaves the optional field empty', () => {
-    const { config, warnings } = load(`providers:\n  - id: acme\n    base_url: http://x/v1\n    api_key: \${MISSING_KEY}\n`);
+    const { config, warnings } = load(
+      `providers:\n  - id: acme\n    base_url: http://x/v1\n    api_key: \${MISSING_KEY}\n`,
+    );
     expect(config.providers[0].apiKey).toBeUndefined();
     expect(warnings[0]).toMatch(/MISSING_KEY is not set/);
     expect(warnings[0]).toMatch(/:4/);
   });
 
   it('enables providers from standard credential variables with no file', () => {
-    const { config } = loadConfig({ env: { OPENAI_API_KEY: 'sk-test', GROQ_API_KEY: 'gsk', PORT: '9999', DATABASE_URL: 'postgres://u@h/db' }, cwd: '/nonexistent' });
+    const { config } = loadConfig({
+      env: { OPENAI_API_KEY: 'sk-test', GROQ_API_KEY: 'gsk', PORT: '9999', DATABASE_URL: 'postgres://u@h/db' },
+      cwd: '/nonexistent',
+    });
     expect(config.providers.map((provider) => provider.id).sort()).toEqual(['groq', 'openai']);
-    expect(config.providers.find((provider) => provider.id === 'groq')).toMatchObject({ baseUrl: 'https://api.groq.com/openai/v1', apiKey: 'gsk', fromEnvironment: true });
+    expect(config.providers.find((provider) => provider.id === 'groq')).toMatchObject({
+      baseUrl: 'https://api.groq.com/openai/v1',
+      apiKey: 'gsk',
+      fromEnvironment: true,
+    });
     expect(config.server.port).toBe(9999);
     expect(config.databaseUrl).toBe('postgres://u@h/db');
   });
 
   it('fills a provider from its preset', () => {
     const { config } = load(`providers:\n  - id: my-groq\n    preset: groq\n    api_key: k\n`);
-    expect(config.providers[0]).toMatchObject({ baseUrl: 'https://api.groq.com/openai/v1', name: 'Groq', type: 'openai' });
+    expect(config.providers[0]).toMatchObject({
+      baseUrl: 'https://api.groq.com/openai/v1',
+      name: 'Groq',
+      type: 'openai',
+    });
   });
 
   it.each([
     ['a wrong type, with its line', `server:\n  port: "eighty"\n`, /server\.port must be integer.*line 2/],
     ['an unknown setting', `server:\n  prot: 80\n`, /server\.prot is not a known setting/],
     ['a missing required field', `providers:\n  - name: x\n`, /providers\[0\]\.id is required/],
-    ['a negative price', `providers:\n  - id: a\n    base_url: http://x\nmodels:\n  - id: m\n    endpoints:\n      - provider: a\n        upstream_model: u\n        pricing: { prompt: -1, completion: 1 }\n`, /pricing\.prompt must be >= 0.*line 9/],
-    ['an endpoint on an unknown provider', `models:\n  - id: m\n    endpoints:\n      - provider: ghost\n        upstream_model: u\n`, /models\[0\]\.endpoints\[0\]\.provider: "ghost" is not a configured provider/],
-    ['an unknown provider type', `providers:\n  - id: a\n    type: carrier-pigeon\n    base_url: http://x\n`, /unknown provider type "carrier-pigeon"/],
-    ['a duplicate model id', `providers:\n  - id: a\n    base_url: http://x\nmodels:\n  - id: m\n    endpoints: [{ provider: a, upstream_model: u }]\n  - id: m\n    endpoints: [{ provider: a, upstream_model: u }]\n`, /used twice/],
+    [
+      'a negative price',
+      `providers:\n  - id: a\n    base_url: http://x\nmodels:\n  - id: m\n    endpoints:\n      - provider: a\n        upstream_model: u\n        pricing: { prompt: -1, completion: 1 }\n`,
+      /pricing\.prompt must be >= 0.*line 9/,
+    ],
+    [
+      'an endpoint on an unknown provider',
+      `models:\n  - id: m\n    endpoints:\n      - provider: ghost\n        upstream_model: u\n`,
+      /models\[0\]\.endpoints\[0\]\.provider: "ghost" is not a configured provider/,
+    ],
+    [
+      'an unknown provider type',
+      `providers:\n  - id: a\n    type: carrier-pigeon\n    base_url: http://x\n`,
+      /unknown provider type "carrier-pigeon"/,
+    ],
+    [
+      'a duplicate model id',
+      `providers:\n  - id: a\n    base_url: http://x\nmodels:\n  - id: m\n    endpoints: [{ provider: a, upstream_model: u }]\n  - id: m\n    endpoints: [{ provider: a, upstream_model: u }]\n`,
+      /used twice/,
+    ],
     ['broken YAML', `providers: [\n  - id: a\n`, /invalid YAML/],
-    ['a price with too many decimals', `providers:\n  - id: a\n    base_url: http://x\nmodels:\n  - id: m\n    endpoints: [{ provider: a, upstream_model: u, pricing: { prompt: 0.0000001, completion: 1 } }]\n`, /more than 6 decimal places/],
+    [
+      'a price with too many decimals',
+      `providers:\n  - id: a\n    base_url: http://x\nmodels:\n  - id: m\n    endpoints: [{ provider: a, upstream_model: u, pricing: { prompt: 0.0000001, completion: 1 } }]\n`,
+      /more than 6 decimal places/,
+    ],
   ])('rejects %s', (_name, text, message) => {
     expect(() => load(text)).toThrow(ConfigError);
     expect(() => load(text)).toThrow(message);
   });
 
   it('rejects a DATABASE_URL it cannot use, without echoing a password', () => {
-    expect(() => loadConfig({ env: { DATABASE_URL: 'mysql://root:hunter2@h/db' }, cwd: '/nonexistent' })).toThrow(/must start with sqlite: or postgres:\/\/.*\*\*\*/);
+    expect(() => loadConfig({ env: { DATABASE_URL: 'mysql://root:hunter2@h/db' }, cwd: '/nonexistent' })).toThrow(
+      /must start with sqlite: or postgres:\/\/.*\*\*\*/,
+    );
   });
 });

@@ -6,7 +6,13 @@ import { ConfigFileSchema, type ConfigFile, type ProviderConfigInput, type Model
 import { PROVIDER_PRESETS, presetBaseUrl, presetOptionsFromEnv } from './provider-presets.js';
 import { interpolateEnv } from './interpolate-env.js';
 import { decimalToUnits } from '../shared/decimal.js';
-import { DEFAULT_TIMEOUTS, type GatewayConfig, type ModelConfig, type ProviderConfig, type Pricing } from './gateway-config.js';
+import {
+  DEFAULT_TIMEOUTS,
+  type GatewayConfig,
+  type ModelConfig,
+  type ProviderConfig,
+  type Pricing,
+} from './gateway-config.js';
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -58,7 +64,12 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   return { config, warnings };
 }
 
-function parseConfigText(text: string, source: string, env: Record<string, string | undefined>, warnings: string[]): ConfigFile {
+function parseConfigText(
+  text: string,
+  source: string,
+  env: Record<string, string | undefined>,
+  warnings: string[],
+): ConfigFile {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: true });
   if (document.errors.length > 0) {
@@ -72,7 +83,9 @@ function parseConfigText(text: string, source: string, env: Record<string, strin
       const { value, missing } = interpolateEnv(node.value, env);
       for (const name of missing) {
         const line = node.range ? lineCounter.linePos(node.range[0]).line : undefined;
-        warnings.push(`${source}${line ? `:${line}` : ''}: environment variable ${name} is not set; the value is left empty.`);
+        warnings.push(
+          `${source}${line ? `:${line}` : ''}: environment variable ${name} is not set; the value is left empty.`,
+        );
       }
       node.value = value;
     },
@@ -80,7 +93,9 @@ function parseConfigText(text: string, source: string, env: Record<string, strin
   const data = (document.toJS() ?? {}) as unknown;
   dropEmptyStrings(data);
   if (!validateFile(data)) {
-    const messages = (validateFile.errors ?? []).slice(0, 5).map((error) => describeSchemaError(error, document, lineCounter, source));
+    const messages = (validateFile.errors ?? [])
+      .slice(0, 5)
+      .map((error) => describeSchemaError(error, document, lineCounter, source));
     throw new ConfigError(`Invalid configuration:\n  ${[...new Set(messages)].join('\n  ')}`);
   }
   return data;
@@ -98,8 +113,14 @@ function dropEmptyStrings(value: unknown): void {
 }
 
 function describeSchemaError(error: ErrorObject, document: Document, lineCounter: LineCounter, source: string): string {
-  const segments = error.instancePath.split('/').slice(1).map((part) => (/^\d+$/.test(part) ? Number(part) : part.replace(/~1/g, '/').replace(/~0/g, '~')));
-  let field = segments.reduce<string>((path, part) => (typeof part === 'number' ? `${path}[${part}]` : path ? `${path}.${part}` : part), '');
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((part) => (/^\d+$/.test(part) ? Number(part) : part.replace(/~1/g, '/').replace(/~0/g, '~')));
+  let field = segments.reduce<string>(
+    (path, part) => (typeof part === 'number' ? `${path}[${part}]` : path ? `${path}.${part}` : part),
+    '',
+  );
   let detail = error.message ?? 'is invalid';
   if (error.keyword === 'additionalProperties') {
     const extra = (error.params as { additionalProperty: string }).additionalProperty;
@@ -123,7 +144,9 @@ function resolveConfig(
   source: string,
   knownTypes: readonly string[] | undefined,
 ): GatewayConfig {
-  const providers: ProviderConfig[] = (file.providers ?? []).map((input, index) => resolveProvider(input, index, env, knownTypes));
+  const providers: ProviderConfig[] = (file.providers ?? []).map((input, index) =>
+    resolveProvider(input, index, env, knownTypes),
+  );
   const seen = new Set<string>();
   for (const provider of providers) {
     if (seen.has(provider.id)) throw new ConfigError(`providers: the id "${provider.id}" is used twice.`);
@@ -162,11 +185,14 @@ function resolveConfig(
 
   const server = file.server ?? {};
   const port = env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : (server.port ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${env.PORT}").`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${env.PORT}").`);
   const host = env.HOST || server.host || '127.0.0.1';
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/gateway.db';
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
-    throw new ConfigError(`DATABASE_URL must start with sqlite: or postgres:// (got "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}").`);
+    throw new ConfigError(
+      `DATABASE_URL must start with sqlite: or postgres:// (got "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}").`,
+    );
   }
 
   return {
@@ -192,18 +218,30 @@ function resolveConfig(
   };
 }
 
-function resolveProvider(input: ProviderConfigInput, index: number, env: Record<string, string | undefined>, knownTypes: readonly string[] | undefined): ProviderConfig {
+function resolveProvider(
+  input: ProviderConfigInput,
+  index: number,
+  env: Record<string, string | undefined>,
+  knownTypes: readonly string[] | undefined,
+): ProviderConfig {
   const presetName = input.preset ?? (PROVIDER_PRESETS[input.id] ? input.id : undefined);
   const preset = presetName ? PROVIDER_PRESETS[presetName] : undefined;
   if (input.preset && !preset) {
-    throw new ConfigError(`providers[${index}].preset: unknown preset "${input.preset}" (known: ${Object.keys(PROVIDER_PRESETS).join(', ')}).`);
+    throw new ConfigError(
+      `providers[${index}].preset: unknown preset "${input.preset}" (known: ${Object.keys(PROVIDER_PRESETS).join(', ')}).`,
+    );
   }
   const type = input.type ?? preset?.type ?? 'openai';
   if (knownTypes && !knownTypes.includes(type)) {
-    throw new ConfigError(`providers[${index}].type: unknown provider type "${type}" (known: ${knownTypes.join(', ')}).`);
+    throw new ConfigError(
+      `providers[${index}].type: unknown provider type "${type}" (known: ${knownTypes.join(', ')}).`,
+    );
   }
   const baseUrl = input.base_url ?? (preset ? presetBaseUrl(preset, env) : undefined);
-  if (!baseUrl) throw new ConfigError(`providers[${index}].base_url is required for provider "${input.id}" (no preset supplies one).`);
+  if (!baseUrl)
+    throw new ConfigError(
+      `providers[${index}].base_url is required for provider "${input.id}" (no preset supplies one).`,
+    );
   const timeouts = input.timeouts ?? {};
   return {
     id: input.id,
@@ -230,7 +268,9 @@ function resolveModel(input: ModelConfigInput, index: number, providerIds: Set<s
   const endpoints = input.endpoints.map((endpoint, endpointIndex) => {
     const where = `models[${index}].endpoints[${endpointIndex}]`;
     if (!providerIds.has(endpoint.provider)) {
-      throw new ConfigError(`${where}.provider: "${endpoint.provider}" is not a configured provider (configured: ${[...providerIds].join(', ') || 'none'}).`);
+      throw new ConfigError(
+        `${where}.provider: "${endpoint.provider}" is not a configured provider (configured: ${[...providerIds].join(', ') || 'none'}).`,
+      );
     }
     return {
       providerId: endpoint.provider,

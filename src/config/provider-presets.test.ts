@@ -8,21 +8,38 @@ const knownProviderTypes = [...createProviderRegistry().keys()];
 describe('cloud presets from the standard environment variables', () => {
   it('AWS_* variables enable Bedrock with SigV4 credentials and the regional endpoint', () => {
     const { config } = loadConfig({
-      env: { AWS_ACCESS_KEY_ID: 'AKID', AWS_SECRET_ACCESS_KEY: 'secret', AWS_SESSION_TOKEN: 'token', AWS_REGION: 'eu-central-1' },
+      env: {
+        AWS_ACCESS_KEY_ID: 'AKID',
+        AWS_SECRET_ACCESS_KEY: 'secret',
+        AWS_SESSION_TOKEN: 'token',
+        AWS_REGION: 'eu-central-1',
+      },
       cwd: '/nonexistent',
       knownProviderTypes,
     });
     const bedrock = config.providers.find((provider) => provider.id === 'bedrock')!;
     expect(bedrock.type).toBe('bedrock');
     const auth = resolveBedrockAuth(bedrock);
-    expect(auth).toEqual({ kind: 'sigv4', region: 'eu-central-1', credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret', sessionToken: 'token' } });
+    expect(auth).toEqual({
+      kind: 'sigv4',
+      region: 'eu-central-1',
+      credentials: { accessKeyId: 'AKID', secretAccessKey: 'secret', sessionToken: 'token' },
+    });
     expect(bedrockBaseUrl(bedrock, auth.region)).toBe('https://bedrock-runtime.eu-central-1.amazonaws.com');
   });
 
   it('AWS_DEFAULT_REGION is the fallback region, and us-east-1 the last resort', () => {
-    const withDefault = loadConfig({ env: { AWS_ACCESS_KEY_ID: 'A', AWS_SECRET_ACCESS_KEY: 'S', AWS_DEFAULT_REGION: 'ap-south-1' }, cwd: '/nonexistent', knownProviderTypes });
+    const withDefault = loadConfig({
+      env: { AWS_ACCESS_KEY_ID: 'A', AWS_SECRET_ACCESS_KEY: 'S', AWS_DEFAULT_REGION: 'ap-south-1' },
+      cwd: '/nonexistent',
+      knownProviderTypes,
+    });
     expect(resolveBedrockAuth(withDefault.config.providers[0]!).region).toBe('ap-south-1');
-    const withNone = loadConfig({ env: { AWS_ACCESS_KEY_ID: 'A', AWS_SECRET_ACCESS_KEY: 'S' }, cwd: '/nonexistent', knownProviderTypes });
+    const withNone = loadConfig({
+      env: { AWS_ACCESS_KEY_ID: 'A', AWS_SECRET_ACCESS_KEY: 'S' },
+      cwd: '/nonexistent',
+      knownProviderTypes,
+    });
     expect(resolveBedrockAuth(withNone.config.providers[0]!).region).toBe('us-east-1');
   });
 
@@ -30,12 +47,21 @@ describe('cloud presets from the standard environment variables', () => {
     const keyOnly = loadConfig({ env: { AZURE_OPENAI_API_KEY: 'k' }, cwd: '/nonexistent', knownProviderTypes });
     expect(keyOnly.config.providers.find((provider) => provider.id === 'azure-openai')).toBeUndefined();
     const { config } = loadConfig({
-      env: { AZURE_OPENAI_API_KEY: 'k', AZURE_OPENAI_ENDPOINT: 'https://acme.openai.azure.com/', OPENAI_API_VERSION: '2025-01-01-preview' },
+      env: {
+        AZURE_OPENAI_API_KEY: 'k',
+        AZURE_OPENAI_ENDPOINT: 'https://acme.openai.azure.com/',
+        OPENAI_API_VERSION: '2025-01-01-preview',
+      },
       cwd: '/nonexistent',
       knownProviderTypes,
     });
     const azure = config.providers.find((provider) => provider.id === 'azure-openai')!;
-    expect(azure).toMatchObject({ type: 'azure-openai', baseUrl: 'https://acme.openai.azure.com', apiKey: 'k', options: { api_version: '2025-01-01-preview' } });
+    expect(azure).toMatchObject({
+      type: 'azure-openai',
+      baseUrl: 'https://acme.openai.azure.com',
+      apiKey: 'k',
+      options: { api_version: '2025-01-01-preview' },
+    });
   });
 
   it('a configured bedrock provider takes file options over the environment', () => {
@@ -50,7 +76,15 @@ describe('cloud presets from the standard environment variables', () => {
   });
 
   it('a Bedrock API key works as a bearer token when no access key is configured', () => {
-    const { config } = loadConfig({ text: 'providers:\n  - id: aws\n    type: bedrock\n    base_url: https://bedrock-runtime.us-west-2.amazonaws.com\n    api_key: bedrock-api-key\n', env: {}, knownProviderTypes });
-    expect(resolveBedrockAuth(config.providers[0]!)).toEqual({ kind: 'bearer', token: 'bedrock-api-key', region: 'us-west-2' });
+    const { config } = loadConfig({
+      text: 'providers:\n  - id: aws\n    type: bedrock\n    base_url: https://bedrock-runtime.us-west-2.amazonaws.com\n    api_key: bedrock-api-key\n',
+      env: {},
+      knownProviderTypes,
+    });
+    expect(resolveBedrockAuth(config.providers[0]!)).toEqual({
+      kind: 'bearer',
+      token: 'bedrock-api-key',
+      region: 'us-west-2',
+    });
   });
 });

@@ -20,18 +20,68 @@ export interface ProviderPreset {
 
 export const PROVIDER_PRESETS: Record<string, ProviderPreset> = {
   openai: { name: 'OpenAI', type: 'openai', baseUrl: 'https://api.openai.com/v1', credentialEnv: 'OPENAI_API_KEY' },
-  anthropic: { name: 'Anthropic', type: 'anthropic', baseUrl: 'https://api.anthropic.com/v1', credentialEnv: 'ANTHROPIC_API_KEY' },
-  gemini: { name: 'Google AI Studio', type: 'gemini', baseUrl: 'https://generativelanguage.googleapis.com/v1beta', credentialEnv: 'GEMINI_API_KEY' },
+  anthropic: {
+    name: 'Anthropic',
+    type: 'anthropic',
+    baseUrl: 'https://api.anthropic.com/v1',
+    credentialEnv: 'ANTHROPIC_API_KEY',
+  },
+  gemini: {
+    name: 'Google AI Studio',
+    type: 'gemini',
+    baseUrl: 'https://generativelanguage.googleapis.com/v1beta',
+    credentialEnv: 'GEMINI_API_KEY',
+  },
   groq: { name: 'Groq', type: 'openai', baseUrl: 'https://api.groq.com/openai/v1', credentialEnv: 'GROQ_API_KEY' },
-  together: { name: 'Together AI', type: 'openai', baseUrl: 'https://api.together.xyz/v1', credentialEnv: 'TOGETHER_API_KEY' },
-  fireworks: { name: 'Fireworks AI', type: 'openai', baseUrl: 'https://api.fireworks.ai/inference/v1', credentialEnv: 'FIREWORKS_API_KEY' },
-  deepseek: { name: 'DeepSeek', type: 'openai', baseUrl: 'https://api.deepseek.com/v1', credentialEnv: 'DEEPSEEK_API_KEY' },
-  mistral: { name: 'Mistral AI', type: 'openai', baseUrl: 'https://api.mistral.ai/v1', credentialEnv: 'MISTRAL_API_KEY' },
+  together: {
+    name: 'Together AI',
+    type: 'openai',
+    baseUrl: 'https://api.together.xyz/v1',
+    credentialEnv: 'TOGETHER_API_KEY',
+  },
+  fireworks: {
+    name: 'Fireworks AI',
+    type: 'openai',
+    baseUrl: 'https://api.fireworks.ai/inference/v1',
+    credentialEnv: 'FIREWORKS_API_KEY',
+  },
+  deepseek: {
+    name: 'DeepSeek',
+    type: 'openai',
+    baseUrl: 'https://api.deepseek.com/v1',
+    credentialEnv: 'DEEPSEEK_API_KEY',
+  },
+  mistral: {
+    name: 'Mistral AI',
+    type: 'openai',
+    baseUrl: 'https://api.mistral.ai/v1',
+    credentialEnv: 'MISTRAL_API_KEY',
+  },
   xai: { name: 'xAI', type: 'openai', baseUrl: 'https://api.x.ai/v1', credentialEnv: 'XAI_API_KEY' },
-  openrouter: { name: 'OpenRouter', type: 'openai', baseUrl: 'https://openrouter.ai/api/v1', credentialEnv: 'OPENROUTER_API_KEY' },
-  cerebras: { name: 'Cerebras', type: 'openai', baseUrl: 'https://api.cerebras.ai/v1', credentialEnv: 'CEREBRAS_API_KEY' },
-  deepinfra: { name: 'DeepInfra', type: 'openai', baseUrl: 'https://api.deepinfra.com/v1/openai', credentialEnv: 'DEEPINFRA_API_KEY' },
-  perplexity: { name: 'Perplexity', type: 'openai', baseUrl: 'https://api.perplexity.ai', credentialEnv: 'PERPLEXITY_API_KEY' },
+  openrouter: {
+    name: 'OpenRouter',
+    type: 'openai',
+    baseUrl: 'https://openrouter.ai/api/v1',
+    credentialEnv: 'OPENROUTER_API_KEY',
+  },
+  cerebras: {
+    name: 'Cerebras',
+    type: 'openai',
+    baseUrl: 'https://api.cerebras.ai/v1',
+    credentialEnv: 'CEREBRAS_API_KEY',
+  },
+  deepinfra: {
+    name: 'DeepInfra',
+    type: 'openai',
+    baseUrl: 'https://api.deepinfra.com/v1/openai',
+    credentialEnv: 'DEEPINFRA_API_KEY',
+  },
+  perplexity: {
+    name: 'Perplexity',
+    type: 'openai',
+    baseUrl: 'https://api.perplexity.ai',
+    credentialEnv: 'PERPLEXITY_API_KEY',
+  },
   bedrock: {
     name: 'Amazon Bedrock',
     type: 'bedrock',
@@ -63,10 +113,15 @@ export function presetBaseUrl(preset: ProviderPreset, env: Record<string, string
 }
 
 /** Options the preset reads from the environment (AWS credentials and region, Azure api-version). */
-export function presetOptionsFromEnv(preset: ProviderPreset | undefined, env: Record<string, string | undefined>): Record<string, unknown> {
+export function presetOptionsFromEnv(
+  preset: ProviderPreset | undefined,
+  env: Record<string, string | undefined>,
+): Record<string, unknown> {
   const options: Record<string, unknown> = {};
   for (const [option, variables] of Object.entries(preset?.optionsFromEnv ?? {})) {
-    const value = variables.map((variable) => env[variable]).find((candidate) => candidate !== undefined && candidate !== '');
+    const value = variables
+      .map((variable) => env[variable])
+      .find((candidate) => candidate !== undefined && candidate !== '');
     if (value !== undefined) options[option] = value;
   }
   return options;

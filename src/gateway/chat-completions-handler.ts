@@ -85,7 +85,15 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
       const candidates = planRequest(body, key, deps.directory, deps.routing);
       if (deps.admission) await deps.admission.admit({ request: body, key, candidates, outcome, reply });
       deadline = new RequestDeadline(controller, requestTimeoutMs(deps.routing.settings, candidates), deps.clock);
-      opened = await openWithFallback({ ...deps, body, candidates, controller, deadline, outcome, requestId: request.id });
+      opened = await openWithFallback({
+        ...deps,
+        body,
+        candidates,
+        controller,
+        deadline,
+        outcome,
+        requestId: request.id,
+      });
       const { candidate, response } = opened;
       outcome.modelId = candidate.model.id;
       outcome.providerId = candidate.provider.id;
@@ -98,19 +106,39 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
       if (opened.warnings.length > 0) headers['x-gateway-warnings'] = opened.warnings.join('; ');
 
       if (body.stream) {
-        await streamCompletion({ request: body, reply, opened, headers, outcome, signal: controller.signal, clock: deps.clock, requestId: request.id });
+        await streamCompletion({
+          request: body,
+          reply,
+          opened,
+          headers,
+          outcome,
+          signal: controller.signal,
+          clock: deps.clock,
+          requestId: request.id,
+        });
         return;
       }
-      const completion = opened.completion ?? opened.adapter.parseResponse(new Uint8Array(await response.body.arrayBuffer()), opened.context);
+      const completion =
+        opened.completion ??
+        opened.adapter.parseResponse(new Uint8Array(await response.body.arrayBuffer()), opened.context);
       outcome.usage = (completion.usage as Usage | undefined) ?? null;
-      outcome.outputCharacters = completion.choices.reduce((sum, choice) => sum + (choice.message?.content?.length ?? 0), 0);
+      outcome.outputCharacters = completion.choices.reduce(
+        (sum, choice) => sum + (choice.message?.content?.length ?? 0),
+        0,
+      );
       outcome.timeToFirstTokenMs = deps.clock.now() - startedAt;
       reply.headers(headers).send(completion);
     } catch (error) {
-      const gatewayError = error instanceof GatewayError ? error : opened ? toUpstreamError(error, opened.candidate.provider, controller.signal) : null;
+      const gatewayError =
+        error instanceof GatewayError
+          ? error
+          : opened
+            ? toUpstreamError(error, opened.candidate.provider, controller.signal)
+            : null;
       outcome.status = gatewayError?.status ?? 500;
       outcome.errorCode = gatewayError?.code ?? 'internal_error';
-      if (outcome.attempts.length > 0 && !reply.raw.headersSent) reply.header('x-gateway-attempts', String(outcome.attempts.length));
+      if (outcome.attempts.length > 0 && !reply.raw.headersSent)
+        reply.header('x-gateway-attempts', String(outcome.attempts.length));
       throw gatewayError ?? error;
     } finally {
       deadline?.clear();

@@ -2,7 +2,11 @@ import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { ChatCompletionRequestSchema } from './chat-request-schema.js';
 import { createChatCompletionsHandler, type ChatHandlerDeps } from './chat-completions-handler.js';
 
-export function registerChatCompletionsRoute(app: FastifyInstance, deps: ChatHandlerDeps, authenticate: preHandlerAsyncHookHandler): void {
+export function registerChatCompletionsRoute(
+  app: FastifyInstance,
+  deps: ChatHandlerDeps,
+  authenticate: preHandlerAsyncHookHandler,
+): void {
   app.post('/v1/chat/completions', {
     schema: {
       summary: 'Create a chat completion (OpenAI-compatible)',

@@ -40,7 +40,11 @@ export class ModelDirectory {
   /** The endpoints of a model in preference order (priority, then cheaper first). */
   candidatesFor(model: ModelConfig): RouteCandidate[] {
     return [...model.endpoints]
-      .sort((a, b) => a.priority - b.priority || a.pricing.promptMicros + a.pricing.completionMicros - (b.pricing.promptMicros + b.pricing.completionMicros))
+      .sort(
+        (a, b) =>
+          a.priority - b.priority ||
+          a.pricing.promptMicros + a.pricing.completionMicros - (b.pricing.promptMicros + b.pricing.completionMicros),
+      )
       .flatMap((endpoint) => {
         const provider = this.providers.get(endpoint.providerId);
         return provider ? [{ model, endpoint, provider }] : [];

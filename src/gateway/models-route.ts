@@ -17,7 +17,10 @@ const ModelSchema = Type.Object({
   context_length: Type.Union([Type.Integer(), Type.Null()]),
   pricing: Type.Object(
     { prompt: Type.String(), completion: Type.String() },
-    { additionalProperties: Type.String(), description: 'USD per token (per request / per search where named), as decimal strings.' },
+    {
+      additionalProperties: Type.String(),
+      description: 'USD per token (per request / per search where named), as decimal strings.',
+    },
   ),
 });
 
@@ -29,11 +32,20 @@ function perToken(micros: number): string {
 }
 
 export function toApiModel(model: ModelConfig) {
-  const cheapest = [...model.endpoints].sort((a, b) => a.pricing.promptMicros + a.pricing.completionMicros - (b.pricing.promptMicros + b.pricing.completionMicros))[0];
-  const contextLengths = model.endpoints.map((endpoint) => endpoint.contextLength).filter((value): value is number => value !== null);
-  const pricing: Record<string, string> = { prompt: perToken(cheapest.pricing.promptMicros), completion: perToken(cheapest.pricing.completionMicros) };
+  const cheapest = [...model.endpoints].sort(
+    (a, b) =>
+      a.pricing.promptMicros + a.pricing.completionMicros - (b.pricing.promptMicros + b.pricing.completionMicros),
+  )[0];
+  const contextLengths = model.endpoints
+    .map((endpoint) => endpoint.contextLength)
+    .filter((value): value is number => value !== null);
+  const pricing: Record<string, string> = {
+    prompt: perToken(cheapest.pricing.promptMicros),
+    completion: perToken(cheapest.pricing.completionMicros),
+  };
   if (cheapest.pricing.cacheReadMicros !== null) pricing.input_cache_read = perToken(cheapest.pricing.cacheReadMicros);
-  if (cheapest.pricing.cacheWriteMicros !== null) pricing.input_cache_write = perToken(cheapest.pricing.cacheWriteMicros);
+  if (cheapest.pricing.cacheWriteMicros !== null)
+    pricing.input_cache_write = perToken(cheapest.pricing.cacheWriteMicros);
   if (cheapest.pricing.perRequestMicros) pricing.request = unitsToDecimal(cheapest.pricing.perRequestMicros, 6);
   if (cheapest.pricing.perSearchMicros) pricing.web_search = unitsToDecimal(cheapest.pricing.perSearchMicros, 6);
   return {
@@ -50,7 +62,11 @@ export function toApiModel(model: ModelConfig) {
 }
 
 /** GET /v1/models: every routable model, or those the presented key may use. */
-export function registerModelsRoute(app: FastifyInstance, directory: ModelDirectory, authenticateOptional: preHandlerAsyncHookHandler): void {
+export function registerModelsRoute(
+  app: FastifyInstance,
+  directory: ModelDirectory,
+  authenticateOptional: preHandlerAsyncHookHandler,
+): void {
   // The directory is fixed at start-up and may hold hundreds of catalog models: present them once.
   const presented = directory.list().map((model) => ({ id: model.id, body: toApiModel(model) }));
   app.get('/v1/models', {
@@ -63,7 +79,9 @@ export function registerModelsRoute(app: FastifyInstance, directory: ModelDirect
     preHandler: authenticateOptional,
     handler: async (request) => {
       const key = request.apiKey;
-      const data = key ? presented.filter((model) => isModelAllowed(key, model.id)).map((model) => model.body) : presented.map((model) => model.body);
+      const data = key
+        ? presented.filter((model) => isModelAllowed(key, model.id)).map((model) => model.body)
+        : presented.map((model) => model.body);
       return { object: 'list' as const, data };
     },
   });

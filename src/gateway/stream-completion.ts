@@ -86,13 +86,18 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
     const out = handle(decoder.end());
     if (out) raw.write(out);
     if (!done && !finishSeen) {
-      throw new UpstreamError(502, 'upstream_stream_interrupted', `${opened.candidate.provider.name} closed the stream before the answer was complete.`);
+      throw new UpstreamError(
+        502,
+        'upstream_stream_interrupted',
+        `${opened.candidate.provider.name} closed the stream before the answer was complete.`,
+      );
     }
     finish();
   } catch (error) {
     // The answer was complete; what the upstream did after [DONE] is no failure of this request.
     if (finished) return;
-    const gatewayError = error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, input.signal);
+    const gatewayError =
+      error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, input.signal);
     outcome.status = gatewayError.status;
     outcome.errorCode = gatewayError.code;
     if (!outcome.clientAborted && !raw.destroyed) raw.end(sseError(gatewayError));

@@ -17,7 +17,11 @@ export interface UpstreamResponse {
 export class UpstreamClient {
   private readonly agents = new Map<string, Agent>();
 
-  async send(provider: ProviderConfig, upstreamRequest: UpstreamHttpRequest, signal: AbortSignal): Promise<UpstreamResponse> {
+  async send(
+    provider: ProviderConfig,
+    upstreamRequest: UpstreamHttpRequest,
+    signal: AbortSignal,
+  ): Promise<UpstreamResponse> {
     try {
       const { origin, path } = this.splitUrl(upstreamRequest.url);
       // The agent directly, with origin and path: the top-level request() parses the URL each time.
@@ -47,7 +51,8 @@ export class UpstreamClient {
 
   private splitUrl(url: string): { origin: string; path: string } {
     for (const origin of this.origins) {
-      if (url.startsWith(origin) && url.charCodeAt(origin.length) === 47 /* / */) return { origin, path: url.slice(origin.length) };
+      if (url.startsWith(origin) && url.charCodeAt(origin.length) === 47 /* / */)
+        return { origin, path: url.slice(origin.length) };
     }
     const parsed = new URL(url);
     if (this.origins.length < 64 && !this.origins.includes(parsed.origin)) this.origins.push(parsed.origin);
@@ -74,17 +79,39 @@ export function toUpstreamError(error: unknown, provider: ProviderConfig, signal
   if (signal?.aborted && signal.reason instanceof GatewayError) return signal.reason;
   const name = provider.name;
   if (error instanceof undiciErrors.HeadersTimeoutError) {
-    return new UpstreamError(504, 'upstream_timeout', `${name} did not start answering within ${provider.timeouts.firstByteMs} ms.`, { cause: error });
+    return new UpstreamError(
+      504,
+      'upstream_timeout',
+      `${name} did not start answering within ${provider.timeouts.firstByteMs} ms.`,
+      { cause: error },
+    );
   }
   if (error instanceof undiciErrors.BodyTimeoutError) {
-    return new UpstreamError(504, 'upstream_timeout', `${name} stopped sending data for ${provider.timeouts.idleMs} ms.`, { cause: error });
+    return new UpstreamError(
+      504,
+      'upstream_timeout',
+      `${name} stopped sending data for ${provider.timeouts.idleMs} ms.`,
+      { cause: error },
+    );
   }
   if (error instanceof undiciErrors.ConnectTimeoutError) {
-    return new UpstreamError(504, 'upstream_timeout', `Could not connect to ${name} within ${provider.timeouts.connectMs} ms.`, { cause: error });
+    return new UpstreamError(
+      504,
+      'upstream_timeout',
+      `Could not connect to ${name} within ${provider.timeouts.connectMs} ms.`,
+      { cause: error },
+    );
   }
-  const code = (error as { code?: string; cause?: { code?: string } })?.code ?? (error as { cause?: { code?: string } })?.cause?.code;
+  const code =
+    (error as { code?: string; cause?: { code?: string } })?.code ??
+    (error as { cause?: { code?: string } })?.cause?.code;
   if (code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EHOSTUNREACH') {
     return new UpstreamError(502, 'upstream_unreachable', `Could not connect to ${name} (${code}).`, { cause: error });
   }
-  return new UpstreamError(502, 'upstream_connection_error', `The connection to ${name} failed: ${(error as Error)?.message ?? String(error)}.`, { cause: error });
+  return new UpstreamError(
+    502,
+    'upstream_connection_error',
+    `The connection to ${name} failed: ${(error as Error)?.message ?? String(error)}.`,
+    { cause: error },
+  );
 }

@@ -32,7 +32,11 @@ export function toFetchHeaders(request: FastifyRequest): Headers {
 export function requireUser(auth: Auth): preHandlerAsyncHookHandler {
   return async function authenticateUser(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const session = await auth.api.getSession({ headers: toFetchHeaders(request) }).catch(() => null);
-    if (!session?.user) throw new AuthenticationError('Sign in first: send "Authorization: Bearer <token>" from /api-account/auth/sign-in/email.', 'not_signed_in');
+    if (!session?.user)
+      throw new AuthenticationError(
+        'Sign in first: send "Authorization: Bearer <token>" from /api-account/auth/sign-in/email.',
+        'not_signed_in',
+      );
     request.user = { id: session.user.id, email: session.user.email, name: session.user.name };
   };
 }
@@ -51,7 +55,10 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
       const headers = toFetchHeaders(request);
       if (!headers.has('origin') && !headers.has('cookie')) headers.set('origin', new URL(baseUrl).origin);
       const url = new URL(request.url, baseUrl);
-      const body = request.method === 'POST' && request.body !== undefined ? JSON.stringify(withDefaultName(url.pathname, request.body)) : undefined;
+      const body =
+        request.method === 'POST' && request.body !== undefined
+          ? JSON.stringify(withDefaultName(url.pathname, request.body))
+          : undefined;
       if (body !== undefined) headers.set('content-type', 'application/json');
       headers.delete('content-length');
       const response = await auth.handler(new Request(url, { method: request.method, headers, body }));
@@ -73,8 +80,15 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
         } catch {
           /* plain text */
         }
-        const type = response.status === 401 ? 'authentication_error' : response.status === 403 ? 'permission_error' : 'invalid_request_error';
-        return reply.type('application/json').send({ error: { message: message || `HTTP ${response.status}`, type, code, param: null } });
+        const type =
+          response.status === 401
+            ? 'authentication_error'
+            : response.status === 403
+              ? 'permission_error'
+              : 'invalid_request_error';
+        return reply
+          .type('application/json')
+          .send({ error: { message: message || `HTTP ${response.status}`, type, code, param: null } });
       }
       return reply.send(text);
     },

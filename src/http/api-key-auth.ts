@@ -26,7 +26,11 @@ export function presentedKey(request: FastifyRequest): string | undefined {
  * /v1 authentication (CONTRACT §2) from the in-process key cache: no database read per request.
  * Unknown and revoked keys get the same 401; disabled and expired keys a 403 that says which.
  */
-export function apiKeyAuth(cache: ApiKeyCache, clock: Clock, options: { optional?: boolean } = {}): preHandlerAsyncHookHandler {
+export function apiKeyAuth(
+  cache: ApiKeyCache,
+  clock: Clock,
+  options: { optional?: boolean } = {},
+): preHandlerAsyncHookHandler {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const key = presentedKey(request);
     if (!key) {
@@ -38,7 +42,8 @@ export function apiKeyAuth(cache: ApiKeyCache, clock: Clock, options: { optional
     const record = found instanceof Promise ? await found : found;
     if (!record || record.revoked) throw new AuthenticationError();
     if (record.disabled) throw new PermissionDeniedError('This API key is disabled.', 'key_disabled');
-    if (record.expiresAt !== null && record.expiresAt <= clock.now()) throw new PermissionDeniedError('This API key has expired.', 'key_expired');
+    if (record.expiresAt !== null && record.expiresAt <= clock.now())
+      throw new PermissionDeniedError('This API key has expired.', 'key_expired');
     request.apiKey = record;
     cache.noteUsed(record.id);
   };

@@ -1,29 +1,54 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError, InternalError, InvalidRequestError, NotFoundError, PayloadTooLargeError } from '../shared/errors.js';
+import {
+  GatewayError,
+  InternalError,
+  InvalidRequestError,
+  NotFoundError,
+  PayloadTooLargeError,
+} from '../shared/errors.js';
 import { schemaErrorToRequestError } from './schema-error.js';
 
 /** Any thrown value → the GatewayError the client will see. Pure, so it is tested on its own. */
 export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayError {
   if (error instanceof GatewayError) return error;
   const fastifyError = error as FastifyError & { validationContext?: 'body' | 'querystring' | 'params' | 'headers' };
-  if (fastifyError?.validation) return schemaErrorToRequestError(fastifyError.validation as never, fastifyError.validationContext ?? 'body');
+  if (fastifyError?.validation)
+    return schemaErrorToRequestError(fastifyError.validation as never, fastifyError.validationContext ?? 'body');
   switch (fastifyError?.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new PayloadTooLargeError(bodyLimitBytes);
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new InvalidRequestError('We could not parse the JSON body of your request. Send valid JSON with Content-Type: application/json.', null, 'invalid_json');
+      return new InvalidRequestError(
+        'We could not parse the JSON body of your request. Send valid JSON with Content-Type: application/json.',
+        null,
+        'invalid_json',
+      );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new InvalidRequestError('The request body is empty; send a JSON object.', null, 'invalid_json');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new GatewayError(415, 'invalid_request_error', 'unsupported_media_type', 'Unsupported Content-Type: send the body as application/json.');
+      return new GatewayError(
+        415,
+        'invalid_request_error',
+        'unsupported_media_type',
+        'Unsupported Content-Type: send the body as application/json.',
+      );
   }
   if (error instanceof SyntaxError) {
-    return new InvalidRequestError('We could not parse the JSON body of your request. Send valid JSON with Content-Type: application/json.', null, 'invalid_json');
+    return new InvalidRequestError(
+      'We could not parse the JSON body of your request. Send valid JSON with Content-Type: application/json.',
+      null,
+      'invalid_json',
+    );
   }
   const status = fastifyError?.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    return new GatewayError(status, 'invalid_request_error', fastifyError.code?.toLowerCase() ?? 'invalid_request', fastifyError.message);
+    return new GatewayError(
+      status,
+      'invalid_request_error',
+      fastifyError.code?.toLowerCase() ?? 'invalid_request',
+      fastifyError.message,
+    );
   }
   return new InternalError(undefined, error);
 }

@@ -30,12 +30,21 @@ describe('computeCostNanos', () => {
     [3, 0, 37_500, 0, 113], // 112.5 → half up, the only rounding
     [123_456, 7_891, 2_500_000, 10_000_000, 123_456 * 2500 + 7_891 * 10_000],
     [0, 0, 500_000, 1_500_000, 0],
-  ])('%i prompt + %i completion tokens at %i/%i micro-USD per million = %i nano-USD', (prompt, completion, promptPrice, completionPrice, expected) => {
-    expect(computeCostNanos(tokens(prompt, completion), pricing(promptPrice, completionPrice), { perRequest: false })).toBe(expected);
-  });
+  ])(
+    '%i prompt + %i completion tokens at %i/%i micro-USD per million = %i nano-USD',
+    (prompt, completion, promptPrice, completionPrice, expected) => {
+      expect(
+        computeCostNanos(tokens(prompt, completion), pricing(promptPrice, completionPrice), { perRequest: false }),
+      ).toBe(expected);
+    },
+  );
 
   it('prices cached prompt tokens at cache_read and the rest at the prompt price', () => {
-    const cost = computeCostNanos(tokens(1000, 10, { cachedTokens: 600 }), pricing(2_000_000, 8_000_000, { cacheReadMicros: 500_000 }), { perRequest: false });
+    const cost = computeCostNanos(
+      tokens(1000, 10, { cachedTokens: 600 }),
+      pricing(2_000_000, 8_000_000, { cacheReadMicros: 500_000 }),
+      { perRequest: false },
+    );
     expect(cost).toBe(400 * 2000 + 600 * 500 + 10 * 8000);
   });
 
@@ -46,7 +55,9 @@ describe('computeCostNanos', () => {
   });
 
   it('stays exact where floats would not (0.15 × 1e6 is 149999.99999999997 in floats)', () => {
-    const sum = Array.from({ length: 1000 }, () => computeCostNanos(tokens(7, 3), pricing(150_000, 600_000), { perRequest: false })).reduce((a, b) => a + b, 0);
+    const sum = Array.from({ length: 1000 }, () =>
+      computeCostNanos(tokens(7, 3), pricing(150_000, 600_000), { perRequest: false }),
+    ).reduce((a, b) => a + b, 0);
     expect(sum).toBe(1000 * (7 * 150 + 3 * 600));
   });
 

@@ -36,7 +36,11 @@ export async function applyLedgerEntry(store: Store, entry: LedgerEntry, now = D
 
 /** The user's balance in nano-USD (0 for a user who never had credits). */
 export async function getBalance(store: Store | { db: Kysely<Database> }, userId: string): Promise<number> {
-  const row = await store.db.selectFrom('credit_balances').select('balance_nanos').where('user_id', '=', userId).executeTakeFirst();
+  const row = await store.db
+    .selectFrom('credit_balances')
+    .select('balance_nanos')
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
   return row ? Number(row.balance_nanos) : 0;
 }
 
@@ -67,7 +71,14 @@ export async function applyLedgerEntriesForUser(
     const amount = entry.amount < 0 ? -Math.min(-entry.amount, balance) : entry.amount;
     const inserted = await transaction
       .insertInto('credit_ledger')
-      .values({ user_id: userId, kind: entry.kind, amount_nanos: amount, reference: entry.reference, description: entry.description ?? '', created_at: now })
+      .values({
+        user_id: userId,
+        kind: entry.kind,
+        amount_nanos: amount,
+        reference: entry.reference,
+        description: entry.description ?? '',
+        created_at: now,
+      })
       .onConflict((conflict) => conflict.column('reference').doNothing())
       .returning('id')
       .executeTakeFirst();
@@ -78,12 +89,22 @@ export async function applyLedgerEntriesForUser(
     results.push({ applied: inserted !== undefined, amount: inserted ? amount : 0, balance });
   }
   if (moved !== 0) {
-    await transaction.updateTable('credit_balances').set({ balance_nanos: balance, updated_at: now }).where('user_id', '=', userId).execute();
+    await transaction
+      .updateTable('credit_balances')
+      .set({ balance_nanos: balance, updated_at: now })
+      .where('user_id', '=', userId)
+      .execute();
   }
   return results;
 }
 
 /** A user's ledger, newest first (for the billing pages and audits). */
 export async function listLedgerEntries(db: Kysely<Database>, userId: string, limit = 100) {
-  return db.selectFrom('credit_ledger').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').limit(limit).execute();
+  return db
+    .selectFrom('credit_ledger')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 }

@@ -20,7 +20,8 @@ export function estimatePromptTokens(request: ChatCompletionRequest): number {
     if (message.name) total += countText(message.name) + 1;
     total += countContent(message.content);
     if (typeof message.reasoning === 'string') total += countText(message.reasoning);
-    for (const call of message.tool_calls ?? []) total += countText(call.function?.name ?? '') + countText(call.function?.arguments ?? '') + 3;
+    for (const call of message.tool_calls ?? [])
+      total += countText(call.function?.name ?? '') + countText(call.function?.arguments ?? '') + 3;
   }
   if (request.tools && request.tools.length > 0) total += countText(JSON.stringify(request.tools));
   if (request.response_format?.json_schema) total += countText(JSON.stringify(request.response_format.json_schema));

@@ -21,7 +21,10 @@ export async function keySpend(db: Kysely<Database>, keyIds: string[], now: numb
   const month = monthOf(now);
   const rows = await db.selectFrom('key_spend').selectAll().where('key_id', 'in', keyIds).execute();
   for (const row of rows) {
-    result.set(row.key_id, { monthNanos: row.month === month ? Number(row.month_spend_nanos) : 0, totalNanos: Number(row.total_spend_nanos) });
+    result.set(row.key_id, {
+      monthNanos: row.month === month ? Number(row.month_spend_nanos) : 0,
+      totalNanos: Number(row.total_spend_nanos),
+    });
   }
   return result;
 }
@@ -31,8 +34,18 @@ export async function keySpend(db: Kysely<Database>, keyIds: string[], now: numb
  * by the caller; a later month replaces the running month figure, an older one only adds to the
  * total (a batch that straddles midnight at a month's end).
  */
-export async function addKeySpend(transaction: Transaction<Database>, keyId: string, month: string, amountNanos: number, now: number): Promise<void> {
-  const existing = await transaction.selectFrom('key_spend').select(['month', 'month_spend_nanos', 'total_spend_nanos']).where('key_id', '=', keyId).executeTakeFirst();
+export async function addKeySpend(
+  transaction: Transaction<Database>,
+  keyId: string,
+  month: string,
+  amountNanos: number,
+  now: number,
+): Promise<void> {
+  const existing = await transaction
+    .selectFrom('key_spend')
+    .select(['month', 'month_spend_nanos', 'total_spend_nanos'])
+    .where('key_id', '=', keyId)
+    .executeTakeFirst();
   if (!existing) {
     const inserted = await transaction
       .insertInto('key_spend')

@@ -24,7 +24,16 @@ const backends: Record<string, () => Promise<LimitBackend[]>> = {
   },
 };
 
-const hold = (id: string, amount: number, extra: Partial<Hold> = {}): Hold => ({ id, userId: 'user-1', keyId: 'key-1', amount, expiresAt: 10_000_000, trackUser: true, trackKey: true, ...extra });
+const hold = (id: string, amount: number, extra: Partial<Hold> = {}): Hold => ({
+  id,
+  userId: 'user-1',
+  keyId: 'key-1',
+  amount,
+  expiresAt: 10_000_000,
+  trackUser: true,
+  trackKey: true,
+  ...extra,
+});
 
 describe.each(Object.keys(backends))('limit backend: %s', (name) => {
   let opened: LimitBackend[] = [];
@@ -38,7 +47,8 @@ describe.each(Object.keys(backends))('limit backend: %s', (name) => {
     const [first, second] = opened;
     const limits = { rpmLimit: 4, tpmLimit: null };
     const results = [];
-    for (let index = 0; index < 6; index++) results.push(await (index % 2 ? second : first).checkRate('key-1', limits, 0, 1_000_000));
+    for (let index = 0; index < 6; index++)
+      results.push(await (index % 2 ? second : first).checkRate('key-1', limits, 0, 1_000_000));
     expect(results.map((result) => result.allowed)).toEqual([true, true, true, true, false, false]);
     expect(results[3].requests).toEqual({ limit: 4, remaining: 0, resetMs: 60_000 });
     expect(results[4]).toMatchObject({ refusedBy: 'requests', retryAfterMs: 15_000 });
@@ -62,7 +72,9 @@ describe.each(Object.keys(backends))('limit backend: %s', (name) => {
     opened = await backends[name]();
     const [first, second] = opened;
     const limits = { userBalance: 1000, keyMonthRemaining: null, keyLifetimeRemaining: null };
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, index) => (index % 2 ? second : first).reserve(hold(`h${index}`, 300), limits, 0)));
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, index) => (index % 2 ? second : first).reserve(hold(`h${index}`, 300), limits, 0)),
+    );
     expect(outcomes.filter((outcome) => outcome === 'held')).toHaveLength(3);
     expect(outcomes.filter((outcome) => outcome === 'insufficient_credits')).toHaveLength(7);
     expect(await first.heldForUser('user-1', 0)).toBe(900);
@@ -78,17 +90,44 @@ describe.each(Object.keys(backends))('limit backend: %s', (name) => {
     opened = await backends[name]();
     const [first] = opened;
     const only = { trackUser: false };
-    expect(await first.reserve(hold('a', 70, only), { userBalance: null, keyMonthRemaining: 100, keyLifetimeRemaining: null }, 0)).toBe('held');
-    expect(await first.reserve(hold('b', 70, only), { userBalance: null, keyMonthRemaining: 100, keyLifetimeRemaining: null }, 0)).toBe('held');
-    expect(await first.reserve(hold('c', 70, only), { userBalance: null, keyMonthRemaining: 100, keyLifetimeRemaining: null }, 0)).toBe('quota_exceeded');
-    expect(await first.reserve(hold('d', 1, only), { userBalance: null, keyMonthRemaining: null, keyLifetimeRemaining: 0 }, 0)).toBe('credit_limit_exceeded');
+    expect(
+      await first.reserve(
+        hold('a', 70, only),
+        { userBalance: null, keyMonthRemaining: 100, keyLifetimeRemaining: null },
+        0,
+      ),
+    ).toBe('held');
+    expect(
+      await first.reserve(
+        hold('b', 70, only),
+        { userBalance: null, keyMonthRemaining: 100, keyLifetimeRemaining: null },
+        0,
+      ),
+    ).toBe('held');
+    expect(
+      await first.reserve(
+        hold('c', 70, only),
+        { userBalance: null, keyMonthRemaining: 100, keyLifetimeRemaining: null },
+        0,
+      ),
+    ).toBe('quota_exceeded');
+    expect(
+      await first.reserve(
+        hold('d', 1, only),
+        { userBalance: null, keyMonthRemaining: null, keyLifetimeRemaining: 0 },
+        0,
+      ),
+    ).toBe('credit_limit_exceeded');
   });
 });
 
 describe('Redis failures', () => {
   const silentLogger = () => {
     const lines: string[] = [];
-    const logger = createLogger('warn', new Writable({ write: (chunk, _encoding, callback) => (lines.push(String(chunk)), callback()) }));
+    const logger = createLogger(
+      'warn',
+      new Writable({ write: (chunk, _encoding, callback) => (lines.push(String(chunk)), callback()) }),
+    );
     return { logger, lines };
   };
 
@@ -99,14 +138,20 @@ describe('Redis failures', () => {
     const limits = { rpmLimit: 1, tpmLimit: null };
     expect((await failOpen.checkRate('k', limits, 0, 0)).allowed).toBe(true);
     expect((await failOpen.checkRate('k', limits, 0, 0)).allowed).toBe(false);
-    expect(await failOpen.reserve(hold('a', 5), { userBalance: 10, keyMonthRemaining: null, keyLifetimeRemaining: null }, 0)).toBe('held');
-    expect(await failOpen.reserve(hold('b', 6), { userBalance: 10, keyMonthRemaining: null, keyLifetimeRemaining: null }, 0)).toBe('insufficient_credits');
+    expect(
+      await failOpen.reserve(hold('a', 5), { userBalance: 10, keyMonthRemaining: null, keyLifetimeRemaining: null }, 0),
+    ).toBe('held');
+    expect(
+      await failOpen.reserve(hold('b', 6), { userBalance: 10, keyMonthRemaining: null, keyLifetimeRemaining: null }, 0),
+    ).toBe('insufficient_credits');
     expect(open.lines.join('')).toMatch(/fail-open/);
 
     const closed = silentLogger();
     const failClosed = new ResilientLimitBackend(unreachable, 'closed', closed.logger, { now: () => Date.now() });
     await expect(failClosed.checkRate('k', limits, 0, 0)).rejects.toBeInstanceOf(LimitsUnavailableError);
-    await expect(failClosed.reserve(hold('c', 1), { userBalance: 10, keyMonthRemaining: null, keyLifetimeRemaining: null }, 0)).rejects.toMatchObject({ status: 503, code: 'limits_unavailable' });
+    await expect(
+      failClosed.reserve(hold('c', 1), { userBalance: 10, keyMonthRemaining: null, keyLifetimeRemaining: null }, 0),
+    ).rejects.toMatchObject({ status: 503, code: 'limits_unavailable' });
     expect(closed.lines.join('')).toMatch(/fail-closed/);
     await unreachable.close();
   });

@@ -45,7 +45,8 @@ export interface LimitBackend {
 /** Pure: the hold rule shared by both backends (the Lua script mirrors it). */
 export function decideHold(amount: number, limits: HoldLimits, userHeld: number, keyHeld: number): HoldOutcome {
   if (limits.keyMonthRemaining !== null && limits.keyMonthRemaining - keyHeld <= 0) return 'quota_exceeded';
-  if (limits.keyLifetimeRemaining !== null && limits.keyLifetimeRemaining - keyHeld <= 0) return 'credit_limit_exceeded';
+  if (limits.keyLifetimeRemaining !== null && limits.keyLifetimeRemaining - keyHeld <= 0)
+    return 'credit_limit_exceeded';
   if (limits.userBalance !== null && limits.userBalance - userHeld < amount) return 'insufficient_credits';
   return 'held';
 }

@@ -15,7 +15,13 @@ export class MemoryLimitBackend implements LimitBackend {
   private readonly keyHolds = new Map<string, Map<string, OpenHold>>();
 
   async checkRate(keyId: string, limits: KeyLimits, tokens: number, now: number): Promise<RateCheck> {
-    const result = decideRate(this.requestTats.get(keyId) ?? null, this.tokenTats.get(keyId) ?? null, now, tokens, limits);
+    const result = decideRate(
+      this.requestTats.get(keyId) ?? null,
+      this.tokenTats.get(keyId) ?? null,
+      now,
+      tokens,
+      limits,
+    );
     if (result.rpmTat !== null) this.requestTats.set(keyId, result.rpmTat);
     if (result.tpmTat !== null) this.tokenTats.set(keyId, result.tpmTat);
     this.sweepBuckets(now);

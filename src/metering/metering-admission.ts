@@ -19,18 +19,38 @@ export interface MeteredRequest {
 }
 
 /** The most output a request can produce on an endpoint, times its choices. */
-export function maxOutputTokens(request: ChatCompletionRequest, endpoint: EndpointConfig, promptTokens: number, fallback: number): number {
+export function maxOutputTokens(
+  request: ChatCompletionRequest,
+  endpoint: EndpointConfig,
+  promptTokens: number,
+  fallback: number,
+): number {
   const asked = request.max_completion_tokens ?? request.max_tokens;
-  const bound = asked ?? endpoint.maxOutputTokens ?? (endpoint.contextLength !== null ? Math.max(1, endpoint.contextLength - promptTokens) : fallback);
+  const bound =
+    asked ??
+    endpoint.maxOutputTokens ??
+    (endpoint.contextLength !== null ? Math.max(1, endpoint.contextLength - promptTokens) : fallback);
   const choices = typeof request.n === 'number' && request.n > 1 ? request.n : 1;
   return bound * choices;
 }
 
 /** The hold: the dearest endpoint the request may end up on (fallbacks included). */
-export function holdAmount(request: ChatCompletionRequest, endpoints: EndpointConfig[], promptTokens: number, fallbackOutput: number): number {
+export function holdAmount(
+  request: ChatCompletionRequest,
+  endpoints: EndpointConfig[],
+  promptTokens: number,
+  fallbackOutput: number,
+): number {
   let highest = 0;
   for (const endpoint of endpoints) {
-    highest = Math.max(highest, maximumCostNanos(promptTokens, maxOutputTokens(request, endpoint, promptTokens, fallbackOutput), endpoint.pricing));
+    highest = Math.max(
+      highest,
+      maximumCostNanos(
+        promptTokens,
+        maxOutputTokens(request, endpoint, promptTokens, fallbackOutput),
+        endpoint.pricing,
+      ),
+    );
   }
   return highest;
 }
@@ -63,16 +83,29 @@ export function rateLimitHeaders(check: RateCheck): Record<string, string> {
 }
 
 export function rateLimitError(check: RateCheck): RateLimitError {
-  const headers = { ...rateLimitHeaders(check), 'retry-after': String(Math.max(1, Math.ceil(check.retryAfterMs / 1000))) };
+  const headers = {
+    ...rateLimitHeaders(check),
+    'retry-after': String(Math.max(1, Math.ceil(check.retryAfterMs / 1000))),
+  };
   return check.refusedBy === 'tokens'
-    ? new RateLimitError(`Rate limit reached for this API key: ${check.tokens?.limit} tokens per minute. Retry after ${headers['retry-after']} s.`, 'tokens_per_minute_exceeded', headers)
-    : new RateLimitError(`Rate limit reached for this API key: ${check.requests?.limit} requests per minute. Retry after ${headers['retry-after']} s.`, 'requests_per_minute_exceeded', headers);
+    ? new RateLimitError(
+        `Rate limit reached for this API key: ${check.tokens?.limit} tokens per minute. Retry after ${headers['retry-after']} s.`,
+        'tokens_per_minute_exceeded',
+        headers,
+      )
+    : new RateLimitError(
+        `Rate limit reached for this API key: ${check.requests?.limit} requests per minute. Retry after ${headers['retry-after']} s.`,
+        'requests_per_minute_exceeded',
+        headers,
+      );
 }
 
 export function holdRefusal(outcome: Exclude<HoldOutcome, 'held'>): Error {
   switch (outcome) {
     case 'insufficient_credits':
-      return new InsufficientCreditsError('Your credit balance does not cover the most this request can cost. Add credits, or lower max_tokens.');
+      return new InsufficientCreditsError(
+        'Your credit balance does not cover the most this request can cost. Add credits, or lower max_tokens.',
+      );
     case 'quota_exceeded':
       return new PermissionDeniedError('This API key has used its monthly quota.', 'quota_exceeded');
     case 'credit_limit_exceeded':

@@ -24,8 +24,15 @@ export function readMeteringSettings(config: Pick<GatewayConfig, 'sections'>): M
     throw new ConfigError('billing.default_max_output_tokens must be a positive integer.');
   }
   const redisFailureMode = limits.redis_failure_mode ?? 'open';
-  if (redisFailureMode !== 'open' && redisFailureMode !== 'closed') throw new ConfigError('limits.redis_failure_mode must be "open" or "closed".');
+  if (redisFailureMode !== 'open' && redisFailureMode !== 'closed')
+    throw new ConfigError('limits.redis_failure_mode must be "open" or "closed".');
   const holdTtlMs = limits.hold_ttl_ms ?? 15 * 60_000;
-  if (!Number.isSafeInteger(holdTtlMs) || (holdTtlMs as number) < 1000) throw new ConfigError('limits.hold_ttl_ms must be an integer of at least 1000.');
-  return { requireCredits, defaultMaxOutputTokens: defaultMaxOutputTokens as number, redisFailureMode, holdTtlMs: holdTtlMs as number };
+  if (!Number.isSafeInteger(holdTtlMs) || (holdTtlMs as number) < 1000)
+    throw new ConfigError('limits.hold_ttl_ms must be an integer of at least 1000.');
+  return {
+    requireCredits,
+    defaultMaxOutputTokens: defaultMaxOutputTokens as number,
+    redisFailureMode,
+    holdTtlMs: holdTtlMs as number,
+  };
 }

@@ -16,7 +16,15 @@ import { ResilientLimitBackend } from './resilient-limit-backend.js';
 import { readMeteringSettings, type MeteringSettings } from './metering-settings.js';
 import { buildUsageEvent } from './usage-event.js';
 import { UsageWriter, type UsageWriterOptions } from './usage-writer.js';
-import { holdAmount, holdRefusal, keyLimitsOf, keyQuotaNanos, rateLimitError, rateLimitHeaders, type MeteredRequest } from './metering-admission.js';
+import {
+  holdAmount,
+  holdRefusal,
+  keyLimitsOf,
+  keyQuotaNanos,
+  rateLimitError,
+  rateLimitHeaders,
+  type MeteredRequest,
+} from './metering-admission.js';
 
 export interface MeteringOptions extends UsageWriterOptions {
   /** Overrides config.redisUrl (tests); null forces memory. */
@@ -49,19 +57,27 @@ export class Metering implements RequestAdmission, CompletionObserver {
 
   constructor(private readonly deps: MeteringDeps) {
     this.settings = readMeteringSettings(deps.config);
-    const redisUrl = deps.options?.redisUrl === undefined ? deps.config.redisUrl : deps.options.redisUrl ?? undefined;
+    const redisUrl = deps.options?.redisUrl === undefined ? deps.config.redisUrl : (deps.options.redisUrl ?? undefined);
     if (redisUrl) {
       this.redis = new RedisLimitBackend(redisUrl, deps.options?.redisPrefix ?? 'gw:');
       this.backend = new ResilientLimitBackend(this.redis, this.settings.redisFailureMode, deps.logger, deps.clock);
     } else {
       this.backend = new MemoryLimitBackend();
     }
-    this.writer = new UsageWriter(deps.store, deps.logger, (hold) => this.backend.release(hold), deps.clock, deps.options);
+    this.writer = new UsageWriter(
+      deps.store,
+      deps.logger,
+      (hold) => this.backend.release(hold),
+      deps.clock,
+      deps.options,
+    );
   }
 
   async start(): Promise<void> {
     if (this.redis && !(await this.redis.ready())) {
-      this.deps.logger.warn(`Redis is not reachable yet; limits run ${this.settings.redisFailureMode === 'open' ? 'per instance (fail-open)' : 'refusing requests (fail-closed)'} until it is`);
+      this.deps.logger.warn(
+        `Redis is not reachable yet; limits run ${this.settings.redisFailureMode === 'open' ? 'per instance (fail-open)' : 'refusing requests (fail-closed)'} until it is`,
+      );
     }
     this.writer.start();
   }
@@ -95,12 +111,29 @@ export class Metering implements RequestAdmission, CompletionObserver {
     }
 
     if (trackKey || trackUser) {
-      const amount = holdAmount(request, candidates.map((candidate) => candidate.endpoint), promptTokens(), this.settings.defaultMaxOutputTokens);
+      const amount = holdAmount(
+        request,
+        candidates.map((candidate) => candidate.endpoint),
+        promptTokens(),
+        this.settings.defaultMaxOutputTokens,
+      );
       const [balance, spend] = await Promise.all([
         trackUser ? getBalance(this.deps.store, key.userId) : null,
-        trackKey ? keySpend(this.deps.store.db, [key.id], now).then((spent) => spent.get(key.id) ?? { monthNanos: 0, totalNanos: 0 }) : null,
+        trackKey
+          ? keySpend(this.deps.store.db, [key.id], now).then(
+              (spent) => spent.get(key.id) ?? { monthNanos: 0, totalNanos: 0 },
+            )
+          : null,
       ]);
-      const hold = { id: this.deps.ids.next('hold_'), userId: key.userId, keyId: key.id, amount, expiresAt: now + this.settings.holdTtlMs, trackUser, trackKey };
+      const hold = {
+        id: this.deps.ids.next('hold_'),
+        userId: key.userId,
+        keyId: key.id,
+        amount,
+        expiresAt: now + this.settings.holdTtlMs,
+        trackUser,
+        trackKey,
+      };
       const decision = await this.backend.reserve(
         hold,
         {
@@ -127,7 +160,9 @@ export class Metering implements RequestAdmission, CompletionObserver {
       });
       if (metered?.keyLimits?.tpmLimit && outcome.keyId) {
         const delta = event.total_tokens - metered.reservedTokens;
-        void this.backend.adjustTokens(outcome.keyId, metered.keyLimits, delta, this.deps.clock.now()).catch(() => undefined);
+        void this.backend
+          .adjustTokens(outcome.keyId, metered.keyLimits, delta, this.deps.clock.now())
+          .catch(() => undefined);
       }
       const charge = this.settings.requireCredits && event.user_id !== null && event.cost_nanos > 0;
       if (metered?.hold && !charge && event.cost_nanos === 0) {
@@ -144,14 +179,19 @@ export class Metering implements RequestAdmission, CompletionObserver {
 
   /** Balance and open holds, for the account API. */
   async balanceOf(userId: string): Promise<{ balance: number; held: number }> {
-    const [balance, held] = await Promise.all([getBalance(this.deps.store, userId), this.backend.heldForUser(userId, this.deps.clock.now())]);
+    const [balance, held] = await Promise.all([
+      getBalance(this.deps.store, userId),
+      this.backend.heldForUser(userId, this.deps.clock.now()),
+    ]);
     return { balance, held };
   }
 
   private pricingOf(outcome: CompletionOutcome): Pricing | null {
     if (!outcome.modelId || !outcome.providerId) return null;
     const model = this.deps.directory.get(outcome.modelId);
-    const endpoint = model?.endpoints.find((candidate) => candidate.providerId === outcome.providerId && candidate.upstreamModel === outcome.upstreamModel);
+    const endpoint = model?.endpoints.find(
+      (candidate) => candidate.providerId === outcome.providerId && candidate.upstreamModel === outcome.upstreamModel,
+    );
     return endpoint?.pricing ?? null;
   }
 }

@@ -42,6 +42,10 @@ describe('decideRate', () => {
   });
 
   it('allows everything when the key has no limits', () => {
-    expect(decideRate(null, null, 0, 1e9, { rpmLimit: null, tpmLimit: null }).check).toMatchObject({ allowed: true, requests: null, tokens: null });
+    expect(decideRate(null, null, 0, 1e9, { rpmLimit: null, tpmLimit: null }).check).toMatchObject({
+      allowed: true,
+      requests: null,
+      tokens: null,
+    });
   });
 });

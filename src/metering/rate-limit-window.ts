@@ -26,9 +26,21 @@ export function decideLimit(tat: number | null, now: number, cost: number, limit
   const nextTat = start + cost * interval;
   const allowAt = nextTat - LIMIT_PERIOD_MS;
   if (allowAt > now) {
-    return { allowed: false, nextTat: start, retryAfterMs: allowAt - now, remaining: Math.max(0, Math.floor((LIMIT_PERIOD_MS - (start - now)) / interval)), resetMs: start - now };
+    return {
+      allowed: false,
+      nextTat: start,
+      retryAfterMs: allowAt - now,
+      remaining: Math.max(0, Math.floor((LIMIT_PERIOD_MS - (start - now)) / interval)),
+      resetMs: start - now,
+    };
   }
-  return { allowed: true, nextTat, retryAfterMs: 0, remaining: Math.max(0, Math.floor((LIMIT_PERIOD_MS - (nextTat - now)) / interval)), resetMs: nextTat - now };
+  return {
+    allowed: true,
+    nextTat,
+    retryAfterMs: 0,
+    remaining: Math.max(0, Math.floor((LIMIT_PERIOD_MS - (nextTat - now)) / interval)),
+    resetMs: nextTat - now,
+  };
 }
 
 /** After the request: move the token bucket by the difference between actual and reserved tokens. */
@@ -51,18 +63,31 @@ export interface RateCheck {
 }
 
 /** Both limits at once: either both are charged or neither (a refused request uses no quota). */
-export function decideRate(rpmTat: number | null, tpmTat: number | null, now: number, tokens: number, limits: KeyLimits): { check: RateCheck; rpmTat: number | null; tpmTat: number | null } {
+export function decideRate(
+  rpmTat: number | null,
+  tpmTat: number | null,
+  now: number,
+  tokens: number,
+  limits: KeyLimits,
+): { check: RateCheck; rpmTat: number | null; tpmTat: number | null } {
   const requests = limits.rpmLimit ? decideLimit(rpmTat, now, 1, limits.rpmLimit) : null;
   const tokenDecision = limits.tpmLimit ? decideLimit(tpmTat, now, tokens, limits.tpmLimit) : null;
-  const refusedBy = requests && !requests.allowed ? 'requests' : tokenDecision && !tokenDecision.allowed ? 'tokens' : null;
+  const refusedBy =
+    requests && !requests.allowed ? 'requests' : tokenDecision && !tokenDecision.allowed ? 'tokens' : null;
   const allowed = refusedBy === null;
   return {
     check: {
       allowed,
       refusedBy,
       retryAfterMs: Math.max(requests?.retryAfterMs ?? 0, tokenDecision?.retryAfterMs ?? 0),
-      requests: requests && limits.rpmLimit ? { limit: limits.rpmLimit, remaining: requests.remaining, resetMs: requests.resetMs } : null,
-      tokens: tokenDecision && limits.tpmLimit ? { limit: limits.tpmLimit, remaining: tokenDecision.remaining, resetMs: tokenDecision.resetMs } : null,
+      requests:
+        requests && limits.rpmLimit
+          ? { limit: limits.rpmLimit, remaining: requests.remaining, resetMs: requests.resetMs }
+          : null,
+      tokens:
+        tokenDecision && limits.tpmLimit
+          ? { limit: limits.tpmLimit, remaining: tokenDecision.remaining, resetMs: tokenDecision.resetMs }
+          : null,
     },
     rpmTat: allowed && requests ? requests.nextTat : rpmTat,
     tpmTat: allowed && tokenDecision ? tokenDecision.nextTat : tpmTat,

@@ -1,7 +1,12 @@
 import { Redis } from 'ioredis';
 import type { KeyLimits, RateCheck } from './rate-limit-window.js';
 import type { Hold, HoldLimits, HoldOutcome, LimitBackend } from './limit-backend.js';
-import { ADJUST_TOKENS_SCRIPT, CHECK_RATE_SCRIPT, RESERVE_HOLD_SCRIPT, SUM_HOLDS_SCRIPT } from './redis-limit-scripts.js';
+import {
+  ADJUST_TOKENS_SCRIPT,
+  CHECK_RATE_SCRIPT,
+  RESERVE_HOLD_SCRIPT,
+  SUM_HOLDS_SCRIPT,
+} from './redis-limit-scripts.js';
 
 interface ScriptedRedis extends Redis {
   gatewayCheckRate(rpmKey: string, tpmKey: string, ...args: (string | number)[]): Promise<number[]>;
@@ -56,7 +61,14 @@ export class RedisLimitBackend implements LimitBackend {
   }
 
   async checkRate(keyId: string, limits: KeyLimits, tokens: number, now: number): Promise<RateCheck> {
-    const reply = await this.redis.gatewayCheckRate(this.bucket('rpm', keyId), this.bucket('tpm', keyId), now, Math.max(0, Math.ceil(tokens)), limits.rpmLimit ?? 0, limits.tpmLimit ?? 0);
+    const reply = await this.redis.gatewayCheckRate(
+      this.bucket('rpm', keyId),
+      this.bucket('tpm', keyId),
+      now,
+      Math.max(0, Math.ceil(tokens)),
+      limits.rpmLimit ?? 0,
+      limits.tpmLimit ?? 0,
+    );
     const [allowed, refused, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs] = reply.map(Number);
     return {
       allowed: allowed === 1,

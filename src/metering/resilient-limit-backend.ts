@@ -8,7 +8,13 @@ export type RedisFailureMode = 'open' | 'closed';
 
 export class LimitsUnavailableError extends GatewayError {
   constructor(cause: unknown) {
-    super(503, 'service_unavailable', 'limits_unavailable', 'Rate limits and credit holds cannot be checked right now; try again shortly.', { headers: { 'retry-after': '1' }, cause });
+    super(
+      503,
+      'service_unavailable',
+      'limits_unavailable',
+      'Rate limits and credit holds cannot be checked right now; try again shortly.',
+      { headers: { 'retry-after': '1' }, cause },
+    );
   }
 }
 
@@ -95,6 +101,9 @@ export class ResilientLimitBackend implements LimitBackend {
     const now = this.clock.now();
     if (now - this.lastWarning < 10_000) return;
     this.lastWarning = now;
-    this.logger.warn({ err: error, mode: this.mode }, `Redis failed during ${what}; limits are ${this.mode === 'open' ? 'enforced per instance from memory (fail-open)' : 'refusing requests with 503 (fail-closed)'}`);
+    this.logger.warn(
+      { err: error, mode: this.mode },
+      `Redis failed during ${what}; limits are ${this.mode === 'open' ? 'enforced per instance from memory (fail-open)' : 'refusing requests with 503 (fail-closed)'}`,
+    );
   }
 }

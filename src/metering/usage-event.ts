@@ -24,8 +24,13 @@ export function buildUsageEvent(input: UsageEventInput): UsageEventsTable {
   const { outcome } = input;
   const tokens = tokensOf(input);
   const succeeded = outcome.status < 400;
-  const cost = input.pricing ? computeCostNanos(tokens.counts, input.pricing, { perRequest: succeeded && outcome.modelId !== null }) : 0;
-  const generationMs = outcome.timeToFirstTokenMs !== null && outcome.streamed ? outcome.latencyMs - outcome.timeToFirstTokenMs : outcome.latencyMs;
+  const cost = input.pricing
+    ? computeCostNanos(tokens.counts, input.pricing, { perRequest: succeeded && outcome.modelId !== null })
+    : 0;
+  const generationMs =
+    outcome.timeToFirstTokenMs !== null && outcome.streamed
+      ? outcome.latencyMs - outcome.timeToFirstTokenMs
+      : outcome.latencyMs;
   return {
     id: input.id,
     request_id: outcome.requestId,
@@ -44,7 +49,10 @@ export function buildUsageEvent(input: UsageEventInput): UsageEventsTable {
     cost_nanos: cost,
     latency_ms: Math.max(0, Math.round(outcome.latencyMs)),
     time_to_first_token_ms: outcome.timeToFirstTokenMs === null ? null : Math.round(outcome.timeToFirstTokenMs),
-    tokens_per_second: tokens.counts.completionTokens > 0 && generationMs > 0 ? Math.round((tokens.counts.completionTokens * 1000 * 100) / generationMs) / 100 : null,
+    tokens_per_second:
+      tokens.counts.completionTokens > 0 && generationMs > 0
+        ? Math.round((tokens.counts.completionTokens * 1000 * 100) / generationMs) / 100
+        : null,
     status: outcome.status,
     error_code: outcome.errorCode,
     streamed: outcome.streamed ? 1 : 0,
@@ -70,9 +78,19 @@ function tokensOf(input: UsageEventInput): { counts: TokenCounts; estimated: boo
     };
   }
   const generated = outputCharacters > 0 || (status < 400 && modelId !== null);
-  if (!generated) return { counts: { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 }, estimated: false };
+  if (!generated)
+    return {
+      counts: { promptTokens: 0, completionTokens: 0, cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+      estimated: false,
+    };
   return {
-    counts: { promptTokens: input.estimatePrompt(), completionTokens: estimateOutputTokens(outputCharacters), cachedTokens: 0, cacheWriteTokens: 0, reasoningTokens: 0 },
+    counts: {
+      promptTokens: input.estimatePrompt(),
+      completionTokens: estimateOutputTokens(outputCharacters),
+      cachedTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 0,
+    },
     estimated: true,
   };
 }

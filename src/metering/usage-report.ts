@@ -24,8 +24,17 @@ export interface UsageReport {
 }
 
 /** A user's usage between two UTC midnights (end exclusive). Four grouped queries, no row scan in JS. */
-export async function usageReport(db: Kysely<Database>, userId: string, startMs: number, endMs: number): Promise<UsageReport> {
-  const scope = db.selectFrom('usage_events').where('usage_events.user_id', '=', userId).where('usage_events.created_at', '>=', startMs).where('usage_events.created_at', '<', endMs);
+export async function usageReport(
+  db: Kysely<Database>,
+  userId: string,
+  startMs: number,
+  endMs: number,
+): Promise<UsageReport> {
+  const scope = db
+    .selectFrom('usage_events')
+    .where('usage_events.user_id', '=', userId)
+    .where('usage_events.created_at', '>=', startMs)
+    .where('usage_events.created_at', '<', endMs);
   const sums = [
     sql<number>`count(*)`.as('requests'),
     sql<number>`cast(coalesce(sum(usage_events.prompt_tokens), 0) as bigint)`.as('prompt_tokens'),
@@ -39,8 +48,14 @@ export async function usageReport(db: Kysely<Database>, userId: string, startMs:
   const modelExpression = sql<string>`coalesce(usage_events.model_id, usage_events.requested_model)`;
   const [totalRow, dayRows, modelRows, keyRows] = await Promise.all([
     scope.select(sums).executeTakeFirst(),
-    scope.select([dayExpression.as('day'), ...sums]).groupBy(dayExpression).execute(),
-    scope.select([modelExpression.as('model'), ...sums]).groupBy(modelExpression).execute(),
+    scope
+      .select([dayExpression.as('day'), ...sums])
+      .groupBy(dayExpression)
+      .execute(),
+    scope
+      .select([modelExpression.as('model'), ...sums])
+      .groupBy(modelExpression)
+      .execute(),
     scope
       .leftJoin('api_keys', 'api_keys.id', 'usage_events.key_id')
       .where('usage_events.key_id', 'is not', null)
@@ -51,7 +66,8 @@ export async function usageReport(db: Kysely<Database>, userId: string, startMs:
 
   const byDay = new Map(dayRows.map((row) => [Number(row.day), toTotals(row)]));
   const daily: UsageReport['daily'] = [];
-  for (let day = startMs / DAY_MS; day < endMs / DAY_MS; day++) daily.push({ day: day * DAY_MS, ...(byDay.get(day) ?? toTotals({})) });
+  for (let day = startMs / DAY_MS; day < endMs / DAY_MS; day++)
+    daily.push({ day: day * DAY_MS, ...(byDay.get(day) ?? toTotals({})) });
   const byCost = (a: UsageTotals, b: UsageTotals) => b.costNanos - a.costNanos || b.totalTokens - a.totalTokens;
   return {
     totals: toTotals(totalRow ?? {}),

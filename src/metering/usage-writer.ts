@@ -74,7 +74,10 @@ export class UsageWriter {
         await this.flush();
       } catch (error) {
         if (attempt >= 5) {
-          this.logger.error({ err: error, lost: this.queue.length }, 'could not write usage events at shutdown; they are lost');
+          this.logger.error(
+            { err: error, lost: this.queue.length },
+            'could not write usage events at shutdown; they are lost',
+          );
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
@@ -106,7 +109,13 @@ export class UsageWriter {
       if (event.cost_nanos <= 0) continue;
       if (charge && event.user_id) {
         const group = charges.get(event.user_id) ?? { entries: [], costs: [] };
-        group.entries.push({ userId: event.user_id, kind: 'usage', amount: -event.cost_nanos, reference: `usage:${event.id}`, description: event.model_id ?? event.requested_model });
+        group.entries.push({
+          userId: event.user_id,
+          kind: 'usage',
+          amount: -event.cost_nanos,
+          reference: `usage:${event.id}`,
+          description: event.model_id ?? event.requested_model,
+        });
         group.costs.push(event.cost_nanos);
         charges.set(event.user_id, group);
       }
@@ -121,7 +130,11 @@ export class UsageWriter {
     await this.store.db.transaction().execute(async (transaction) => {
       for (let start = 0; start < batch.length; start += 200) {
         const rows = batch.slice(start, start + 200).map((pending) => pending.event);
-        await transaction.insertInto('usage_events').values(rows).onConflict((conflict) => conflict.column('id').doNothing()).execute();
+        await transaction
+          .insertInto('usage_events')
+          .values(rows)
+          .onConflict((conflict) => conflict.column('id').doNothing())
+          .execute();
       }
       // Rows are locked in one global order (user id, then key id) so two instances writing
       // batches for the same users at once cannot deadlock.
@@ -129,11 +142,16 @@ export class UsageWriter {
         const results = await applyLedgerEntriesForUser(transaction, this.store.dialect, userId, entries, now);
         results.forEach((result, index) => {
           if (result.applied && -result.amount !== costs[index]) {
-            this.logger.warn({ userId, reference: entries[index].reference, cost: costs[index], charged: -result.amount }, 'usage cost exceeded the balance; charged what was left');
+            this.logger.warn(
+              { userId, reference: entries[index].reference, cost: costs[index], charged: -result.amount },
+              'usage cost exceeded the balance; charged what was left',
+            );
           }
         });
       }
-      const ordered = [...spend.values()].sort((a, b) => a.keyId.localeCompare(b.keyId) || a.month.localeCompare(b.month));
+      const ordered = [...spend.values()].sort(
+        (a, b) => a.keyId.localeCompare(b.keyId) || a.month.localeCompare(b.month),
+      );
       for (const entry of ordered) await addKeySpend(transaction, entry.keyId, entry.month, entry.amount, now);
     });
   }

@@ -30,7 +30,12 @@ export interface MockUpstreamCliOptions {
   help: boolean;
 }
 
-function wholeNumber(flag: string, text: string | undefined, minimum: number, maximum = Number.MAX_SAFE_INTEGER): number | undefined {
+function wholeNumber(
+  flag: string,
+  text: string | undefined,
+  minimum: number,
+  maximum = Number.MAX_SAFE_INTEGER,
+): number | undefined {
   if (text === undefined) return undefined;
   const value = Number(text);
   if (!/^\d+$/.test(text) || value < minimum || value > maximum) {
@@ -99,7 +104,12 @@ async function main(): Promise<void> {
     return;
   }
   // Nobody reads the recorded requests of a standalone server; skipping them keeps load tests lean.
-  const upstream = await startMockUpstream({ port: options.port, host: options.host, scenario: options.scenario, recordRequests: false });
+  const upstream = await startMockUpstream({
+    port: options.port,
+    host: options.host,
+    scenario: options.scenario,
+    recordRequests: false,
+  });
   console.log(`mock upstream listening on ${upstream.url}`);
   const shutDown = () => {
     upstream.close().then(

@@ -79,17 +79,35 @@ export function planCompletion(request: ChatRequestFields, scenario: ResolvedSce
   if (toolCall) {
     // Roughly four characters per token, the usual rule of thumb for JSON arguments.
     const toolTokens = Math.max(1, Math.ceil(toolCall.arguments.length / 4));
-    return { choiceCount, wordCount: 0, tokensPerChunk, toolCall, finishReason: 'tool_calls', completionTokensPerChoice: toolTokens };
+    return {
+      choiceCount,
+      wordCount: 0,
+      tokensPerChunk,
+      toolCall,
+      finishReason: 'tool_calls',
+      completionTokensPerChoice: toolTokens,
+    };
   }
   const wanted = request.stream ? scenario.chunkCount * tokensPerChunk : scenario.completionTokens;
   const wordCount = request.maxTokens === undefined ? wanted : Math.min(wanted, request.maxTokens);
   const finishReason = wordCount < wanted ? 'length' : 'stop';
-  return { choiceCount, wordCount, tokensPerChunk, toolCall: undefined, finishReason, completionTokensPerChoice: wordCount };
+  return {
+    choiceCount,
+    wordCount,
+    tokensPerChunk,
+    toolCall: undefined,
+    finishReason,
+    completionTokensPerChoice: wordCount,
+  };
 }
 
 export function usageOf(plan: CompletionPlan, promptTokens: number) {
   const completionTokens = plan.completionTokensPerChoice * plan.choiceCount;
-  return { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  return {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
 }
 
 /** Splits text into at most `count` consecutive pieces that join back to it. */
@@ -165,14 +183,18 @@ export function buildStreamScript(plan: CompletionPlan, toolCallId: (choiceIndex
       ? {
           role: 'assistant',
           content: null,
-          tool_calls: [{ index: 0, id: toolCallId(index), type: 'function', function: { name: toolCall.name, arguments: '' } }],
+          tool_calls: [
+            { index: 0, id: toolCallId(index), type: 'function', function: { name: toolCall.name, arguments: '' } },
+          ],
           refusal: null,
         }
       : { role: 'assistant', content: '', refusal: null };
     script.opening.push(choiceTail(index, opening, null));
   }
   const deltas = toolCall
-    ? splitIntoPieces(toolCall.arguments, TOOL_ARGUMENT_PIECES).map((piece) => ({ tool_calls: [{ index: 0, function: { arguments: piece } }] }))
+    ? splitIntoPieces(toolCall.arguments, TOOL_ARGUMENT_PIECES).map((piece) => ({
+        tool_calls: [{ index: 0, function: { arguments: piece } }],
+      }))
     : textDeltas(plan.wordCount, plan.tokensPerChunk).map((content) => ({ content }));
   for (const delta of deltas) {
     for (const index of choiceIndexes) script.content.push(choiceTail(index, delta, null));
@@ -201,7 +223,9 @@ export function errorEnvelope(message: string, type = 'invalid_request_error', c
 /** The envelope OpenAI sends for a status, so clients that branch on `type`/`code` see the real thing. */
 export function defaultFailureBody(status: number): string {
   if (status === 429) return errorEnvelope('Rate limit reached (mock upstream).', 'requests', 'rate_limit_exceeded');
-  if (status === 401) return errorEnvelope('Incorrect API key provided (mock upstream).', 'invalid_request_error', 'invalid_api_key');
-  if (status >= 500) return errorEnvelope('The server had an error while processing your request (mock upstream).', 'server_error');
+  if (status === 401)
+    return errorEnvelope('Incorrect API key provided (mock upstream).', 'invalid_request_error', 'invalid_api_key');
+  if (status >= 500)
+    return errorEnvelope('The server had an error while processing your request (mock upstream).', 'server_error');
   return errorEnvelope(`Mock upstream failure with status ${status}.`);
 }

@@ -75,9 +75,13 @@ function checkFailure(failure: unknown): void {
   if (failure.kind === 'status') {
     requireWholeNumber(failure.status, 'failure.status', 200);
     if ((failure.status as number) > 599) throw new TypeError('failure.status must be at most 599');
-    if (failure.body !== undefined && typeof failure.body !== 'string') throw new TypeError('failure.body must be a string');
+    if (failure.body !== undefined && typeof failure.body !== 'string')
+      throw new TypeError('failure.body must be a string');
     const headers = failure.headers;
-    if (headers !== undefined && (!isPlainObject(headers) || Object.values(headers).some((value) => typeof value !== 'string'))) {
+    if (
+      headers !== undefined &&
+      (!isPlainObject(headers) || Object.values(headers).some((value) => typeof value !== 'string'))
+    ) {
       throw new TypeError('failure.headers must be an object of strings');
     }
   }
@@ -100,7 +104,10 @@ export function parseMockScenario(value: unknown): MockScenario {
     throw new TypeError('usageInStream must be true or false');
   }
   const toolCall = value.toolCall;
-  if (toolCall !== undefined && (!isPlainObject(toolCall) || typeof toolCall.name !== 'string' || typeof toolCall.arguments !== 'string')) {
+  if (
+    toolCall !== undefined &&
+    (!isPlainObject(toolCall) || typeof toolCall.name !== 'string' || typeof toolCall.arguments !== 'string')
+  ) {
     throw new TypeError('toolCall must be {"name": string, "arguments": string}');
   }
   // null lets a header switch off the server's failure for one request (spreading undefined over it).

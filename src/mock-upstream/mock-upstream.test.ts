@@ -27,7 +27,13 @@ async function startWith(scenario: MockScenario | MockScenarioSelector = {}): Pr
   return upstream;
 }
 
-const question = { model: 'gpt-test', messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'hello there  world' }] };
+const question = {
+  model: 'gpt-test',
+  messages: [
+    { role: 'system', content: 'be brief' },
+    { role: 'user', content: 'hello there  world' },
+  ],
+};
 
 function postChat(upstream: MockUpstream, body: object, init: RequestInit = {}): Promise<Response> {
   return fetch(`${upstream.url}/chat/completions`, {
@@ -67,7 +73,19 @@ describe('pure pieces', () => {
   it.each([
     [[], 1],
     [[{ role: 'user', content: '  one two\nthree ' }], 3],
-    [[{ role: 'user', content: [{ type: 'text', text: 'a b' }, { type: 'image_url', image_url: { url: 'x' } }] }, { role: 'assistant', content: null }], 2],
+    [
+      [
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'a b' },
+            { type: 'image_url', image_url: { url: 'x' } },
+          ],
+        },
+        { role: 'assistant', content: null },
+      ],
+      2,
+    ],
     ['not a list', 1],
   ])('countPromptWords(%j) = %i', (messages, expected) => {
     expect(countPromptWords(messages)).toBe(expected);
@@ -93,7 +111,11 @@ describe('pure pieces', () => {
   });
 
   it('clamps programmatic scenario numbers that would otherwise loop or throw', () => {
-    expect(resolveScenario({ chunkCount: -3, tokensPerChunk: 0, latencyMs: -1 })).toMatchObject({ chunkCount: 0, tokensPerChunk: 1, latencyMs: 0 });
+    expect(resolveScenario({ chunkCount: -3, tokensPerChunk: 0, latencyMs: -1 })).toMatchObject({
+      chunkCount: 0,
+      tokensPerChunk: 1,
+      latencyMs: 0,
+    });
   });
 
   it('rejects scenario JSON with a message naming the field', () => {
@@ -101,7 +123,9 @@ describe('pure pieces', () => {
     expect(() => parseMockScenario({ chunkCount: -1 })).toThrow('chunkCount');
     expect(() => parseMockScenario({ failure: { kind: 'explode' } })).toThrow('failure.kind');
     expect(() => parseMockScenario({ failure: { kind: 'close-mid-stream' } })).toThrow('failure.afterChunks');
-    expect(parseMockScenario({ chunkCount: 2, failure: { kind: 'status', status: 429, headers: { 'retry-after': '1' } } })).toBeTruthy();
+    expect(
+      parseMockScenario({ chunkCount: 2, failure: { kind: 'status', status: 429, headers: { 'retry-after': '1' } } }),
+    ).toBeTruthy();
   });
 });
 
@@ -111,12 +135,30 @@ describe('CLI arguments', () => {
   });
 
   it('turns flags into a scenario, flags winning over --scenario', () => {
-    const options = parseMockUpstreamArguments(
-      ['--port', '0', '--latency-ms', '30', '--chunks', '5', '--tokens-per-chunk', '2', '--chunk-gap-ms', '1', '--fail-status', '429', '--scenario', '{"chunkCount":9,"usageInStream":false}'],
-    );
+    const options = parseMockUpstreamArguments([
+      '--port',
+      '0',
+      '--latency-ms',
+      '30',
+      '--chunks',
+      '5',
+      '--tokens-per-chunk',
+      '2',
+      '--chunk-gap-ms',
+      '1',
+      '--fail-status',
+      '429',
+      '--scenario',
+      '{"chunkCount":9,"usageInStream":false}',
+    ]);
     expect(options.port).toBe(0);
     expect(options.scenario).toEqual({
-      latencyMs: 30, chunkCount: 5, tokensPerChunk: 2, chunkGapMs: 1, usageInStream: false, failure: { kind: 'status', status: 429 },
+      latencyMs: 30,
+      chunkCount: 5,
+      tokensPerChunk: 2,
+      chunkGapMs: 1,
+      usageInStream: false,
+      failure: { kind: 'status', status: 429 },
     });
   });
 
@@ -141,18 +183,32 @@ describe('mock upstream answers', () => {
       id: 'chatcmpl-mock-1',
       object: 'chat.completion',
       model: 'gpt-test',
-      choices: [{ index: 0, message: { role: 'assistant', content: mockWords(0, 7), refusal: null }, logprobs: null, finish_reason: 'stop' }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content: mockWords(0, 7), refusal: null },
+          logprobs: null,
+          finish_reason: 'stop',
+        },
+      ],
       usage: { prompt_tokens: 5, completion_tokens: 7, total_tokens: 12 },
     });
     expect(Math.abs(completion.created - Date.now() / 1000)).toBeLessThan(5);
     expect(upstream.requests).toHaveLength(1);
-    expect(upstream.requests[0]).toMatchObject({ method: 'POST', url: '/v1/chat/completions', body: question, aborted: false });
+    expect(upstream.requests[0]).toMatchObject({
+      method: 'POST',
+      url: '/v1/chat/completions',
+      body: question,
+      aborted: false,
+    });
   });
 
   it('honours n and max_tokens, counting completion tokens over every choice', async () => {
     const upstream = await startWith();
     const completion = await (await postChat(upstream, { ...question, n: 2, max_tokens: 4 })).json();
-    expect(completion.choices.map((choice: any) => [choice.index, choice.message.content, choice.finish_reason])).toEqual([
+    expect(
+      completion.choices.map((choice: any) => [choice.index, choice.message.content, choice.finish_reason]),
+    ).toEqual([
       [0, 'lorem ipsum dolor sit', 'length'],
       [1, 'lorem ipsum dolor sit', 'length'],
     ]);
@@ -171,20 +227,32 @@ describe('mock upstream answers', () => {
       expect(chunk).toMatchObject({ id: 'chatcmpl-mock-1', object: 'chat.completion.chunk', model: 'gpt-test' });
     }
     expect(chunks[0].choices[0].delta).toEqual({ role: 'assistant', content: '', refusal: null });
-    expect(chunks.slice(1, 4).map((chunk) => chunk.choices[0].delta.content).join('')).toBe(mockWords(0, 6));
+    expect(
+      chunks
+        .slice(1, 4)
+        .map((chunk) => chunk.choices[0].delta.content)
+        .join(''),
+    ).toBe(mockWords(0, 6));
     expect(chunks[4].choices[0]).toEqual({ index: 0, delta: {}, logprobs: null, finish_reason: 'stop' });
   });
 
   it('sends the usage chunk only when include_usage asks and the scenario allows it', async () => {
     const upstream = await startWith({ chunkCount: 4 });
-    const withUsage = chunksOf(await (await postChat(upstream, { ...question, stream: true, stream_options: { include_usage: true } })).text());
-    expect(withUsage.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 } });
+    const withUsage = chunksOf(
+      await (await postChat(upstream, { ...question, stream: true, stream_options: { include_usage: true } })).text(),
+    );
+    expect(withUsage.at(-1)).toMatchObject({
+      choices: [],
+      usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 },
+    });
 
     const withoutOption = chunksOf(await (await postChat(upstream, { ...question, stream: true })).text());
     expect(withoutOption.some((chunk) => 'usage' in chunk)).toBe(false);
 
     upstream.setScenario({ chunkCount: 4, usageInStream: false });
-    const suppressed = chunksOf(await (await postChat(upstream, { ...question, stream: true, stream_options: { include_usage: true } })).text());
+    const suppressed = chunksOf(
+      await (await postChat(upstream, { ...question, stream: true, stream_options: { include_usage: true } })).text(),
+    );
     expect(suppressed.some((chunk) => 'usage' in chunk)).toBe(false);
   });
 
@@ -200,7 +268,11 @@ describe('mock upstream answers', () => {
     const upstream = await startWith({ toolCall });
     const chunks = chunksOf(await (await postChat(upstream, { ...question, stream: true })).text());
     const opening = chunks[0].choices[0].delta;
-    expect(opening).toMatchObject({ role: 'assistant', content: null, tool_calls: [{ index: 0, type: 'function', function: { name: 'get_weather', arguments: '' } }] });
+    expect(opening).toMatchObject({
+      role: 'assistant',
+      content: null,
+      tool_calls: [{ index: 0, type: 'function', function: { name: 'get_weather', arguments: '' } }],
+    });
     expect(opening.tool_calls[0].id).toMatch(/^call_mock_/);
     const argumentDeltas = chunks.slice(1, -1).map((chunk) => chunk.choices[0].delta.tool_calls[0].function.arguments);
     expect(argumentDeltas).toHaveLength(4);
@@ -218,7 +290,10 @@ describe('mock upstream answers', () => {
     const upstream = await startWith();
     const models = await (await fetch(`${upstream.url}/models`)).json();
     expect(models).toMatchObject({ object: 'list', data: [{ id: 'mock-model', object: 'model', owned_by: 'mock' }] });
-    const bare = await fetch(upstream.url.replace(/\/v1$/, '/chat/completions'), { method: 'POST', body: JSON.stringify(question) });
+    const bare = await fetch(upstream.url.replace(/\/v1$/, '/chat/completions'), {
+      method: 'POST',
+      body: JSON.stringify(question),
+    });
     expect(bare.status).toBe(200);
   });
 
@@ -247,7 +322,11 @@ describe('mock upstream answers', () => {
 describe('scenario selection', () => {
   it('lets the x-mock-scenario header override the scenario for one request', async () => {
     const upstream = await startWith({ chunkCount: 8 });
-    const overridden = await postChat(upstream, { ...question, stream: true }, { headers: { 'x-mock-scenario': '{"chunkCount":2}' } });
+    const overridden = await postChat(
+      upstream,
+      { ...question, stream: true },
+      { headers: { 'x-mock-scenario': '{"chunkCount":2}' } },
+    );
     expect(chunksOf(await overridden.text())).toHaveLength(4);
     const plain = await postChat(upstream, { ...question, stream: true });
     expect(chunksOf(await plain.text())).toHaveLength(10);
@@ -270,7 +349,9 @@ describe('scenario selection', () => {
   });
 
   it('picks a scenario per request with a selector over the body', async () => {
-    const upstream = await startWith((body) => (body.model === 'broken' ? { failure: { kind: 'status', status: 503 } } : {}));
+    const upstream = await startWith((body) =>
+      body.model === 'broken' ? { failure: { kind: 'status', status: 503 } } : {},
+    );
     expect((await postChat(upstream, { ...question, model: 'broken' })).status).toBe(503);
     expect((await postChat(upstream, question)).status).toBe(200);
   });
@@ -300,7 +381,9 @@ describe('failures', () => {
 
   it('hangs without headers until the client gives up', async () => {
     const upstream = await startWith({ failure: { kind: 'hang' } });
-    await expect(postChat(upstream, question, { signal: AbortSignal.timeout(100) })).rejects.toMatchObject({ name: 'TimeoutError' });
+    await expect(postChat(upstream, question, { signal: AbortSignal.timeout(100) })).rejects.toMatchObject({
+      name: 'TimeoutError',
+    });
     await waitFor(() => upstream.requests[0]?.aborted === true);
   });
 
@@ -310,10 +393,18 @@ describe('failures', () => {
     const response = await postChat(upstream, { ...question, stream: true }, { signal: controller.signal });
     const reader = response.body!.getReader();
     let received = '';
-    while ((received.match(/\n\n/g) ?? []).length < 3) received += new TextDecoder().decode((await reader.read()).value);
-    const next = await Promise.race([reader.read().then(() => 'more data'), new Promise((resolve) => setTimeout(resolve, 100, 'stalled'))]);
+    while ((received.match(/\n\n/g) ?? []).length < 3)
+      received += new TextDecoder().decode((await reader.read()).value);
+    const next = await Promise.race([
+      reader.read().then(() => 'more data'),
+      new Promise((resolve) => setTimeout(resolve, 100, 'stalled')),
+    ]);
     expect(next).toBe('stalled');
-    expect(dataOf(received).map((payload) => JSON.parse(payload).choices[0].delta.content)).toEqual(['', 'lorem', ' ipsum']);
+    expect(dataOf(received).map((payload) => JSON.parse(payload).choices[0].delta.content)).toEqual([
+      '',
+      'lorem',
+      ' ipsum',
+    ]);
     controller.abort();
   });
 

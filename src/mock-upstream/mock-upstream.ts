@@ -11,7 +11,14 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { isPlainObject, parseMockScenario, resolveScenario, type MockScenario, type MockScenarioSelector, type ResolvedScenario } from './mock-scenario.js';
+import {
+  isPlainObject,
+  parseMockScenario,
+  resolveScenario,
+  type MockScenario,
+  type MockScenarioSelector,
+  type ResolvedScenario,
+} from './mock-scenario.js';
 import {
   buildCompletion,
   buildStreamScript,
@@ -61,11 +68,9 @@ export interface MockUpstreamOptions {
   recordRequests?: boolean;
 }
 
-
 export const SCENARIO_HEADER = 'x-mock-scenario';
 const MAX_RECORDED_REQUESTS = 1000;
 const MAX_CACHED_STREAM_SCRIPTS = 64;
-
 
 const MODELS_BODY = JSON.stringify({
   object: 'list',
@@ -73,8 +78,17 @@ const MODELS_BODY = JSON.stringify({
 });
 const SSE_HEADERS = { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' };
 
-function sendJson(response: http.ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
-  response.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+function sendJson(
+  response: http.ServerResponse,
+  status: number,
+  body: string,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(body),
+    ...headers,
+  });
   response.end(body);
 }
 
@@ -161,7 +175,13 @@ function scriptFor(state: ServerState, plan: CompletionPlan, identity: Completio
   return script;
 }
 
-function answerStream(exchange: Exchange, state: ServerState, request: ChatRequestFields, scenario: ResolvedScenario, identity: CompletionIdentity): void {
+function answerStream(
+  exchange: Exchange,
+  state: ServerState,
+  request: ChatRequestFields,
+  scenario: ResolvedScenario,
+  identity: CompletionIdentity,
+): void {
   const { response } = exchange;
   const plan = planCompletion(request, scenario);
   const script = scriptFor(state, plan, identity);
@@ -201,7 +221,12 @@ function answerStream(exchange: Exchange, state: ServerState, request: ChatReque
   else exchange.after(scenario.chunkGapMs, sendNext);
 }
 
-function answerChat(exchange: Exchange, state: ServerState, body: Record<string, any>, scenario: ResolvedScenario): void {
+function answerChat(
+  exchange: Exchange,
+  state: ServerState,
+  body: Record<string, any>,
+  scenario: ResolvedScenario,
+): void {
   const { response } = exchange;
   const failure = scenario.failure;
   if (failure?.kind === 'hang') return;
@@ -227,7 +252,8 @@ function answerChat(exchange: Exchange, state: ServerState, body: Record<string,
     };
     if (request.stream) return answerStream(exchange, state, request, scenario, identity);
     const text = JSON.stringify(buildCompletion(identity, planCompletion(request, scenario), request.promptTokens));
-    if (failure?.kind !== 'hang-mid-stream' && failure?.kind !== 'close-mid-stream') return sendJson(response, 200, text);
+    if (failure?.kind !== 'hang-mid-stream' && failure?.kind !== 'close-mid-stream')
+      return sendJson(response, 200, text);
     // A non-stream answer "mid-stream" is a truncated body: the promised length never arrives.
     const bytes = Buffer.from(text);
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
@@ -248,23 +274,47 @@ function scenarioOverride(header: string | string[] | undefined): MockScenario {
   return parseMockScenario(value);
 }
 
-function record(state: ServerState, request: http.IncomingMessage, body: unknown, receivedAt: number): RecordedRequest | undefined {
+function record(
+  state: ServerState,
+  request: http.IncomingMessage,
+  body: unknown,
+  receivedAt: number,
+): RecordedRequest | undefined {
   if (!state.recordRequests) return undefined;
-  const entry: RecordedRequest = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body, receivedAt, aborted: false };
+  const entry: RecordedRequest = {
+    method: request.method ?? '',
+    url: request.url ?? '',
+    headers: request.headers,
+    body,
+    receivedAt,
+    aborted: false,
+  };
   state.requests.push(entry);
-  if (state.requests.length > MAX_RECORDED_REQUESTS) state.requests.splice(0, state.requests.length - MAX_RECORDED_REQUESTS);
+  if (state.requests.length > MAX_RECORDED_REQUESTS)
+    state.requests.splice(0, state.requests.length - MAX_RECORDED_REQUESTS);
   return entry;
 }
 
-function handle(state: ServerState, request: http.IncomingMessage, response: http.ServerResponse, rawBody: string, receivedAt: number): void {
+function handle(
+  state: ServerState,
+  request: http.IncomingMessage,
+  response: http.ServerResponse,
+  rawBody: string,
+  receivedAt: number,
+): void {
   const parsed = parseBody(rawBody);
   const recordedBody = parsed.ok ? parsed.value : rawBody === '' ? undefined : rawBody;
   const exchange = new Exchange(response, record(state, request, recordedBody, receivedAt), () => state.closing);
   const route = routeOf(request.method, request.url);
   if (route === 'models') return sendJson(response, 200, MODELS_BODY);
-  if (route === 'not-found') return sendJson(response, 404, errorEnvelope(`Invalid URL (${request.method} ${request.url})`));
+  if (route === 'not-found')
+    return sendJson(response, 404, errorEnvelope(`Invalid URL (${request.method} ${request.url})`));
   if (!parsed.ok || !isPlainObject(parsed.value)) {
-    return sendJson(response, 400, errorEnvelope('We could not parse the JSON body of your request: expected a JSON object.'));
+    return sendJson(
+      response,
+      400,
+      errorEnvelope('We could not parse the JSON body of your request: expected a JSON object.'),
+    );
   }
   let override: MockScenario;
   try {
@@ -276,7 +326,11 @@ function handle(state: ServerState, request: http.IncomingMessage, response: htt
   try {
     base = typeof state.scenario === 'function' ? state.scenario(parsed.value) : state.scenario;
   } catch (error) {
-    return sendJson(response, 500, errorEnvelope(`Mock upstream: the scenario selector threw: ${String(error)}`, 'server_error'));
+    return sendJson(
+      response,
+      500,
+      errorEnvelope(`Mock upstream: the scenario selector threw: ${String(error)}`, 'server_error'),
+    );
   }
   answerChat(exchange, state, parsed.value, resolveScenario({ ...base, ...override }));
 }

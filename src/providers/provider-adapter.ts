@@ -55,10 +55,18 @@ export interface ProviderAdapter {
   readonly type: string;
   /** Whether `n > 1` can be honoured; otherwise the core answers 400 naming `n`. */
   readonly supportsMultipleChoices: boolean;
-  buildRequest(request: ChatCompletionRequest, context: TranslationContext): UpstreamHttpRequest | Promise<UpstreamHttpRequest>;
+  buildRequest(
+    request: ChatCompletionRequest,
+    context: TranslationContext,
+  ): UpstreamHttpRequest | Promise<UpstreamHttpRequest>;
   /** A whole (stream:false) upstream 2xx body → an OpenAI chat.completion, with exact usage. */
   parseResponse(body: Uint8Array, context: TranslationContext): ChatCompletion;
   createStreamDecoder(context: TranslationContext): StreamDecoder;
   /** An upstream non-2xx answer → our error (client errors keep their status; others become 502/503/504). */
-  mapError(status: number, body: Uint8Array, headers: Record<string, string | string[] | undefined>, context: TranslationContext): GatewayError;
+  mapError(
+    status: number,
+    body: Uint8Array,
+    headers: Record<string, string | string[] | undefined>,
+    context: TranslationContext,
+  ): GatewayError;
 }

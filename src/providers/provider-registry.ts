@@ -10,6 +10,14 @@ import { ollamaAdapter } from './ollama/ollama-adapter.js';
 export type ProviderRegistry = ReadonlyMap<string, ProviderAdapter>;
 
 export function createProviderRegistry(extra: ProviderAdapter[] = []): ProviderRegistry {
-  const adapters = [openAIAdapter, anthropicAdapter, geminiAdapter, bedrockAdapter, azureOpenAIAdapter, ollamaAdapter, ...extra];
+  const adapters = [
+    openAIAdapter,
+    anthropicAdapter,
+    geminiAdapter,
+    bedrockAdapter,
+    azureOpenAIAdapter,
+    ollamaAdapter,
+    ...extra,
+  ];
   return new Map(adapters.map((adapter) => [adapter.type, adapter]));
 }

@@ -40,17 +40,27 @@ export interface BreakerState {
 export const CLOSED: BreakerState = { failures: 0, openUntil: 0, probeUntil: 0 };
 
 /** Pure transitions, shared by the in-memory breaker and mirrored by the Redis script. */
-export function admitTransition(state: BreakerState, now: number, settings: BreakerSettings): { state: BreakerState; admission: Admission } {
+export function admitTransition(
+  state: BreakerState,
+  now: number,
+  settings: BreakerSettings,
+): { state: BreakerState; admission: Admission } {
   if (state.openUntil === 0) return { state, admission: { admitted: true, probe: false, retryAtMs: null } };
   if (now < state.openUntil) return { state, admission: { admitted: false, probe: false, retryAtMs: state.openUntil } };
-  if (now < state.probeUntil) return { state, admission: { admitted: false, probe: false, retryAtMs: state.probeUntil } };
-  return { state: { ...state, probeUntil: now + settings.cooldownMs }, admission: { admitted: true, probe: true, retryAtMs: null } };
+  if (now < state.probeUntil)
+    return { state, admission: { admitted: false, probe: false, retryAtMs: state.probeUntil } };
+  return {
+    state: { ...state, probeUntil: now + settings.cooldownMs },
+    admission: { admitted: true, probe: true, retryAtMs: null },
+  };
 }
 
 export function failureTransition(state: BreakerState, now: number, settings: BreakerSettings): BreakerState {
   if (state.openUntil !== 0) return { failures: 0, openUntil: now + settings.cooldownMs, probeUntil: 0 };
   const failures = state.failures + 1;
-  return failures >= settings.failureThreshold ? { failures: 0, openUntil: now + settings.cooldownMs, probeUntil: 0 } : { ...state, failures };
+  return failures >= settings.failureThreshold
+    ? { failures: 0, openUntil: now + settings.cooldownMs, probeUntil: 0 }
+    : { ...state, failures };
 }
 
 /** One process's breakers, in memory (no REDIS_URL). */

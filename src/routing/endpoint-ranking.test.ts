@@ -26,20 +26,36 @@ describe('rankEndpoints', () => {
   });
 
   it('default: lower priority wins over price', () => {
-    const candidates = endpointsOf('chat/a').map((candidate) => ({ ...candidate, endpoint: { ...candidate.endpoint, priority: candidate.provider.id === 'p2' ? 0 : 1 } }));
-    const ranked = rankEndpoints({ candidates, preferences: parseRequestRouting({}).preferences, figures: () => ({ latencyMs: null, throughputTokensPerSecond: null }), random: () => 0.5 });
+    const candidates = endpointsOf('chat/a').map((candidate) => ({
+      ...candidate,
+      endpoint: { ...candidate.endpoint, priority: candidate.provider.id === 'p2' ? 0 : 1 },
+    }));
+    const ranked = rankEndpoints({
+      candidates,
+      preferences: parseRequestRouting({}).preferences,
+      figures: () => ({ latencyMs: null, throughputTokensPerSecond: null }),
+      random: () => 0.5,
+    });
     expect(providers(ranked)).toEqual(['p2', 'p1', 'p3']);
   });
 
   it('default: different weights share the first place in proportion to weight', () => {
     const candidates = endpointsOf('chat/a')
       .slice(0, 2)
-      .map((candidate) => ({ ...candidate, endpoint: { ...candidate.endpoint, weight: candidate.provider.id === 'p1' ? 3 : 1 } }));
+      .map((candidate) => ({
+        ...candidate,
+        endpoint: { ...candidate.endpoint, weight: candidate.provider.id === 'p1' ? 3 : 1 },
+      }));
     let seed = 42;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
     let firstP1 = 0;
     for (let index = 0; index < 4000; index++) {
-      const ranked = rankEndpoints({ candidates, preferences: parseRequestRouting({}).preferences, figures: () => ({ latencyMs: null, throughputTokensPerSecond: null }), random });
+      const ranked = rankEndpoints({
+        candidates,
+        preferences: parseRequestRouting({}).preferences,
+        figures: () => ({ latencyMs: null, throughputTokensPerSecond: null }),
+        random,
+      });
       expect(ranked).toHaveLength(2);
       if (ranked[0].provider.id === 'p1') firstP1++;
     }
@@ -76,7 +92,16 @@ describe('rankEndpoints', () => {
 
   it('measured figures are moving averages fed by completion outcomes', () => {
     const stats = new EndpointStats();
-    const outcome = { status: 200, clientAborted: false, providerId: 'p1', upstreamModel: 'a-1', streamed: true, latencyMs: 1100, timeToFirstTokenMs: 100, usage: { prompt_tokens: 1, completion_tokens: 50, total_tokens: 51 } };
+    const outcome = {
+      status: 200,
+      clientAborted: false,
+      providerId: 'p1',
+      upstreamModel: 'a-1',
+      streamed: true,
+      latencyMs: 1100,
+      timeToFirstTokenMs: 100,
+      usage: { prompt_tokens: 1, completion_tokens: 50, total_tokens: 51 },
+    };
     stats.onCompletion(outcome as never);
     expect(stats.figures('p1:a-1')).toEqual({ latencyMs: 100, throughputTokensPerSecond: 50 });
     stats.onCompletion({ ...outcome, timeToFirstTokenMs: 600, latencyMs: 1600 } as never);

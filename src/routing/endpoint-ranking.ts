@@ -53,12 +53,17 @@ function price(candidate: RouteCandidate): number {
   return candidate.endpoint.pricing.promptMicros + candidate.endpoint.pricing.completionMicros;
 }
 
-function sortBy(pool: RouteCandidate[], sort: 'price' | 'throughput' | 'latency', figures: (key: string) => EndpointFigures): RouteCandidate[] {
+function sortBy(
+  pool: RouteCandidate[],
+  sort: 'price' | 'throughput' | 'latency',
+  figures: (key: string) => EndpointFigures,
+): RouteCandidate[] {
   const measure = (candidate: RouteCandidate): number => {
     if (sort === 'price') return price(candidate);
     const measured = figures(candidateKey(candidate));
     // Higher throughput is better, so negate it; unmeasured endpoints sort last either way.
-    if (sort === 'throughput') return measured.throughputTokensPerSecond === null ? Infinity : -measured.throughputTokensPerSecond;
+    if (sort === 'throughput')
+      return measured.throughputTokensPerSecond === null ? Infinity : -measured.throughputTokensPerSecond;
     return measured.latencyMs ?? Infinity;
   };
   return [...pool].sort((a, b) => compareNumbers(measure(a), measure(b)) || a.endpoint.priority - b.endpoint.priority);

@@ -18,7 +18,10 @@ const SMOOTHING = 0.2;
  * purpose: ordering is a hint, and each instance's own view of the network is what it routes on.
  */
 export class EndpointStats implements CompletionObserver {
-  private readonly figuresByKey = new Map<string, { latencyMs: number | null; throughputTokensPerSecond: number | null }>();
+  private readonly figuresByKey = new Map<
+    string,
+    { latencyMs: number | null; throughputTokensPerSecond: number | null }
+  >();
 
   figures(key: string): EndpointFigures {
     return this.figuresByKey.get(key) ?? { latencyMs: null, throughputTokensPerSecond: null };
@@ -27,7 +30,8 @@ export class EndpointStats implements CompletionObserver {
   record(key: string, measured: { latencyMs?: number; throughputTokensPerSecond?: number }): void {
     const current = this.figuresByKey.get(key) ?? { latencyMs: null, throughputTokensPerSecond: null };
     if (measured.latencyMs !== undefined) current.latencyMs = blend(current.latencyMs, measured.latencyMs);
-    if (measured.throughputTokensPerSecond !== undefined) current.throughputTokensPerSecond = blend(current.throughputTokensPerSecond, measured.throughputTokensPerSecond);
+    if (measured.throughputTokensPerSecond !== undefined)
+      current.throughputTokensPerSecond = blend(current.throughputTokensPerSecond, measured.throughputTokensPerSecond);
     this.figuresByKey.set(key, current);
   }
 
@@ -39,7 +43,8 @@ export class EndpointStats implements CompletionObserver {
     const tokens = outcome.usage?.completion_tokens;
     // A non-streamed answer arrives at once, so its whole latency is the generation time.
     const generationMs = outcome.streamed ? outcome.latencyMs - (outcome.timeToFirstTokenMs ?? 0) : outcome.latencyMs;
-    if (typeof tokens === 'number' && tokens > 0 && generationMs > 0) measured.throughputTokensPerSecond = (tokens * 1000) / generationMs;
+    if (typeof tokens === 'number' && tokens > 0 && generationMs > 0)
+      measured.throughputTokensPerSecond = (tokens * 1000) / generationMs;
     this.record(key, measured);
   }
 }

@@ -55,7 +55,10 @@ export async function openWithFallback(input: OpenWithFallbackInput): Promise<Op
     if (round > 0) {
       const now = clock.now();
       const earliest = Math.min(...candidates.map((candidate) => notBefore.get(candidate) ?? now));
-      const wait = Math.max(backoffDelayMs(round - 1, routing.settings.backoffBaseMs, routing.settings.backoffMaxMs, routing.random), earliest - now);
+      const wait = Math.max(
+        backoffDelayMs(round - 1, routing.settings.backoffBaseMs, routing.settings.backoffMaxMs, routing.random),
+        earliest - now,
+      );
       // A wait that would outlast the deadline only delays the same error.
       if (wait >= input.deadline.remainingMs()) break;
       if (wait > 0) await routing.sleep(wait, signal).catch(() => undefined);
@@ -68,14 +71,21 @@ export async function openWithFallback(input: OpenWithFallbackInput): Promise<Op
       const adapter = input.registry.get(candidate.provider.type);
       if (!adapter) continue;
       if (body.n !== undefined && body.n !== null && body.n > 1 && !adapter.supportsMultipleChoices) {
-        lastError = new InvalidRequestError(`'n' greater than 1 is not supported by ${candidate.provider.name}.`, 'n', 'unsupported_parameter');
+        lastError = new InvalidRequestError(
+          `'n' greater than 1 is not supported by ${candidate.provider.name}.`,
+          'n',
+          'unsupported_parameter',
+        );
         continue;
       }
       const key = candidateKey(candidate);
       // A breaker we cannot read (Redis down) must not take the endpoint out of service.
-      const admission = await routing.health.admit(key).catch(() => ({ admitted: true, probe: false, retryAtMs: null }));
+      const admission = await routing.health
+        .admit(key)
+        .catch(() => ({ admitted: true, probe: false, retryAtMs: null }));
       if (!admission.admitted) {
-        if (admission.retryAtMs !== null) reopensAt = reopensAt === null ? admission.retryAtMs : Math.min(reopensAt, admission.retryAtMs);
+        if (admission.retryAtMs !== null)
+          reopensAt = reopensAt === null ? admission.retryAtMs : Math.min(reopensAt, admission.retryAtMs);
         continue;
       }
       triedThisRound = true;
@@ -100,16 +110,25 @@ export async function openWithFallback(input: OpenWithFallbackInput): Promise<Op
   if (lastError) throw lastError;
   if (reopensAt !== null) {
     const seconds = Math.max(1, Math.ceil((reopensAt - clock.now()) / 1000));
-    throw new UpstreamError(503, 'endpoints_unavailable', `Every endpoint that could serve this request is failing; the gateway is holding traffic back for ${seconds} s.`, {
-      headers: { 'retry-after': String(seconds) },
-    });
+    throw new UpstreamError(
+      503,
+      'endpoints_unavailable',
+      `Every endpoint that could serve this request is failing; the gateway is holding traffic back for ${seconds} s.`,
+      {
+        headers: { 'retry-after': String(seconds) },
+      },
+    );
   }
   throw new UpstreamError(502, 'no_provider_available', 'No provider could serve this request.');
 }
 
 type AttemptResult = { opened: OpenedAttempt } | { error: GatewayError; retryAfterMs: number | null };
 
-async function attemptOnce(input: OpenWithFallbackInput, candidate: RouteCandidate, adapter: NonNullable<ReturnType<ProviderRegistry['get']>>): Promise<AttemptResult> {
+async function attemptOnce(
+  input: OpenWithFallbackInput,
+  candidate: RouteCandidate,
+  adapter: NonNullable<ReturnType<ProviderRegistry['get']>>,
+): Promise<AttemptResult> {
   const { body, clock, outcome, controller } = input;
   const attemptStarted = clock.now();
   const context: TranslationContext = {

@@ -7,7 +7,12 @@ import { planRoute } from './route-plan.js';
 import type { RoutingRuntime } from './routing-runtime.js';
 
 /** The ordered candidates for one chat request: its routing parameters, the key's routing settings, the config. */
-export function planRequest(body: ChatCompletionRequest, key: ApiKeyRecord | null, directory: ModelDirectory, routing: RoutingRuntime): RouteCandidate[] {
+export function planRequest(
+  body: ChatCompletionRequest,
+  key: ApiKeyRecord | null,
+  directory: ModelDirectory,
+  routing: RoutingRuntime,
+): RouteCandidate[] {
   const requestRouting = parseRequestRouting(body as unknown as Record<string, unknown>);
   return planRoute({
     requestedModel: body.model,

@@ -12,7 +12,14 @@ describe('parseRequestRouting', () => {
 
   it('reads every field, max_price as integer micro-USD', () => {
     const parsed = parseRequestRouting({
-      provider: { order: ['b', 'a'], only: ['a', 'b'], ignore: ['c'], allow_fallbacks: false, sort: 'latency', max_price: { prompt: 0.15, completion: 2.5, request: 0.001 } },
+      provider: {
+        order: ['b', 'a'],
+        only: ['a', 'b'],
+        ignore: ['c'],
+        allow_fallbacks: false,
+        sort: 'latency',
+        max_price: { prompt: 0.15, completion: 2.5, request: 0.001 },
+      },
       models: ['x/one', 'x/two'],
     });
     expect(parsed.preferences).toEqual({

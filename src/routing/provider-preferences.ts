@@ -20,7 +20,14 @@ export interface RequestRouting {
   models: string[];
 }
 
-const NO_PREFERENCES: ProviderPreferences = { order: null, only: null, ignore: null, allowFallbacks: true, sort: null, maxPrice: null };
+const NO_PREFERENCES: ProviderPreferences = {
+  order: null,
+  only: null,
+  ignore: null,
+  allowFallbacks: true,
+  sort: null,
+  maxPrice: null,
+};
 const SORTS: readonly EndpointSort[] = ['price', 'throughput', 'latency'];
 const PREFERENCE_FIELDS = new Set(['order', 'only', 'ignore', 'allow_fallbacks', 'sort', 'max_price']);
 const PRICE_FIELDS = new Set(['prompt', 'completion', 'request']);
@@ -36,17 +43,28 @@ export function parseRequestRouting(body: Record<string, unknown>): RequestRouti
 
 function parseProviderPreferences(value: unknown): ProviderPreferences {
   if (value === undefined || value === null) return NO_PREFERENCES;
-  if (!isPlainObject(value)) throw new InvalidRequestError("Invalid type for 'provider': expected an object.", 'provider');
+  if (!isPlainObject(value))
+    throw new InvalidRequestError("Invalid type for 'provider': expected an object.", 'provider');
   for (const field of Object.keys(value)) {
     if (!PREFERENCE_FIELDS.has(field)) {
-      throw new InvalidRequestError(`Unknown parameter: 'provider.${field}'. Supported: ${[...PREFERENCE_FIELDS].join(', ')}.`, `provider.${field}`);
+      throw new InvalidRequestError(
+        `Unknown parameter: 'provider.${field}'. Supported: ${[...PREFERENCE_FIELDS].join(', ')}.`,
+        `provider.${field}`,
+      );
     }
   }
   const allowFallbacks = value.allow_fallbacks ?? true;
-  if (typeof allowFallbacks !== 'boolean') throw new InvalidRequestError("Invalid type for 'provider.allow_fallbacks': expected a boolean.", 'provider.allow_fallbacks');
+  if (typeof allowFallbacks !== 'boolean')
+    throw new InvalidRequestError(
+      "Invalid type for 'provider.allow_fallbacks': expected a boolean.",
+      'provider.allow_fallbacks',
+    );
   const sort = value.sort ?? null;
   if (sort !== null && !SORTS.includes(sort as EndpointSort)) {
-    throw new InvalidRequestError(`Invalid value for 'provider.sort': expected one of ${SORTS.join(', ')}.`, 'provider.sort');
+    throw new InvalidRequestError(
+      `Invalid value for 'provider.sort': expected one of ${SORTS.join(', ')}.`,
+      'provider.sort',
+    );
   }
   return {
     order: stringList(value.order, 'provider.order'),
@@ -60,21 +78,32 @@ function parseProviderPreferences(value: unknown): ProviderPreferences {
 
 function parseMaxPrice(value: unknown): ProviderPreferences['maxPrice'] {
   if (value === undefined || value === null) return null;
-  if (!isPlainObject(value)) throw new InvalidRequestError("Invalid type for 'provider.max_price': expected an object.", 'provider.max_price');
+  if (!isPlainObject(value))
+    throw new InvalidRequestError("Invalid type for 'provider.max_price': expected an object.", 'provider.max_price');
   for (const field of Object.keys(value)) {
-    if (!PRICE_FIELDS.has(field)) throw new InvalidRequestError(`Unknown parameter: 'provider.max_price.${field}'. Supported: prompt, completion, request.`, `provider.max_price.${field}`);
+    if (!PRICE_FIELDS.has(field))
+      throw new InvalidRequestError(
+        `Unknown parameter: 'provider.max_price.${field}'. Supported: prompt, completion, request.`,
+        `provider.max_price.${field}`,
+      );
   }
   const price = (field: string): number | null => {
     const raw = value[field];
     if (raw === undefined || raw === null) return null;
     if (typeof raw !== 'number' || !Number.isFinite(raw) || raw < 0) {
-      throw new InvalidRequestError(`Invalid value for 'provider.max_price.${field}': expected a number of USD, 0 or more.`, `provider.max_price.${field}`);
+      throw new InvalidRequestError(
+        `Invalid value for 'provider.max_price.${field}': expected a number of USD, 0 or more.`,
+        `provider.max_price.${field}`,
+      );
     }
     // Prices are compared as integers of micro-USD, like the configured ones.
     try {
       return decimalToUnits(raw, 6);
     } catch {
-      throw new InvalidRequestError(`Invalid value for 'provider.max_price.${field}': at most 6 decimal places.`, `provider.max_price.${field}`);
+      throw new InvalidRequestError(
+        `Invalid value for 'provider.max_price.${field}': at most 6 decimal places.`,
+        `provider.max_price.${field}`,
+      );
     }
   };
   return { promptMicros: price('prompt'), completionMicros: price('completion'), requestMicros: price('request') };
@@ -82,19 +111,26 @@ function parseMaxPrice(value: unknown): ProviderPreferences['maxPrice'] {
 
 function parseModels(value: unknown): string[] {
   if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) throw new InvalidRequestError("Invalid type for 'models': expected an array of model ids.", 'models');
+  if (!Array.isArray(value))
+    throw new InvalidRequestError("Invalid type for 'models': expected an array of model ids.", 'models');
   if (value.length > 16) throw new InvalidRequestError("Invalid 'models': at most 16 model ids.", 'models');
   return value.map((item, index) => {
-    if (typeof item !== 'string' || item.length === 0) throw new InvalidRequestError(`Invalid type for 'models[${index}]': expected a model id.`, `models[${index}]`);
+    if (typeof item !== 'string' || item.length === 0)
+      throw new InvalidRequestError(`Invalid type for 'models[${index}]': expected a model id.`, `models[${index}]`);
     return item;
   });
 }
 
 function stringList(value: unknown, param: string): string[] | null {
   if (value === undefined || value === null) return null;
-  if (!Array.isArray(value)) throw new InvalidRequestError(`Invalid type for '${param}': expected an array of provider ids.`, param);
+  if (!Array.isArray(value))
+    throw new InvalidRequestError(`Invalid type for '${param}': expected an array of provider ids.`, param);
   return value.map((item, index) => {
-    if (typeof item !== 'string' || item.length === 0) throw new InvalidRequestError(`Invalid type for '${param}[${index}]': expected a provider id.`, `${param}[${index}]`);
+    if (typeof item !== 'string' || item.length === 0)
+      throw new InvalidRequestError(
+        `Invalid type for '${param}[${index}]': expected a provider id.`,
+        `${param}[${index}]`,
+      );
     return item;
   });
 }

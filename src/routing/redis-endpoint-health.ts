@@ -100,9 +100,17 @@ export class RedisEndpointHealth implements EndpointHealth {
   async admit(key: string): Promise<Admission> {
     const now = this.clock.now();
     const snapshot = this.snapshots.get(key);
-    if (snapshot && snapshot.failures === 0 && this.subscribed && now < snapshot.freshUntil) return { admitted: true, probe: false, retryAtMs: null };
-    const [admitted, probe, retryAt, failures] = (await this.redis.eval(ADMIT, 1, this.prefix + key, now, this.settings.cooldownMs)) as [number, number, number, number?];
-    if (admitted === 1 && probe === 0) this.snapshots.set(key, { freshUntil: now + this.closedSnapshotMs, failures: Number(failures ?? 0) });
+    if (snapshot && snapshot.failures === 0 && this.subscribed && now < snapshot.freshUntil)
+      return { admitted: true, probe: false, retryAtMs: null };
+    const [admitted, probe, retryAt, failures] = (await this.redis.eval(
+      ADMIT,
+      1,
+      this.prefix + key,
+      now,
+      this.settings.cooldownMs,
+    )) as [number, number, number, number?];
+    if (admitted === 1 && probe === 0)
+      this.snapshots.set(key, { freshUntil: now + this.closedSnapshotMs, failures: Number(failures ?? 0) });
     else this.snapshots.delete(key);
     return { admitted: admitted === 1, probe: probe === 1, retryAtMs: admitted === 1 ? null : retryAt };
   }
@@ -117,12 +125,25 @@ export class RedisEndpointHealth implements EndpointHealth {
 
   async recordFailure(key: string): Promise<void> {
     this.snapshots.delete(key);
-    await this.redis.eval(FAILURE, 1, this.prefix + key, this.clock.now(), this.settings.cooldownMs, this.settings.failureThreshold, this.ttlMs, this.channel, key);
+    await this.redis.eval(
+      FAILURE,
+      1,
+      this.prefix + key,
+      this.clock.now(),
+      this.settings.cooldownMs,
+      this.settings.failureThreshold,
+      this.ttlMs,
+      this.channel,
+      key,
+    );
   }
 
   async close(): Promise<void> {
     this.subscriber.removeAllListeners('close');
-    await Promise.all([this.redis.quit().catch(() => this.redis.disconnect()), this.subscriber.quit().catch(() => this.subscriber.disconnect())]);
+    await Promise.all([
+      this.redis.quit().catch(() => this.redis.disconnect()),
+      this.subscriber.quit().catch(() => this.subscriber.disconnect()),
+    ]);
   }
 
   private subscribe(): void {

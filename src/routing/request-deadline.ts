@@ -17,7 +17,13 @@ export class RequestDeadline {
   ) {
     this.endsAt = clock.now() + timeoutMs;
     this.timer = setTimeout(() => {
-      controller.abort(new UpstreamError(504, 'upstream_timeout', `No provider finished within the request deadline of ${timeoutMs} ms.`));
+      controller.abort(
+        new UpstreamError(
+          504,
+          'upstream_timeout',
+          `No provider finished within the request deadline of ${timeoutMs} ms.`,
+        ),
+      );
     }, timeoutMs);
     this.timer.unref();
   }

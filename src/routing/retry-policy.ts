@@ -12,7 +12,10 @@ export function backoffDelayMs(round: number, baseMs: number, maxMs: number, ran
  * A `retry-after` header (seconds, or an HTTP date) → milliseconds from `now`; null when absent
  * or unreadable. Also reads `retry-after-ms`, which some providers send for sub-second waits.
  */
-export function parseRetryAfterMs(headers: Record<string, string | string[] | undefined> | undefined, now: number): number | null {
+export function parseRetryAfterMs(
+  headers: Record<string, string | string[] | undefined> | undefined,
+  now: number,
+): number | null {
   if (!headers) return null;
   const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value[0] : value)?.trim();
   const milliseconds = first(headers['retry-after-ms']);

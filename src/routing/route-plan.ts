@@ -39,18 +39,35 @@ export function planRoute(input: PlanRouteInput): RouteCandidate[] {
   if (!manual) {
     const requested = directory.get(input.requestedModel);
     if (!requested) {
-      throw new NotFoundError(`The model '${input.requestedModel}' does not exist or is not served by any configured provider.`, 'model_not_found', 'model');
+      throw new NotFoundError(
+        `The model '${input.requestedModel}' does not exist or is not served by any configured provider.`,
+        'model_not_found',
+        'model',
+      );
     }
     if (!allowed(requested.id)) {
-      throw new PermissionDeniedError(`This API key is not allowed to use the model '${input.requestedModel}'.`, 'model_not_allowed', 'model');
+      throw new PermissionDeniedError(
+        `This API key is not allowed to use the model '${input.requestedModel}'.`,
+        'model_not_allowed',
+        'model',
+      );
     }
     if (input.enableSearch && !requested.endpoints.some((endpoint) => endpoint.supportsSearch)) {
-      throw new InvalidRequestError(`The model '${requested.id}' does not support web search; remove 'enable_search' or pick a model that has it.`, 'enable_search', 'unsupported_parameter');
+      throw new InvalidRequestError(
+        `The model '${requested.id}' does not support web search; remove 'enable_search' or pick a model that has it.`,
+        'enable_search',
+        'unsupported_parameter',
+      );
     }
     add(requested);
     routing.models.forEach((modelId, index) => {
       const model = directory.get(modelId);
-      if (!model) throw new InvalidRequestError(`Invalid 'models[${index}]': the model '${modelId}' does not exist.`, `models[${index}]`, 'model_not_found');
+      if (!model)
+        throw new InvalidRequestError(
+          `Invalid 'models[${index}]': the model '${modelId}' does not exist.`,
+          `models[${index}]`,
+          'model_not_found',
+        );
       add(model);
     });
   }
@@ -58,7 +75,11 @@ export function planRoute(input: PlanRouteInput): RouteCandidate[] {
   for (const fallback of defaults) add(directory.get(fallback.model_id));
 
   if (models.length === 0) {
-    throw new PermissionDeniedError("None of this API key's default models is available or allowed.", 'model_not_allowed', 'model');
+    throw new PermissionDeniedError(
+      "None of this API key's default models is available or allowed.",
+      'model_not_allowed',
+      'model',
+    );
   }
   let searchCapable = 0;
   const candidates = models.flatMap((model) => {
@@ -68,10 +89,18 @@ export function planRoute(input: PlanRouteInput): RouteCandidate[] {
     return input.rank(endpoints);
   });
   if (input.enableSearch && searchCapable === 0) {
-    throw new InvalidRequestError("None of the models this request may use supports web search; remove 'enable_search'.", 'enable_search', 'unsupported_parameter');
+    throw new InvalidRequestError(
+      "None of the models this request may use supports web search; remove 'enable_search'.",
+      'enable_search',
+      'unsupported_parameter',
+    );
   }
   if (candidates.length === 0) {
-    throw new InvalidRequestError('No endpoint of the requested models matches the provider preferences (only, ignore, order with allow_fallbacks, max_price).', 'provider', 'no_endpoint_matches');
+    throw new InvalidRequestError(
+      'No endpoint of the requested models matches the provider preferences (only, ignore, order with allow_fallbacks, max_price).',
+      'provider',
+      'no_endpoint_matches',
+    );
   }
   return candidates;
 }

@@ -38,6 +38,10 @@ function numberToPlainString(value: number): string {
   const digits = whole + fraction;
   const point = whole.length + exponent;
   const plain =
-    point <= 0 ? '0.' + '0'.repeat(-point) + digits : point >= digits.length ? digits + '0'.repeat(point - digits.length) : digits.slice(0, point) + '.' + digits.slice(point);
+    point <= 0
+      ? '0.' + '0'.repeat(-point) + digits
+      : point >= digits.length
+        ? digits + '0'.repeat(point - digits.length)
+        : digits.slice(0, point) + '.' + digits.slice(point);
   return (negative ? '-' : '') + plain;
 }

@@ -74,7 +74,12 @@ export class ConflictError extends GatewayError {
 
 export class PayloadTooLargeError extends GatewayError {
   constructor(limitBytes: number) {
-    super(413, 'invalid_request_error', 'payload_too_large', `Request body is larger than the limit of ${limitBytes} bytes.`);
+    super(
+      413,
+      'invalid_request_error',
+      'payload_too_large',
+      `Request body is larger than the limit of ${limitBytes} bytes.`,
+    );
   }
 }
 
@@ -102,7 +107,14 @@ export class UpstreamError extends GatewayError {
  */
 export class UpstreamClientError extends GatewayError {
   readonly upstreamStatus: number;
-  constructor(status: number, type: string, code: string, message: string, param: string | null, headers?: Record<string, string>) {
+  constructor(
+    status: number,
+    type: string,
+    code: string,
+    message: string,
+    param: string | null,
+    headers?: Record<string, string>,
+  ) {
     super(status, type, code, message, { param, headers });
     this.upstreamStatus = status;
   }

@@ -7,7 +7,17 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       level,
       base: undefined,
       redact: {
-        paths: ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie', 'headers.authorization', 'apiKey', 'api_key', 'key', 'password', 'token'],
+        paths: [
+          'req.headers.authorization',
+          'req.headers["x-api-key"]',
+          'req.headers.cookie',
+          'headers.authorization',
+          'apiKey',
+          'api_key',
+          'key',
+          'password',
+          'token',
+        ],
         censor: '[redacted]',
       },
     },

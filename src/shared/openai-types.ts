@@ -4,10 +4,22 @@
  */
 export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
 
-export interface TextPart { type: 'text'; text: string }
-export interface ImagePart { type: 'image_url'; image_url: { url: string; detail?: 'auto' | 'low' | 'high' } }
-export interface AudioPart { type: 'input_audio'; input_audio: { data: string; format: string } }
-export interface FilePart { type: 'file'; file: { file_data?: string; file_id?: string; filename?: string } }
+export interface TextPart {
+  type: 'text';
+  text: string;
+}
+export interface ImagePart {
+  type: 'image_url';
+  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
+}
+export interface AudioPart {
+  type: 'input_audio';
+  input_audio: { data: string; format: string };
+}
+export interface FilePart {
+  type: 'file';
+  file: { file_data?: string; file_id?: string; filename?: string };
+}
 export type ContentPart = TextPart | ImagePart | AudioPart | FilePart;
 
 export interface ToolCall {
@@ -82,7 +94,14 @@ export interface ChatCompletion {
   model: string;
   choices: Array<{
     index: number;
-    message: { role: 'assistant'; content: string | null; tool_calls?: ToolCall[]; refusal?: string | null; reasoning?: string; [key: string]: unknown };
+    message: {
+      role: 'assistant';
+      content: string | null;
+      tool_calls?: ToolCall[];
+      refusal?: string | null;
+      reasoning?: string;
+      [key: string]: unknown;
+    };
     finish_reason: FinishReason | null;
     logprobs?: unknown;
   }>;
@@ -105,7 +124,14 @@ export interface ChatCompletionChunk {
   model: string;
   choices: Array<{
     index: number;
-    delta: { role?: 'assistant'; content?: string | null; tool_calls?: ChunkToolCallDelta[]; refusal?: string | null; reasoning?: string; [key: string]: unknown };
+    delta: {
+      role?: 'assistant';
+      content?: string | null;
+      tool_calls?: ChunkToolCallDelta[];
+      refusal?: string | null;
+      reasoning?: string;
+      [key: string]: unknown;
+    };
     finish_reason: FinishReason | null;
     logprobs?: unknown;
   }>;

@@ -35,7 +35,11 @@ export interface RollupAccumulatorOptions {
  * is what makes the writes cheap: a flush upserts the deltas, it never rewrites raw events.
  */
 export class RollupAccumulator {
-  readonly deltas: Record<Granularity, Map<string, RollupDelta>> = { minute: new Map(), hour: new Map(), day: new Map() };
+  readonly deltas: Record<Granularity, Map<string, RollupDelta>> = {
+    minute: new Map(),
+    hour: new Map(),
+    day: new Map(),
+  };
   readonly modelUsersByDay = new Map<string, { dayStart: number; modelId: string; userId: string }>();
   eventCount = 0;
   private readonly keepFrom: Record<Granularity, number>;
@@ -59,7 +63,14 @@ export class RollupAccumulator {
       const key = `${bucketStart}\u0000${event.modelId}\u0000${event.providerId}`;
       let delta = this.deltas[granularity].get(key);
       if (!delta) {
-        delta = { bucketStart, modelId: event.modelId, providerId: event.providerId, sums: emptySums(), latency: new Array(HISTOGRAM_SIZE).fill(0), ttft: new Array(HISTOGRAM_SIZE).fill(0) };
+        delta = {
+          bucketStart,
+          modelId: event.modelId,
+          providerId: event.providerId,
+          sums: emptySums(),
+          latency: new Array(HISTOGRAM_SIZE).fill(0),
+          ttft: new Array(HISTOGRAM_SIZE).fill(0),
+        };
         this.deltas[granularity].set(key, delta);
       }
       const sums = delta.sums;
@@ -81,7 +92,11 @@ export class RollupAccumulator {
     }
     if (event.userId && success) {
       const dayStart = event.timestamp - (event.timestamp % GRANULARITY_MS.day);
-      this.modelUsersByDay.set(`${dayStart}\u0000${event.modelId}\u0000${event.userId}`, { dayStart, modelId: event.modelId, userId: event.userId });
+      this.modelUsersByDay.set(`${dayStart}\u0000${event.modelId}\u0000${event.userId}`, {
+        dayStart,
+        modelId: event.modelId,
+        userId: event.userId,
+      });
     }
   }
 
@@ -92,7 +107,12 @@ export class RollupAccumulator {
 
 /** A delta as a table row (histogram arrays spread into their columns). */
 export function deltaToRow(delta: RollupDelta): Record<string, number | string> {
-  const row: Record<string, number | string> = { bucket_start: delta.bucketStart, model_id: delta.modelId, provider_id: delta.providerId, ...delta.sums };
+  const row: Record<string, number | string> = {
+    bucket_start: delta.bucketStart,
+    model_id: delta.modelId,
+    provider_id: delta.providerId,
+    ...delta.sums,
+  };
   LATENCY_COLUMNS.forEach((column, index) => (row[column] = delta.latency[index]));
   TTFT_COLUMNS.forEach((column, index) => (row[column] = delta.ttft[index]));
   return row;

@@ -36,7 +36,16 @@ export interface RollupFilter {
 
 export function emptyTotals(): RollupTotals {
   // A literal (one fast object shape), not Object.fromEntries: this runs once per row read.
-  const sums: Record<SumColumn, number> = { requests: 0, successes: 0, upstream_failures: 0, prompt_tokens: 0, completion_tokens: 0, latency_ms_sum: 0, generation_ms_sum: 0, generation_tokens: 0 };
+  const sums: Record<SumColumn, number> = {
+    requests: 0,
+    successes: 0,
+    upstream_failures: 0,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    latency_ms_sum: 0,
+    generation_ms_sum: 0,
+    generation_tokens: 0,
+  };
   return { sums, latency: new Array(HISTOGRAM_SIZE).fill(0), ttft: new Array(HISTOGRAM_SIZE).fill(0) };
 }
 
@@ -53,7 +62,13 @@ export function addTotals(target: RollupTotals, source: RollupTotals): RollupTot
  * Sums rollup rows in SQL (one statement, an index range scan), grouped as asked. `columns` limits
  * the sums to those counters (the others read as 0): fetching 50 sums per row is most of the cost.
  */
-export async function sumRollups(store: Store, granularity: Granularity, filter: RollupFilter, groupBy: GroupColumn[], columns: readonly string[] = COUNTER_COLUMNS): Promise<GroupedTotals[]> {
+export async function sumRollups(
+  store: Store,
+  granularity: Granularity,
+  filter: RollupFilter,
+  groupBy: GroupColumn[],
+  columns: readonly string[] = COUNTER_COLUMNS,
+): Promise<GroupedTotals[]> {
   const table = ROLLUP_TABLES[granularity];
   const counters = columns.length > 0 ? columns : ['requests'];
   let query = store.db
@@ -102,10 +117,17 @@ export function windowRange(now: number, granularity: Granularity, count: number
   const bucketMs = GRANULARITY_MS[granularity];
   const current = now - (now % bucketMs) - bucketsBack * bucketMs;
   const from = current - (count - 1) * bucketMs;
-  return { granularity, bucketMs, from, to: current + bucketMs, bucketStarts: Array.from({ length: count }, (_, index) => from + index * bucketMs) };
+  return {
+    granularity,
+    bucketMs,
+    from,
+    to: current + bucketMs,
+    bucketStarts: Array.from({ length: count }, (_, index) => from + index * bucketMs),
+  };
 }
 
-const ratio = (part: number, whole: number, digits = 4) => (whole === 0 ? null : Number((part / whole).toFixed(digits)));
+const ratio = (part: number, whole: number, digits = 4) =>
+  whole === 0 ? null : Number((part / whole).toFixed(digits));
 
 /** Totals → the public statistics shape. */
 export function describeTotals(totals: RollupTotals) {
@@ -120,7 +142,10 @@ export function describeTotals(totals: RollupTotals) {
     total_tokens: sums.prompt_tokens + sums.completion_tokens,
     latency_ms: { p50: histogramPercentile(totals.latency, 0.5), p95: histogramPercentile(totals.latency, 0.95) },
     ttft_ms: { p50: histogramPercentile(totals.ttft, 0.5), p95: histogramPercentile(totals.ttft, 0.95) },
-    tokens_per_second: sums.generation_ms_sum === 0 ? null : Number(((sums.generation_tokens * 1000) / sums.generation_ms_sum).toFixed(1)),
+    tokens_per_second:
+      sums.generation_ms_sum === 0
+        ? null
+        : Number(((sums.generation_tokens * 1000) / sums.generation_ms_sum).toFixed(1)),
   };
 }
 

@@ -32,11 +32,24 @@ export interface UsageModelUsersDayCountTable {
   users: number;
 }
 
-export const ROLLUP_TABLES = { minute: 'usage_rollup_minute', hour: 'usage_rollup_hour', day: 'usage_rollup_day' } as const;
+export const ROLLUP_TABLES = {
+  minute: 'usage_rollup_minute',
+  hour: 'usage_rollup_hour',
+  day: 'usage_rollup_day',
+} as const;
 export type Granularity = keyof typeof ROLLUP_TABLES;
 export const GRANULARITY_MS: Record<Granularity, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
 
-export const SUM_COLUMNS = ['requests', 'successes', 'upstream_failures', 'prompt_tokens', 'completion_tokens', 'latency_ms_sum', 'generation_ms_sum', 'generation_tokens'] as const;
+export const SUM_COLUMNS = [
+  'requests',
+  'successes',
+  'upstream_failures',
+  'prompt_tokens',
+  'completion_tokens',
+  'latency_ms_sum',
+  'generation_ms_sum',
+  'generation_tokens',
+] as const;
 export type SumColumn = (typeof SUM_COLUMNS)[number];
 
 declare module '../store/schema.js' {

@@ -7,7 +7,10 @@ import type { Clock } from '../shared/clock.js';
 export class TtlMemo {
   private readonly entries = new Map<string, { expiresAt: number; settled: boolean; value: Promise<unknown> }>();
 
-  constructor(private readonly clock: Clock, private readonly ttlMs: number) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly ttlMs: number,
+  ) {}
 
   /** An answer still being computed is shared too, even with a TTL of 0: identical concurrent calls run one query. */
   get<T>(key: string, compute: () => Promise<T>): Promise<T> {

@@ -65,7 +65,10 @@ export class UsageStatsRecorder implements CompletionObserver {
           await pruneRollups(this.store, now);
         }
       } catch (error) {
-        this.logger.error({ err: error, events: batch.eventCount }, 'usage statistics flush failed; these events are missing from the statistics');
+        this.logger.error(
+          { err: error, events: batch.eventCount },
+          'usage statistics flush failed; these events are missing from the statistics',
+        );
       }
     });
     return this.flushing;

@@ -1,13 +1,32 @@
 import type { Store } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
 import { TtlMemo } from './ttl-memo.js';
-import { COUNTER_COLUMNS, VOLUME_COLUMNS, addTotals, describeTotals, emptyTotals, sumRollups, windowRange, type GroupColumn, type GroupedTotals, type WindowRange } from './rollup-queries.js';
+import {
+  COUNTER_COLUMNS,
+  VOLUME_COLUMNS,
+  addTotals,
+  describeTotals,
+  emptyTotals,
+  sumRollups,
+  windowRange,
+  type GroupColumn,
+  type GroupedTotals,
+  type WindowRange,
+} from './rollup-queries.js';
 import type { Granularity } from './rollup-schema.js';
 
-export const STATS_WINDOWS = { '1h': { granularity: 'minute', count: 60 }, '24h': { granularity: 'hour', count: 24 }, '7d': { granularity: 'day', count: 7 } } as const;
+export const STATS_WINDOWS = {
+  '1h': { granularity: 'minute', count: 60 },
+  '24h': { granularity: 'hour', count: 24 },
+  '7d': { granularity: 'day', count: 7 },
+} as const;
 export type StatsWindow = keyof typeof STATS_WINDOWS;
 
-export const RANKING_WINDOWS = { day: { granularity: 'hour', count: 24 }, week: { granularity: 'day', count: 7 }, month: { granularity: 'day', count: 30 } } as const;
+export const RANKING_WINDOWS = {
+  day: { granularity: 'hour', count: 24 },
+  week: { granularity: 'day', count: 7 },
+  month: { granularity: 'day', count: 30 },
+} as const;
 export type RankingWindow = keyof typeof RANKING_WINDOWS;
 
 const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
@@ -16,7 +35,11 @@ const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
 export class UsageStatsService {
   private readonly memo: TtlMemo;
 
-  constructor(private readonly store: Store, private readonly clock: Clock, memoTtlMs = 5000) {
+  constructor(
+    private readonly store: Store,
+    private readonly clock: Clock,
+    memoTtlMs = 5000,
+  ) {
     this.memo = new TtlMemo(clock, memoTtlMs);
   }
 
@@ -35,7 +58,9 @@ export class UsageStatsService {
   ): Promise<GroupedTotals[]> {
     const range = this.range(granularity, count, bucketsBack);
     const key = JSON.stringify([granularity, range.from, range.to, groupBy, filter, columns]);
-    return this.memo.get(key, () => sumRollups(this.store, granularity, { from: range.from, to: range.to, ...filter }, groupBy, columns));
+    return this.memo.get(key, () =>
+      sumRollups(this.store, granularity, { from: range.from, to: range.to, ...filter }, groupBy, columns),
+    );
   }
 
   /** Distinct users per model and UTC day over the last `days` days, from the per-day counts. */
@@ -69,14 +94,21 @@ export class UsageStatsService {
       to: iso(range.to),
       bucket_seconds: range.bucketMs / 1000,
       totals: describeTotals(overall),
-      buckets: range.bucketStarts.map((start) => ({ start: iso(start), ...describeTotals(buckets.get(start) ?? emptyTotals()) })),
-      models: byModel.map((row) => ({ model_id: row.modelId!, ...describeTotals(row.totals) })).sort((a, b) => b.total_tokens - a.total_tokens || a.model_id.localeCompare(b.model_id)),
+      buckets: range.bucketStarts.map((start) => ({
+        start: iso(start),
+        ...describeTotals(buckets.get(start) ?? emptyTotals()),
+      })),
+      models: byModel
+        .map((row) => ({ model_id: row.modelId!, ...describeTotals(row.totals) }))
+        .sort((a, b) => b.total_tokens - a.total_tokens || a.model_id.localeCompare(b.model_id)),
     };
   }
 
   /** Tokens per model over the last 7 days: the catalog's popularity. */
   async popularity(): Promise<Map<string, number>> {
     const rows = await this.totals('day', 7, ['model_id'], {}, 0, VOLUME_COLUMNS);
-    return new Map(rows.map((row) => [row.modelId!, row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens]));
+    return new Map(
+      rows.map((row) => [row.modelId!, row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens]),
+    );
   }
 }

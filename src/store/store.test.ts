@@ -25,10 +25,22 @@ describe.each(STORE_KINDS)('store on %s', (kind) => {
     const { store } = testStore;
     const before = await latestKeyChangeId(store.db);
     const now = 1_800_000_000_123;
-    const { row, fullKey } = await createApiKey(store, randomIdGenerator, now, { userId: 'user-1', name: 'ci', allowedModels: ['openai/*'], expiresAt: now + 1000 });
+    const { row, fullKey } = await createApiKey(store, randomIdGenerator, now, {
+      userId: 'user-1',
+      name: 'ci',
+      allowedModels: ['openai/*'],
+      expiresAt: now + 1000,
+    });
     expect(fullKey).toMatch(/^sk-gw-[0-9A-Za-z]{40}$/);
     const found = await findApiKeyByHash(store.db, hashApiKey(fullKey));
-    expect(found).toMatchObject({ id: row.id, name: 'ci', created_at: now, expires_at: now + 1000, allowed_models: '["openai/*"]', disabled: 0 });
+    expect(found).toMatchObject({
+      id: row.id,
+      name: 'ci',
+      created_at: now,
+      expires_at: now + 1000,
+      allowed_models: '["openai/*"]',
+      disabled: 0,
+    });
     expect(JSON.stringify(found)).not.toContain(fullKey);
     const changes = await keyChangesSince(store.db, before);
     expect(changes.map((change) => change.key_hash)).toContain(row.key_hash);

@@ -58,8 +58,17 @@ describe('PATCH /api-account/user/api-keys/{key_id}', () => {
     });
     expect(patched.text).not.toContain(created.key);
 
-    const onlyName = await alice.request('PATCH', `/api-account/user/api-keys/${created.key_id}`, { name: 'again', disabled: false });
-    expect(onlyName.body).toMatchObject({ name: 'again', status: 'active', routing_mode: 'manual', tpm_limit: 5, description: 'new words' });
+    const onlyName = await alice.request('PATCH', `/api-account/user/api-keys/${created.key_id}`, {
+      name: 'again',
+      disabled: false,
+    });
+    expect(onlyName.body).toMatchObject({
+      name: 'again',
+      status: 'active',
+      routing_mode: 'manual',
+      tpm_limit: 5,
+      description: 'new words',
+    });
     expect((await alice.request('GET', `/api-account/user/api-keys/${created.key_id}`)).body).toEqual(onlyName.body);
   });
 
@@ -73,14 +82,28 @@ describe('PATCH /api-account/user/api-keys/{key_id}', () => {
     ['expiration in the past', { expiration: '2020-02-02T00:00:00Z' }, 'expiration'],
     ['disabled not a boolean', { disabled: 'yes' }, 'disabled'],
     ['template_id unknown', { template_id: 'missing' }, 'template_id'],
-    ['default_models duplicate priority', { default_models: [{ model_id: 'test/chat', priority: 2 }, { model_id: 'test/other', priority: 2 }] }, 'default_models'],
+    [
+      'default_models duplicate priority',
+      {
+        default_models: [
+          { model_id: 'test/chat', priority: 2 },
+          { model_id: 'test/other', priority: 2 },
+        ],
+      },
+      'default_models',
+    ],
     ['manual with the default models emptied', { routing_mode: 'manual', default_models: [] }, 'default_models'],
     ['allowed_models excluding a default model', { allowed_models: ['elsewhere/*'] }, 'default_models[0].model_id'],
     ['key_id (not changeable)', { key_id: 'key_other' }, 'key_id'],
   ];
 
   it.each(invalid)('answers 400 naming the parameter and changes nothing: %s', async (_label, body, param) => {
-    const created = (await alice.request('POST', '/api-account/user/api-keys', { name: 'patch target', default_models: [{ model_id: 'test/chat', priority: 1 }] })).body;
+    const created = (
+      await alice.request('POST', '/api-account/user/api-keys', {
+        name: 'patch target',
+        default_models: [{ model_id: 'test/chat', priority: 1 }],
+      })
+    ).body;
     const response = await alice.request('PATCH', `/api-account/user/api-keys/${created.key_id}`, body);
     expect(response.status).toBe(400);
     expect(response.body.error.param).toBe(param);
@@ -90,10 +113,15 @@ describe('PATCH /api-account/user/api-keys/{key_id}', () => {
 });
 
 describe('PUT /api-account/user/api-keys/{key_id}/default-models', () => {
-  it('stores a list, or a template\'s list with the template it came from', async () => {
+  it("stores a list, or a template's list with the template it came from", async () => {
     const created = (await alice.request('POST', '/api-account/user/api-keys', { name: 'routing' })).body;
     const path = `/api-account/user/api-keys/${created.key_id}/default-models`;
-    const fromList = await alice.request('PUT', path, { default_models: [{ model_id: 'test/other', priority: 2 }, { model_id: 'test/chat', priority: 1 }] });
+    const fromList = await alice.request('PUT', path, {
+      default_models: [
+        { model_id: 'test/other', priority: 2 },
+        { model_id: 'test/chat', priority: 1 },
+      ],
+    });
     expect(fromList.status).toBe(200);
     expect(fromList.body).toEqual({
       key_id: created.key_id,
@@ -105,21 +133,52 @@ describe('PUT /api-account/user/api-keys/{key_id}/default-models', () => {
       ],
     });
     const fromTemplate = await alice.request('PUT', path, { template_id: 'starter' });
-    expect(fromTemplate.body).toMatchObject({ template_id: 'starter', default_models: [{ model_id: 'test/chat', priority: 1 }, { model_id: 'test/other', priority: 2 }] });
-    const both = await alice.request('PUT', path, { template_id: 'starter', default_models: [{ model_id: 'test/other', priority: 1 }] });
-    expect(both.body).toMatchObject({ template_id: 'starter', default_models: [{ model_id: 'test/other', priority: 1 }] });
+    expect(fromTemplate.body).toMatchObject({
+      template_id: 'starter',
+      default_models: [
+        { model_id: 'test/chat', priority: 1 },
+        { model_id: 'test/other', priority: 2 },
+      ],
+    });
+    const both = await alice.request('PUT', path, {
+      template_id: 'starter',
+      default_models: [{ model_id: 'test/other', priority: 1 }],
+    });
+    expect(both.body).toMatchObject({
+      template_id: 'starter',
+      default_models: [{ model_id: 'test/other', priority: 1 }],
+    });
     const cleared = await alice.request('PUT', path, { default_models: [] });
     expect(cleared.body).toMatchObject({ template_id: null, default_models: [] });
-    expect((await alice.request('GET', `/api-account/user/api-keys/${created.key_id}`)).body.default_models).toEqual([]);
+    expect((await alice.request('GET', `/api-account/user/api-keys/${created.key_id}`)).body.default_models).toEqual(
+      [],
+    );
   });
 
   const invalid: Array<[string, Record<string, unknown>, string]> = [
-    ['duplicate priority', { default_models: [{ model_id: 'test/chat', priority: 1 }, { model_id: 'test/other', priority: 1 }] }, 'default_models'],
+    [
+      'duplicate priority',
+      {
+        default_models: [
+          { model_id: 'test/chat', priority: 1 },
+          { model_id: 'test/other', priority: 1 },
+        ],
+      },
+      'default_models',
+    ],
     ['neither list nor template', {}, 'default_models'],
     ['unknown model', { default_models: [{ model_id: 'ghost/model', priority: 1 }] }, 'default_models[0].model_id'],
-    ['priority not positive', { default_models: [{ model_id: 'test/chat', priority: -1 }] }, 'default_models[0].priority'],
+    [
+      'priority not positive',
+      { default_models: [{ model_id: 'test/chat', priority: -1 }] },
+      'default_models[0].priority',
+    ],
     ['unknown template', { template_id: 'ghost' }, 'template_id'],
-    ['item with an extra field', { default_models: [{ model_id: 'test/chat', priority: 1, weight: 3 }] }, 'default_models[0].weight'],
+    [
+      'item with an extra field',
+      { default_models: [{ model_id: 'test/chat', priority: 1, weight: 3 }] },
+      'default_models[0].weight',
+    ],
   ];
 
   it.each(invalid)('answers 400 naming the parameter: %s', async (_label, body, param) => {
@@ -133,25 +192,33 @@ describe('PUT /api-account/user/api-keys/{key_id}/default-models', () => {
 describe('DELETE /api-account/user/api-keys/{key_id}', () => {
   it('revokes the key for good: gone from list and get, 401 on /v1, a second delete is 404', async () => {
     const created = (await alice.request('POST', '/api-account/user/api-keys', { name: 'doomed' })).body;
-    const models = await requestJson(gateway.url, 'GET', '/v1/models', undefined, { authorization: `Bearer ${created.key}` });
+    const models = await requestJson(gateway.url, 'GET', '/v1/models', undefined, {
+      authorization: `Bearer ${created.key}`,
+    });
     expect(models.status).toBe(200);
 
     const deleted = await alice.request('DELETE', `/api-account/user/api-keys/${created.key_id}`);
     expect(deleted.status).toBe(200);
     expect(deleted.body).toEqual({ key_id: created.key_id, deleted: true });
     expect((await alice.request('GET', `/api-account/user/api-keys/${created.key_id}`)).status).toBe(404);
-    expect((await alice.request('PATCH', `/api-account/user/api-keys/${created.key_id}`, { name: 'back' })).status).toBe(404);
-    expect((await alice.request('GET', '/api-account/user/api-keys')).body.data.map((key: { key_id: string }) => key.key_id)).not.toContain(created.key_id);
+    expect(
+      (await alice.request('PATCH', `/api-account/user/api-keys/${created.key_id}`, { name: 'back' })).status,
+    ).toBe(404);
+    expect(
+      (await alice.request('GET', '/api-account/user/api-keys')).body.data.map((key: { key_id: string }) => key.key_id),
+    ).not.toContain(created.key_id);
     expect((await alice.request('DELETE', `/api-account/user/api-keys/${created.key_id}`)).status).toBe(404);
 
-    const after = await requestJson(gateway.url, 'GET', '/v1/models', undefined, { authorization: `Bearer ${created.key}` });
+    const after = await requestJson(gateway.url, 'GET', '/v1/models', undefined, {
+      authorization: `Bearer ${created.key}`,
+    });
     expect(after.status).toBe(401);
     expect(after.body.error.type).toBe('authentication_error');
   });
 });
 
 describe('isolation between users', () => {
-  it('never shows or changes another user\'s key: 404, as if it did not exist', async () => {
+  it("never shows or changes another user's key: 404, as if it did not exist", async () => {
     const created = (await alice.request('POST', '/api-account/user/api-keys', { name: 'alice only' })).body;
     const base = `/api-account/user/api-keys/${created.key_id}`;
     const attempts = [
@@ -167,7 +234,9 @@ describe('isolation between users', () => {
     expect((await bob.request('GET', '/api-account/user/api-keys')).body.data).toEqual([]);
     const { key: _full, ...unchanged } = created;
     expect((await alice.request('GET', base)).body).toEqual(unchanged);
-    const stillWorks = await requestJson(gateway.url, 'GET', '/v1/models', undefined, { authorization: `Bearer ${created.key}` });
+    const stillWorks = await requestJson(gateway.url, 'GET', '/v1/models', undefined, {
+      authorization: `Bearer ${created.key}`,
+    });
     expect(stillWorks.status).toBe(200);
   });
 });
@@ -186,7 +255,13 @@ describe('GET /api-account/routing-templates', () => {
         { model_id: 'test/other', priority: 2, available: true },
       ],
     });
-    expect(byId.get('balanced')).toMatchObject({ name: 'Balanced here', default_models: [{ model_id: 'test/chat', available: true }, { model_id: 'not/served', available: false }] });
+    expect(byId.get('balanced')).toMatchObject({
+      name: 'Balanced here',
+      default_models: [
+        { model_id: 'test/chat', available: true },
+        { model_id: 'not/served', available: false },
+      ],
+    });
     expect(byId.has('frontier')).toBe(true);
     expect(byId.has('budget')).toBe(true);
   });

@@ -72,9 +72,17 @@ describe('API keys enforced on /v1 through the openai SDK', () => {
     expect(answer.choices[0].message.content).toBeTruthy();
     const other = await client.chat.completions.create({ model: 'test/other', messages });
     expect(other.model).toBe('test/other');
-    await expectFailure(client.chat.completions.create({ model: 'elsewhere/model', messages }), 403, 'model_not_allowed');
+    await expectFailure(
+      client.chat.completions.create({ model: 'elsewhere/model', messages }),
+      403,
+      'model_not_allowed',
+    );
     // Streams are refused the same way, before any byte.
-    await expectFailure(client.chat.completions.create({ model: 'elsewhere/model', messages, stream: true }), 403, 'model_not_allowed');
+    await expectFailure(
+      client.chat.completions.create({ model: 'elsewhere/model', messages, stream: true }),
+      403,
+      'model_not_allowed',
+    );
   });
 
   it('an exact allowed model does not match its prefix relatives', async () => {
@@ -87,7 +95,9 @@ describe('API keys enforced on /v1 through the openai SDK', () => {
     const { key, key_id } = await createKey({ name: 'toggled' });
     const client = sdk(key);
     await client.chat.completions.create({ model: 'test/chat', messages });
-    expect((await account.request('PATCH', `/api-account/user/api-keys/${key_id}`, { disabled: true })).status).toBe(200);
+    expect((await account.request('PATCH', `/api-account/user/api-keys/${key_id}`, { disabled: true })).status).toBe(
+      200,
+    );
     await expectFailure(client.chat.completions.create({ model: 'test/chat', messages }), 403, 'key_disabled');
     await account.request('PATCH', `/api-account/user/api-keys/${key_id}`, { disabled: false });
     await expect(client.chat.completions.create({ model: 'test/chat', messages })).resolves.toBeTruthy();
@@ -104,7 +114,9 @@ describe('API keys enforced on /v1 through the openai SDK', () => {
     await expectFailure(client.chat.completions.create({ model: 'test/chat', messages }), 403, 'key_expired');
     expect((await account.request('GET', `/api-account/user/api-keys/${key_id}`)).body.status).toBe('expired');
     // Extending it brings it back.
-    await account.request('PATCH', `/api-account/user/api-keys/${key_id}`, { expiration: new Date(now + 86_400_000).toISOString() });
+    await account.request('PATCH', `/api-account/user/api-keys/${key_id}`, {
+      expiration: new Date(now + 86_400_000).toISOString(),
+    });
     await expect(client.chat.completions.create({ model: 'test/chat', messages })).resolves.toBeTruthy();
   });
 
@@ -114,12 +126,20 @@ describe('API keys enforced on /v1 through the openai SDK', () => {
     await client.chat.completions.create({ model: 'test/chat', messages });
     await account.request('DELETE', `/api-account/user/api-keys/${key_id}`);
     await expectFailure(client.chat.completions.create({ model: 'test/chat', messages }), 401, 'invalid_api_key');
-    await expectFailure(sdk(`sk-gw-${'A'.repeat(40)}`).chat.completions.create({ model: 'test/chat', messages }), 401, 'invalid_api_key');
+    await expectFailure(
+      sdk(`sk-gw-${'A'.repeat(40)}`).chat.completions.create({ model: 'test/chat', messages }),
+      401,
+      'invalid_api_key',
+    );
     await expectFailure(sdk('not-even-a-key').models.list(), 401, 'invalid_api_key');
   });
 
   it('routing settings made through the API take effect: manual mode answers with the default model', async () => {
-    const { key, key_id } = await createKey({ name: 'manual', routing_mode: 'manual', default_models: [{ model_id: 'test/other', priority: 1 }] });
+    const { key, key_id } = await createKey({
+      name: 'manual',
+      routing_mode: 'manual',
+      default_models: [{ model_id: 'test/other', priority: 1 }],
+    });
     const { data, response } = await sdk(key).chat.completions.create({ model: 'test/chat', messages }).withResponse();
     expect(data.model).toBe('test/other');
     expect(response.headers.get('x-gateway-model')).toBe('test/other');
@@ -139,11 +159,24 @@ describe('API keys enforced on /v1 through the openai SDK', () => {
   it('never writes a full key to the logs, even when requests fail', async () => {
     const { key } = await createKey({ name: 'logged' });
     upstream.setScenario({ failure: { kind: 'status', status: 500 } });
-    const failed = await sdk(key).chat.completions.create({ model: 'test/chat', messages }).then(() => null, (error: unknown) => error);
+    const failed = await sdk(key)
+      .chat.completions.create({ model: 'test/chat', messages })
+      .then(
+        () => null,
+        (error: unknown) => error,
+      );
     expect((failed as InstanceType<typeof OpenAI.APIError>).status).toBeGreaterThanOrEqual(500);
     upstream.setScenario({ chunkCount: 3 });
-    await requestJson(gateway.url, 'POST', '/v1/chat/completions', { model: 'test/chat', messages }, { 'x-api-key': key, 'content-type': 'application/json' });
-    await requestJson(gateway.url, 'GET', `/v1/models?key=${encodeURIComponent(key)}`, undefined, { authorization: `Bearer ${key}x` });
+    await requestJson(
+      gateway.url,
+      'POST',
+      '/v1/chat/completions',
+      { model: 'test/chat', messages },
+      { 'x-api-key': key, 'content-type': 'application/json' },
+    );
+    await requestJson(gateway.url, 'GET', `/v1/models?key=${encodeURIComponent(key)}`, undefined, {
+      authorization: `Bearer ${key}x`,
+    });
     expect(fullKeys.length).toBeGreaterThanOrEqual(8);
     const logs = logLines.join('');
     // The upstream failure was logged, so the search below looked at real log lines.

@@ -2,7 +2,12 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { randomId } from '../../src/shared/ids.js';
 import { STORE_KINDS, type StoreKind } from '../helpers/test-store.js';
-import { startTestGateway, testConfigText, type TestGateway, type TestGatewayOptions } from '../helpers/test-gateway.js';
+import {
+  startTestGateway,
+  testConfigText,
+  type TestGateway,
+  type TestGatewayOptions,
+} from '../helpers/test-gateway.js';
 import { AccountClient, requestJson } from '../helpers/account-client.js';
 
 /**
@@ -32,7 +37,9 @@ async function twoInstances(storeKind: StoreKind, options: Partial<TestGatewayOp
 }
 
 function statusOn(gateway: TestGateway, key: string): Promise<number> {
-  return requestJson(gateway.url, 'GET', '/v1/models', undefined, { authorization: `Bearer ${key}` }).then((response) => response.status);
+  return requestJson(gateway.url, 'GET', '/v1/models', undefined, { authorization: `Bearer ${key}` }).then(
+    (response) => response.status,
+  );
 }
 
 /** Asks every 20 ms until the instance answers `status`; returns how long that took. */
@@ -51,7 +58,9 @@ async function revokeAndMeasure(first: TestGateway, second: TestGateway, account
   expect(await statusOn(second, created.key)).toBe(200);
 
   const disabledAt = Date.now();
-  expect((await account.request('PATCH', `/api-account/user/api-keys/${created.key_id}`, { disabled: true })).status).toBe(200);
+  expect(
+    (await account.request('PATCH', `/api-account/user/api-keys/${created.key_id}`, { disabled: true })).status,
+  ).toBe(200);
   const disableSeenAfter = await timeUntil(second, created.key, 403, disabledAt);
   await account.request('PATCH', `/api-account/user/api-keys/${created.key_id}`, { disabled: false });
   await timeUntil(second, created.key, 200, Date.now());
@@ -65,7 +74,9 @@ async function revokeAndMeasure(first: TestGateway, second: TestGateway, account
 
 describe.each(STORE_KINDS)('revocation across two instances on %s, store polling only', (storeKind) => {
   it(`reaches the other instance within ${WITHIN_MS} ms`, async () => {
-    const { first, second, account } = await twoInstances(storeKind, { deps: { keyCacheOptions: { pollIntervalMs: 500 } } });
+    const { first, second, account } = await twoInstances(storeKind, {
+      deps: { keyCacheOptions: { pollIntervalMs: 500 } },
+    });
     const { disableSeenAfter, deleteSeenAfter } = await revokeAndMeasure(first, second, account);
     expect(disableSeenAfter).toBeLessThan(WITHIN_MS);
     expect(deleteSeenAfter).toBeLessThan(WITHIN_MS);

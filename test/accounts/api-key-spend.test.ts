@@ -26,11 +26,19 @@ describe('key spend on key records', () => {
 
     // Usage events are written in batches: wait until the report has all three requests.
     let usage = (await accountGet(gateway, token, '/api-account/user/usage')).body;
-    for (let wait = 0; wait < 50 && usage.by_key.find((row: { name: string }) => row.name === 'spender')?.requests !== 3; wait++) {
+    for (
+      let wait = 0;
+      wait < 50 && usage.by_key.find((row: { name: string }) => row.name === 'spender')?.requests !== 3;
+      wait++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 100));
       usage = (await accountGet(gateway, token, '/api-account/user/usage')).body;
     }
-    const listed = (await accountGet(gateway, token, '/api-account/user/api-keys')).body.data as Array<{ name: string; spend_this_month: number; spend_total: number }>;
+    const listed = (await accountGet(gateway, token, '/api-account/user/api-keys')).body.data as Array<{
+      name: string;
+      spend_this_month: number;
+      spend_total: number;
+    }>;
     const spent = listed.find((key) => key.name === 'spender')!;
     const reported = usage.by_key.find((row: { name: string }) => row.name === 'spender');
     expect(spent.spend_total).toBeGreaterThan(0);

@@ -48,7 +48,11 @@ describe('POST /api-account/user/api-keys', () => {
     expect(key.key_id).toMatch(/^key_/);
     expect(Date.parse(key.created_at)).toBeGreaterThan(Date.now() - 60_000);
 
-    const row = await gateway.testStore.store.db.selectFrom('api_keys').selectAll().where('id', '=', key.key_id).executeTakeFirstOrThrow();
+    const row = await gateway.testStore.store.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('id', '=', key.key_id)
+      .executeTakeFirstOrThrow();
     expect(JSON.stringify(row)).not.toContain(key.key);
     expect(row.monthly_quota_micros).toBe(12_500_000);
     expect(row.credit_limit_micros).toBe(100_123_456);
@@ -57,16 +61,32 @@ describe('POST /api-account/user/api-keys', () => {
   it('fills defaults from the name alone, and default models from a template', async () => {
     const plain = await alice.request('POST', '/api-account/user/api-keys', { name: 'plain' });
     expect(plain.status).toBe(201);
-    expect(plain.body).toMatchObject({ routing_mode: 'code', allowed_models: null, default_models: [], template_id: null, rpm_limit: null, monthly_quota: null, expires_at: null, description: '' });
+    expect(plain.body).toMatchObject({
+      routing_mode: 'code',
+      allowed_models: null,
+      default_models: [],
+      template_id: null,
+      rpm_limit: null,
+      monthly_quota: null,
+      expires_at: null,
+      description: '',
+    });
 
-    const templated = await alice.request('POST', '/api-account/user/api-keys', { name: 'templated', routing_mode: 'manual', template_id: 'starter' });
+    const templated = await alice.request('POST', '/api-account/user/api-keys', {
+      name: 'templated',
+      routing_mode: 'manual',
+      template_id: 'starter',
+    });
     expect(templated.status).toBe(201);
     expect(templated.body.default_models).toEqual([
       { model_id: 'test/chat', priority: 1 },
       { model_id: 'test/other', priority: 2 },
     ]);
     // A template's models that this gateway does not serve are left out.
-    const partly = await alice.request('POST', '/api-account/user/api-keys', { name: 'partly', template_id: 'balanced' });
+    const partly = await alice.request('POST', '/api-account/user/api-keys', {
+      name: 'partly',
+      template_id: 'balanced',
+    });
     expect(partly.body.default_models).toEqual([{ model_id: 'test/chat', priority: 1 }]);
   });
 
@@ -96,23 +116,63 @@ describe('POST /api-account/user/api-keys', () => {
     ['expiration a number', { name: 'k', expiration: 1893456000 }, 'expiration'],
     ['template_id unknown', { name: 'k', template_id: 'no-such-template' }, 'template_id'],
     ['template_id with no served model', { name: 'k', template_id: 'nothing-served' }, 'template_id'],
-    ['default_models not an array', { name: 'k', default_models: { model_id: 'test/chat', priority: 1 } }, 'default_models'],
-    ['default_models item without model_id', { name: 'k', default_models: [{ priority: 1 }] }, 'default_models[0].model_id'],
-    ['default_models item without priority', { name: 'k', default_models: [{ model_id: 'test/chat' }] }, 'default_models[0].priority'],
-    ['default_models unknown model', { name: 'k', default_models: [{ model_id: 'no/such-model', priority: 1 }] }, 'default_models[0].model_id'],
-    ['default_models priority zero', { name: 'k', default_models: [{ model_id: 'test/chat', priority: 0 }] }, 'default_models[0].priority'],
-    ['default_models priority fractional', { name: 'k', default_models: [{ model_id: 'test/chat', priority: 1.5 }] }, 'default_models[0].priority'],
+    [
+      'default_models not an array',
+      { name: 'k', default_models: { model_id: 'test/chat', priority: 1 } },
+      'default_models',
+    ],
+    [
+      'default_models item without model_id',
+      { name: 'k', default_models: [{ priority: 1 }] },
+      'default_models[0].model_id',
+    ],
+    [
+      'default_models item without priority',
+      { name: 'k', default_models: [{ model_id: 'test/chat' }] },
+      'default_models[0].priority',
+    ],
+    [
+      'default_models unknown model',
+      { name: 'k', default_models: [{ model_id: 'no/such-model', priority: 1 }] },
+      'default_models[0].model_id',
+    ],
+    [
+      'default_models priority zero',
+      { name: 'k', default_models: [{ model_id: 'test/chat', priority: 0 }] },
+      'default_models[0].priority',
+    ],
+    [
+      'default_models priority fractional',
+      { name: 'k', default_models: [{ model_id: 'test/chat', priority: 1.5 }] },
+      'default_models[0].priority',
+    ],
     [
       'default_models duplicate priority',
-      { name: 'k', default_models: [{ model_id: 'test/chat', priority: 1 }, { model_id: 'test/other', priority: 1 }] },
+      {
+        name: 'k',
+        default_models: [
+          { model_id: 'test/chat', priority: 1 },
+          { model_id: 'test/other', priority: 1 },
+        ],
+      },
       'default_models',
     ],
     [
       'default_models the same model twice',
-      { name: 'k', default_models: [{ model_id: 'test/chat', priority: 1 }, { model_id: 'test/chat', priority: 2 }] },
+      {
+        name: 'k',
+        default_models: [
+          { model_id: 'test/chat', priority: 1 },
+          { model_id: 'test/chat', priority: 2 },
+        ],
+      },
       'default_models[1].model_id',
     ],
-    ['default_models outside allowed_models', { name: 'k', allowed_models: ['test/chat'], default_models: [{ model_id: 'test/other', priority: 1 }] }, 'default_models[0].model_id'],
+    [
+      'default_models outside allowed_models',
+      { name: 'k', allowed_models: ['test/chat'], default_models: [{ model_id: 'test/other', priority: 1 }] },
+      'default_models[0].model_id',
+    ],
     ['manual routing without default models', { name: 'k', routing_mode: 'manual' }, 'default_models'],
     ['an unknown field', { name: 'k', expires_at: FUTURE }, 'expires_at'],
   ];
@@ -134,7 +194,7 @@ describe('POST /api-account/user/api-keys', () => {
 });
 
 describe('list and get', () => {
-  it('lists the user\'s keys masked, newest first, never with the full key', async () => {
+  it("lists the user's keys masked, newest first, never with the full key", async () => {
     const created = (await alice.request('POST', '/api-account/user/api-keys', { name: 'listed' })).body;
     const list = await alice.request('GET', '/api-account/user/api-keys');
     expect(list.status).toBe(200);
@@ -159,7 +219,9 @@ describe('list and get', () => {
     expect(missing.body.error).toMatchObject({ code: 'api_key_not_found', param: 'key_id' });
     const anonymous = await requestJson(gateway.url, 'GET', '/api-account/user/api-keys');
     expect(anonymous.status).toBe(401);
-    const apiKeyIsNoSession = await requestJson(gateway.url, 'GET', '/api-account/user/api-keys', undefined, { authorization: `Bearer ${gateway.apiKey}` });
+    const apiKeyIsNoSession = await requestJson(gateway.url, 'GET', '/api-account/user/api-keys', undefined, {
+      authorization: `Bearer ${gateway.apiKey}`,
+    });
     expect(apiKeyIsNoSession.status).toBe(401);
   });
 });

@@ -24,33 +24,65 @@ const freshEmail = () => `auth-${randomId(10).toLowerCase()}@example.com`;
 describe('accounts under /api-account/auth', () => {
   it('signs up (name optional), signs in, authenticates with the bearer token, and signs out', async () => {
     const email = freshEmail();
-    const signUp = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-up/email', { email, password: 'correct-horse-1' });
+    const signUp = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-up/email', {
+      email,
+      password: 'correct-horse-1',
+    });
     expect(signUp.status).toBe(200);
     expect(signUp.body.token).toEqual(expect.any(String));
 
-    const signIn = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', { email, password: 'correct-horse-1' });
+    const signIn = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
+      email,
+      password: 'correct-horse-1',
+    });
     expect(signIn.status).toBe(200);
     const token = signIn.body.token as string;
     expect(signIn.headers.get('set-cookie')).toMatch(/HttpOnly/i);
 
-    const me = await requestJson(gateway.url, 'GET', '/api-account/user/me', undefined, { authorization: `Bearer ${token}` });
+    const me = await requestJson(gateway.url, 'GET', '/api-account/user/me', undefined, {
+      authorization: `Bearer ${token}`,
+    });
     expect(me.status).toBe(200);
     expect(me.body.email).toBe(email);
 
-    const signOut = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-out', {}, { authorization: `Bearer ${token}` });
+    const signOut = await requestJson(
+      gateway.url,
+      'POST',
+      '/api-account/auth/sign-out',
+      {},
+      { authorization: `Bearer ${token}` },
+    );
     expect(signOut.status).toBe(200);
-    const after = await requestJson(gateway.url, 'GET', '/api-account/user/api-keys', undefined, { authorization: `Bearer ${token}` });
+    const after = await requestJson(gateway.url, 'GET', '/api-account/user/api-keys', undefined, {
+      authorization: `Bearer ${token}`,
+    });
     expect(after.status).toBe(401);
     expect(after.body.error.type).toBe('authentication_error');
     // The sign-up session is a separate one and still works.
-    expect((await requestJson(gateway.url, 'GET', '/api-account/user/me', undefined, { authorization: `Bearer ${signUp.body.token}` })).status).toBe(200);
+    expect(
+      (
+        await requestJson(gateway.url, 'GET', '/api-account/user/me', undefined, {
+          authorization: `Bearer ${signUp.body.token}`,
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('answers a wrong password and an unknown email with the same 401', async () => {
     const email = freshEmail();
-    await requestJson(gateway.url, 'POST', '/api-account/auth/sign-up/email', { email, password: 'correct-horse-1', name: 'Ann' });
-    const wrongPassword = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', { email, password: 'wrong-horse-1' });
-    const unknownEmail = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', { email: freshEmail(), password: 'correct-horse-1' });
+    await requestJson(gateway.url, 'POST', '/api-account/auth/sign-up/email', {
+      email,
+      password: 'correct-horse-1',
+      name: 'Ann',
+    });
+    const wrongPassword = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
+      email,
+      password: 'wrong-horse-1',
+    });
+    const unknownEmail = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
+      email: freshEmail(),
+      password: 'correct-horse-1',
+    });
     expect(wrongPassword.status).toBe(401);
     expect(unknownEmail.status).toBe(401);
     expect(unknownEmail.body).toEqual(wrongPassword.body);
@@ -60,7 +92,9 @@ describe('accounts under /api-account/auth', () => {
   it('never stores the password in clear', async () => {
     const email = freshEmail();
     const password = `pw-${randomId(16)}`;
-    expect((await requestJson(gateway.url, 'POST', '/api-account/auth/sign-up/email', { email, password })).status).toBe(200);
+    expect(
+      (await requestJson(gateway.url, 'POST', '/api-account/auth/sign-up/email', { email, password })).status,
+    ).toBe(200);
     const rows = await sql<Record<string, unknown>>`select * from account`.execute(gateway.testStore.store.db);
     expect(rows.rows.length).toBeGreaterThan(0);
     expect(JSON.stringify(rows.rows)).not.toContain(password);
@@ -68,12 +102,21 @@ describe('accounts under /api-account/auth', () => {
 
   it('accepts the session cookie from a browser of our origin and refuses a cross-site one', async () => {
     const email = freshEmail();
-    const signUp = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-up/email', { email, password: 'correct-horse-1' });
+    const signUp = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-up/email', {
+      email,
+      password: 'correct-horse-1',
+    });
     const cookie = (signUp.headers.get('set-cookie') ?? '').split(';')[0];
     expect(cookie).toContain('=');
     const me = await requestJson(gateway.url, 'GET', '/api-account/user/me', undefined, { cookie });
     expect(me.status).toBe(200);
-    const forged = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-out', {}, { cookie, origin: 'https://evil.example' });
+    const forged = await requestJson(
+      gateway.url,
+      'POST',
+      '/api-account/auth/sign-out',
+      {},
+      { cookie, origin: 'https://evil.example' },
+    );
     expect(forged.status).toBe(403);
     expect((await requestJson(gateway.url, 'GET', '/api-account/user/me', undefined, { cookie })).status).toBe(200);
   });

@@ -20,11 +20,22 @@ describe('npm run bench -- --smoke', () => {
   afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
   it('measures every target and writes the results file', { timeout: 90_000 }, async () => {
-    report = await runBench({ plan: SMOKE_PLAN, metering: true, targets: [...TARGET_IDS], outFile, log: (line) => lines.push(line) });
+    report = await runBench({
+      plan: SMOKE_PLAN,
+      metering: true,
+      targets: [...TARGET_IDS],
+      outFile,
+      log: (line) => lines.push(line),
+    });
     expect(report.results.map((result) => [result.id, result.error])).toEqual(TARGET_IDS.map((id) => [id, undefined]));
     expect(report.failed).toBe(false);
     const written = JSON.parse(readFileSync(outFile, 'utf8'));
-    expect(written).toMatchObject({ version: 1, mode: 'smoke', metering: { on: true }, machine: { cores: expect.any(Number) } });
+    expect(written).toMatchObject({
+      version: 1,
+      mode: 'smoke',
+      metering: { on: true },
+      machine: { cores: expect.any(Number) },
+    });
     expect(written.figures).toEqual(JSON.parse(JSON.stringify(report.json.figures)));
   });
 
@@ -47,9 +58,11 @@ describe('npm run bench -- --smoke', () => {
     expect([...figures.keys()].sort()).toEqual(Object.keys(expected).sort());
     for (const [id, targets] of Object.entries(expected)) {
       const figure = figures.get(id)!;
-      for (const target of targets) expect({ id, target, value: Number.isFinite(figure.values[target]) }).toEqual({ id, target, value: true });
+      for (const target of targets)
+        expect({ id, target, value: Number.isFinite(figure.values[target]) }).toEqual({ id, target, value: true });
       // Our gateways are judged against every figure that has a target.
-      if (figure.target) for (const ours of ['gateway-sqlite', 'gateway-postgres']) expect(typeof figure.met[ours]).toBe('boolean');
+      if (figure.target)
+        for (const ours of ['gateway-sqlite', 'gateway-postgres']) expect(typeof figure.met[ours]).toBe('boolean');
     }
   });
 
@@ -58,7 +71,12 @@ describe('npm run bench -- --smoke', () => {
       expect(result.saturation!.successes).toBeGreaterThan(0);
       expect(result.streamSaturation!.successes).toBeGreaterThan(0);
       // Metering on: every request was admitted against the granted credits and the key's limits.
-      expect([result.id, result.saturation!.failures, result.streamSaturation!.failures, result.fixedRate!.failures]).toEqual([result.id, 0, 0, 0]);
+      expect([
+        result.id,
+        result.saturation!.failures,
+        result.streamSaturation!.failures,
+        result.fixedRate!.failures,
+      ]).toEqual([result.id, 0, 0, 0]);
       expect(result.fixedRate!.latency.count).toBeGreaterThan(0);
       expect(result.firstToken!.failures).toBe(0);
       // role, 50 content chunks, finish, usage, [DONE]
@@ -72,10 +90,16 @@ describe('npm run bench -- --smoke', () => {
   });
 
   it('prints a table with each figure next to its target', () => {
-    for (const label of ['Throughput as a share of direct', 'Added latency p99', 'Gateway CPU per whole request', 'Gateway RSS with the open streams']) {
+    for (const label of [
+      'Throughput as a share of direct',
+      'Added latency p99',
+      'Gateway CPU per whole request',
+      'Gateway RSS with the open streams',
+    ]) {
       expect(report.table).toContain(label);
     }
-    for (const target of ['≥ 50 %', '≥ 8 ×', '≤ 0.3 ms', '≤ 1.5 ms', '≤ 60 µs', '≤ 5 µs', '≤ 200 MB']) expect(report.table).toContain(target);
+    for (const target of ['≥ 50 %', '≥ 8 ×', '≤ 0.3 ms', '≤ 1.5 ms', '≤ 60 µs', '≤ 5 µs', '≤ 200 MB'])
+      expect(report.table).toContain(target);
     expect(lines.some((line) => line.includes('gateway-postgres:'))).toBe(true);
   });
 });

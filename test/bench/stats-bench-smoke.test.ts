@@ -3,13 +3,21 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BENCH_PROVIDERS } from '../../src/bench/stats-bench-setup.js';
-import { benchEndpoints, formatTable, main, parseArguments, type StatsBenchReport } from '../../src/bench/stats-bench.js';
+import {
+  benchEndpoints,
+  formatTable,
+  main,
+  parseArguments,
+  type StatsBenchReport,
+} from '../../src/bench/stats-bench.js';
 import { TEST_POSTGRES_URL } from '../helpers/test-store.js';
 
 describe('statistics benchmark (--smoke)', () => {
   it('parses its options and refuses unknown ones', () => {
     expect(parseArguments([])).toMatchObject({ events: 10_000_000, databases: ['sqlite', 'postgres'] });
-    expect(parseArguments(['--smoke', '--events', '5_000', '--databases', 'sqlite', '--out', '/tmp/x.json'])).toMatchObject({ events: 5000, databases: ['sqlite'], output: '/tmp/x.json' });
+    expect(
+      parseArguments(['--smoke', '--events', '5_000', '--databases', 'sqlite', '--out', '/tmp/x.json']),
+    ).toMatchObject({ events: 5000, databases: ['sqlite'], output: '/tmp/x.json' });
     expect(() => parseArguments(['--events', '-3'])).toThrow(/--events/);
     expect(() => parseArguments(['--fast'])).toThrow(/unknown option --fast/);
     expect(() => parseArguments(['--databases', 'mysql'])).toThrow(/mysql/);
@@ -35,7 +43,10 @@ describe('statistics benchmark (--smoke)', () => {
       for (const database of ['sqlite', 'postgres'])
         for (const mode of ['computed', 'memoised'])
           for (const endpoint of endpoints) {
-            const result = written.results.find((candidate) => candidate.database === database && candidate.mode === mode && candidate.endpoint === endpoint);
+            const result = written.results.find(
+              (candidate) =>
+                candidate.database === database && candidate.mode === mode && candidate.endpoint === endpoint,
+            );
             expect(result, `${database} ${mode} ${endpoint}`).toBeDefined();
             expect(result!.samples).toBe(5);
             expect(result!.p50).toBeGreaterThan(0);

@@ -25,7 +25,10 @@ export async function signUpUser(gateway: TestGateway, name = 'Billing User'): P
   const call = async (method: string, path: string, body?: unknown) => {
     const result = await fetch(`${gateway.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await result.text();

@@ -7,7 +7,12 @@ describe('billing input validation', () => {
   let user: SignedInUser;
 
   beforeAll(async () => {
-    gateway = await startTestGateway({ configText: testConfigText('http://127.0.0.1:9', 'billing:\n  min_amount: 5\n  max_amount: 500\n  currencies: { usd: 1, jpy: 0.0067 }\n') });
+    gateway = await startTestGateway({
+      configText: testConfigText(
+        'http://127.0.0.1:9',
+        'billing:\n  min_amount: 5\n  max_amount: 500\n  currencies: { usd: 1, jpy: 0.0067 }\n',
+      ),
+    });
     user = await signUpUser(gateway);
   });
   afterAll(async () => gateway?.close());
@@ -84,7 +89,11 @@ describe('billing input validation', () => {
       ['POST', '/api-account/user/billing/document'],
       ['POST', '/api-account/billing/sandbox/sbx_x/confirm'],
     ]) {
-      const response = await fetch(`${gateway.url}${path}`, { method, headers: { authorization: 'Bearer not-a-session', 'content-type': 'application/json' }, body: method === 'POST' ? '{}' : undefined });
+      const response = await fetch(`${gateway.url}${path}`, {
+        method,
+        headers: { authorization: 'Bearer not-a-session', 'content-type': 'application/json' },
+        body: method === 'POST' ? '{}' : undefined,
+      });
       expect(response.status, path).toBe(401);
       expect((await response.json()).error.type).toBe('authentication_error');
     }
@@ -92,7 +101,9 @@ describe('billing input validation', () => {
 
   it('a document link for a missing document, or without a signature, is refused', async () => {
     expect((await fetch(`${gateway.url}/api-account/billing/documents/doc_x.pdf`)).status).toBe(403);
-    expect((await fetch(`${gateway.url}/api-account/billing/documents/doc_x.pdf?expires=99999999999&signature=abc`)).status).toBe(403);
+    expect(
+      (await fetch(`${gateway.url}/api-account/billing/documents/doc_x.pdf?expires=99999999999&signature=abc`)).status,
+    ).toBe(403);
   });
 
   it('an unknown sandbox checkout page is a friendly 404', async () => {

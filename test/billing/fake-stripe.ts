@@ -78,7 +78,13 @@ export class FakeStripe {
   }
 
   settings() {
-    return { secretKey: 'sk_test_fake', webhookSecret: this.webhookSecret, host: '127.0.0.1', port: this.port, protocol: 'http' as const };
+    return {
+      secretKey: 'sk_test_fake',
+      webhookSecret: this.webhookSecret,
+      host: '127.0.0.1',
+      port: this.port,
+      protocol: 'http' as const,
+    };
   }
 
   /** The buyer paid on Stripe's page. */
@@ -106,12 +112,33 @@ export class FakeStripe {
 
   /** A webhook delivery: the event JSON and its Stripe-Signature header. */
   event(type: string, object: unknown, id = `evt_${++this.counter}`): { payload: string; signature: string } {
-    const payload = JSON.stringify({ id, object: 'event', api_version: '2025-01-01', created: Math.floor(Date.now() / 1000), type, livemode: false, data: { object }, pending_webhooks: 1, request: { id: null } });
-    return { payload, signature: this.signer.webhooks.generateTestHeaderString({ payload, secret: this.webhookSecret }) };
+    const payload = JSON.stringify({
+      id,
+      object: 'event',
+      api_version: '2025-01-01',
+      created: Math.floor(Date.now() / 1000),
+      type,
+      livemode: false,
+      data: { object },
+      pending_webhooks: 1,
+      request: { id: null },
+    });
+    return {
+      payload,
+      signature: this.signer.webhooks.generateTestHeaderString({ payload, secret: this.webhookSecret }),
+    };
   }
 
   charge(session: FakeSession, refunded = true) {
-    return { id: `ch_${session.id.slice(3)}`, object: 'charge', amount: session.amount_total, amount_refunded: refunded ? session.amount_total : 0, currency: session.currency, payment_intent: session.payment_intent, refunded };
+    return {
+      id: `ch_${session.id.slice(3)}`,
+      object: 'charge',
+      amount: session.amount_total,
+      amount_refunded: refunded ? session.amount_total : 0,
+      currency: session.currency,
+      payment_intent: session.payment_intent,
+      refunded,
+    };
   }
 
   private async handle(request: IncomingMessage): Promise<{ status: number; body: unknown }> {
@@ -120,28 +147,50 @@ export class FakeStripe {
     const url = new URL(request.url ?? '/', 'http://fake');
     const body = parseStripeForm(Buffer.concat(chunks).toString());
     const idempotencyKey = request.headers['idempotency-key'] as string | undefined;
-    this.requests.push({ method: request.method ?? '', path: url.pathname, body, idempotencyKey, authorization: request.headers.authorization });
-    if (request.headers.authorization !== 'Bearer sk_test_fake') return { status: 401, body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } } };
+    this.requests.push({
+      method: request.method ?? '',
+      path: url.pathname,
+      body,
+      idempotencyKey,
+      authorization: request.headers.authorization,
+    });
+    if (request.headers.authorization !== 'Bearer sk_test_fake')
+      return { status: 401, body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } } };
     if (request.method === 'POST' && idempotencyKey) {
       const previous = this.idempotent.get(`${url.pathname}:${idempotencyKey}`);
       if (previous) return { status: 200, body: JSON.parse(previous) };
     }
     const result = this.route(request.method ?? '', url, body);
-    if (request.method === 'POST' && idempotencyKey && result.status === 200) this.idempotent.set(`${url.pathname}:${idempotencyKey}`, JSON.stringify(result.body));
+    if (request.method === 'POST' && idempotencyKey && result.status === 200)
+      this.idempotent.set(`${url.pathname}:${idempotencyKey}`, JSON.stringify(result.body));
     return result;
   }
 
   private route(method: string, url: URL, body: Record<string, any>): { status: number; body: unknown } {
-    const notFound = { status: 404, body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such object: ${url.pathname}` } } };
+    const notFound = {
+      status: 404,
+      body: {
+        error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such object: ${url.pathname}` },
+      },
+    };
     if (method === 'POST' && url.pathname === '/v1/customers') {
-      const customer = { id: `cus_${++this.counter}`, email: String(body.email ?? ''), payment_methods: [] as unknown[] };
+      const customer = {
+        id: `cus_${++this.counter}`,
+        email: String(body.email ?? ''),
+        payment_methods: [] as unknown[],
+      };
       this.customers.set(customer.id, customer);
-      return { status: 200, body: { id: customer.id, object: 'customer', email: customer.email, metadata: body.metadata ?? {} } };
+      return {
+        status: 200,
+        body: { id: customer.id, object: 'customer', email: customer.email, metadata: body.metadata ?? {} },
+      };
     }
     const methods = /^\/v1\/customers\/([^/]+)\/payment_methods$/.exec(url.pathname);
     if (method === 'GET' && methods) {
       const customer = this.customers.get(methods[1]);
-      return customer ? { status: 200, body: { object: 'list', data: customer.payment_methods, has_more: false, url: url.pathname } } : notFound;
+      return customer
+        ? { status: 200, body: { object: 'list', data: customer.payment_methods, has_more: false, url: url.pathname } }
+        : notFound;
     }
     if (method === 'POST' && url.pathname === '/v1/checkout/sessions') {
       const item = body.line_items?.['0'];

@@ -12,11 +12,21 @@ describe('Stripe checkout against a fake Stripe API (PostgreSQL)', () => {
   let buyer: SignedInUser;
 
   const deliver = (delivery: { payload: string; signature: string }) =>
-    fetch(`${gateway.url}/api-account/billing/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature }, body: delivery.payload });
+    fetch(`${gateway.url}/api-account/billing/webhooks/stripe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'stripe-signature': delivery.signature },
+      body: delivery.payload,
+    });
   const balance = () => getBalance(gateway.testStore.store, buyer.id);
-  const status = async (orderId: string) => (await buyer.call('GET', `/api-account/user/billing/payment-status/${orderId}`)).json.status as string;
+  const status = async (orderId: string) =>
+    (await buyer.call('GET', `/api-account/user/billing/payment-status/${orderId}`)).json.status as string;
   const checkout = async (amount: number) => {
-    const response = await buyer.call('POST', '/api-account/user/billing/create-checkout', { amount, currency: 'usd', success_url: 'https://app.example.com/thanks', cancel_url: 'https://app.example.com/cancel' });
+    const response = await buyer.call('POST', '/api-account/user/billing/create-checkout', {
+      amount,
+      currency: 'usd',
+      success_url: 'https://app.example.com/thanks',
+      cancel_url: 'https://app.example.com/cancel',
+    });
     expect(response.status).toBe(200);
     return response.json as { order_id: string; session_id: string; checkout_url: string };
   };
@@ -24,7 +34,11 @@ describe('Stripe checkout against a fake Stripe API (PostgreSQL)', () => {
   beforeAll(async () => {
     stripe = new FakeStripe();
     await stripe.start();
-    gateway = await startTestGateway({ configText: testConfigText('http://127.0.0.1:9', 'billing:\n  platform_fee_rate: 0.03\n'), storeKind: 'postgres', deps: { stripe: stripe.settings() } });
+    gateway = await startTestGateway({
+      configText: testConfigText('http://127.0.0.1:9', 'billing:\n  platform_fee_rate: 0.03\n'),
+      storeKind: 'postgres',
+      deps: { stripe: stripe.settings() },
+    });
     buyer = await signUpUser(gateway);
   });
   afterAll(async () => {
@@ -37,9 +51,17 @@ describe('Stripe checkout against a fake Stripe API (PostgreSQL)', () => {
     expect(order.session_id).toMatch(/^cs_test_/);
     expect(order.checkout_url).toBe(`https://checkout.stripe.test/c/pay/${order.session_id}`);
     const session = stripe.session(order.session_id);
-    expect(session).toMatchObject({ mode: 'payment', amount_total: 10300, currency: 'usd', client_reference_id: order.order_id, success_url: 'https://app.example.com/thanks' });
+    expect(session).toMatchObject({
+      mode: 'payment',
+      amount_total: 10300,
+      currency: 'usd',
+      client_reference_id: order.order_id,
+      success_url: 'https://app.example.com/thanks',
+    });
     expect(session.metadata.order_id).toBe(order.order_id);
-    const create = stripe.requests.find((request) => request.path === '/v1/checkout/sessions' && request.method === 'POST');
+    const create = stripe.requests.find(
+      (request) => request.path === '/v1/checkout/sessions' && request.method === 'POST',
+    );
     expect(create?.idempotencyKey).toBe(`checkout-${order.order_id}`);
     expect(stripe.customers.size).toBe(1);
     await checkout(50);
@@ -50,16 +72,30 @@ describe('Stripe checkout against a fake Stripe API (PostgreSQL)', () => {
     const order = await checkout(20);
     const session = stripe.complete(order.session_id);
     const good = stripe.event('checkout.session.completed', session);
-    const forged = await deliver({ payload: good.payload, signature: good.signature.replace(/v1=[0-9a-f]{4}/, 'v1=0000') });
+    const forged = await deliver({
+      payload: good.payload,
+      signature: good.signature.replace(/v1=[0-9a-f]{4}/, 'v1=0000'),
+    });
     expect(forged.status).toBe(400);
     expect((await forged.json()).error.code).toBe('invalid_signature');
-    const tampered = await deliver({ payload: good.payload.replace('"amount_total":2060', '"amount_total":1'), signature: good.signature });
+    const tampered = await deliver({
+      payload: good.payload.replace('"amount_total":2060', '"amount_total":1'),
+      signature: good.signature,
+    });
     expect(tampered.status).toBe(400);
-    const unsigned = await fetch(`${gateway.url}/api-account/billing/webhooks/stripe`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: good.payload });
+    const unsigned = await fetch(`${gateway.url}/api-account/billing/webhooks/stripe`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: good.payload,
+    });
     expect(unsigned.status).toBe(400);
     expect(await balance()).toBe(0);
     // Read the row, not the API: reading the status through the API would reconcile with Stripe.
-    const row = await gateway.testStore.store.db.selectFrom('billing_orders').select('status').where('id', '=', order.order_id).executeTakeFirstOrThrow();
+    const row = await gateway.testStore.store.db
+      .selectFrom('billing_orders')
+      .select('status')
+      .where('id', '=', order.order_id)
+      .executeTakeFirstOrThrow();
     expect(row.status).toBe('pending');
     // The genuine delivery then pays it.
     expect((await deliver(good)).status).toBe(200);
@@ -124,7 +160,12 @@ describe('Stripe checkout against a fake Stripe API (PostgreSQL)', () => {
     await deliver(stripe.event('charge.refunded', stripe.charge(session)));
     expect(await status(order.order_id)).toBe('refunded');
     expect(await balance()).toBe(start);
-    const kinds = await gateway.testStore.store.db.selectFrom('credit_ledger').select(['kind', 'amount_nanos', 'reference']).where('reference', 'like', `order:${order.order_id}%`).orderBy('id').execute();
+    const kinds = await gateway.testStore.store.db
+      .selectFrom('credit_ledger')
+      .select(['kind', 'amount_nanos', 'reference'])
+      .where('reference', 'like', `order:${order.order_id}%`)
+      .orderBy('id')
+      .execute();
     expect(kinds.map((entry) => [entry.kind, Number(entry.amount_nanos)])).toEqual([
       ['purchase', 30 * USD],
       ['refund', -30 * USD],
@@ -154,17 +195,33 @@ describe('Stripe checkout against a fake Stripe API (PostgreSQL)', () => {
 
   it('shows the saved cards of the Stripe customer on the billing summary', async () => {
     const [customer] = stripe.customers.values();
-    customer.payment_methods.push({ id: 'pm_1', object: 'payment_method', type: 'card', card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 } });
+    customer.payment_methods.push({
+      id: 'pm_1',
+      object: 'payment_method',
+      type: 'card',
+      card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 },
+    });
     const summary = await buyer.call('GET', '/api-account/user/billing');
     expect(summary.json.payment_provider).toBe('stripe');
     expect(summary.json.platform_fee_rate).toBe(0.03);
-    expect(summary.json.payment_methods).toEqual([{ id: 'pm_1', type: 'card', brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 }]);
+    expect(summary.json.payment_methods).toEqual([
+      { id: 'pm_1', type: 'card', brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2030 },
+    ]);
     expect(summary.json.credit_balance).toBe((await balance()) / USD);
   });
 
   it('an event for a session that is not ours is acknowledged and ignored', async () => {
     const start = await balance();
-    const foreign = { id: 'cs_test_foreign', object: 'checkout.session', status: 'complete', payment_status: 'paid', amount_total: 100, currency: 'usd', metadata: {}, payment_intent: 'pi_x' };
+    const foreign = {
+      id: 'cs_test_foreign',
+      object: 'checkout.session',
+      status: 'complete',
+      payment_status: 'paid',
+      amount_total: 100,
+      currency: 'usd',
+      metadata: {},
+      payment_intent: 'pi_x',
+    };
     expect((await deliver(stripe.event('checkout.session.completed', foreign))).status).toBe(200);
     expect(await balance()).toBe(start);
   });

@@ -27,7 +27,9 @@ const messages = [{ role: 'user' as const, content: 'Say hello to the gateway' }
 
 describe('POST /v1/chat/completions through the official openai SDK', () => {
   it('answers a whole completion with the public model id, exact upstream usage and gateway headers', async () => {
-    const { data: completion, response } = await client.chat.completions.create({ model: 'test/chat', messages }).withResponse();
+    const { data: completion, response } = await client.chat.completions
+      .create({ model: 'test/chat', messages })
+      .withResponse();
     expect(completion.object).toBe('chat.completion');
     expect(completion.model).toBe('test/chat');
     expect(completion.id).toMatch(/^chatcmpl-/);
@@ -60,7 +62,17 @@ describe('POST /v1/chat/completions through the official openai SDK', () => {
       custom_vendor_flag: { deep: true },
     });
     const body = upstream.requests[0].body;
-    expect(body).toMatchObject({ n: 2, stop: ['END'], seed: 7, user: 'end-user-1', logprobs: true, top_logprobs: 2, max_completion_tokens: 50, temperature: 0.2, custom_vendor_flag: { deep: true } });
+    expect(body).toMatchObject({
+      n: 2,
+      stop: ['END'],
+      seed: 7,
+      user: 'end-user-1',
+      logprobs: true,
+      top_logprobs: 2,
+      max_completion_tokens: 50,
+      temperature: 0.2,
+      custom_vendor_flag: { deep: true },
+    });
   });
 
   it('streams chat.completion.chunk events ending with [DONE], dropping usage the client did not ask for', async () => {
@@ -78,7 +90,12 @@ describe('POST /v1/chat/completions through the official openai SDK', () => {
   });
 
   it('adds the usage chunk when stream_options.include_usage is set', async () => {
-    const stream = await client.chat.completions.create({ model: 'test/chat', messages, stream: true, stream_options: { include_usage: true } });
+    const stream = await client.chat.completions.create({
+      model: 'test/chat',
+      messages,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     const chunks = [];
     for await (const chunk of stream) chunks.push(chunk);
     const last = chunks.at(-1)!;
@@ -92,7 +109,12 @@ describe('POST /v1/chat/completions through the official openai SDK', () => {
       model: 'test/chat',
       messages,
       stream: true,
-      tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: { name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } },
+        },
+      ],
       tool_choice: 'auto',
       parallel_tool_calls: false,
     });
@@ -117,8 +139,18 @@ describe('POST /v1/chat/completions through the official openai SDK', () => {
       model: 'test/chat',
       messages: [
         { role: 'system', content: 'Be brief.' },
-        { role: 'user', content: [{ type: 'text', text: 'What is here?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
-        { role: 'assistant', content: null, tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'look', arguments: '{}' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'What is here?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } },
+          ],
+        },
+        {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'look', arguments: '{}' } }],
+        },
         { role: 'tool', tool_call_id: 'call_1', content: 'a cat' },
       ],
     });
@@ -156,7 +188,10 @@ describe('GET /v1/models', () => {
 
 describe('the OpenAPI document', () => {
   it('is OpenAPI 3.1 and describes the chat request schema', async () => {
-    const document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as { openapi: string; paths: Record<string, Record<string, { requestBody?: unknown }>> };
+    const document = (await (await fetch(`${gateway.url}/openapi.json`)).json()) as {
+      openapi: string;
+      paths: Record<string, Record<string, { requestBody?: unknown }>>;
+    };
     expect(document.openapi).toBe('3.1.0');
     expect(document.paths['/v1/chat/completions'].post.requestBody).toBeTruthy();
     expect(document.paths['/v1/models'].get).toBeTruthy();

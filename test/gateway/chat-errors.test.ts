@@ -32,7 +32,11 @@ async function post(body: string | object, headers: Record<string, string> = {})
     body: typeof body === 'string' ? body : JSON.stringify(body),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, body: JSON.parse(text) as { error: { message: string; type: string; code: string | null; param: string | null } } };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: JSON.parse(text) as { error: { message: string; type: string; code: string | null; param: string | null } },
+  };
 }
 
 describe('request validation: every bad input is a 400 naming the parameter, and never reaches upstream', () => {
@@ -62,16 +66,42 @@ describe('request validation: every bad input is a 400 naming the parameter, and
     ['missing role', { ...valid, messages: [{ content: 'hi' }] }, 'messages[0].role'],
     ['content as a number', { ...valid, messages: [{ role: 'user', content: 5 }] }, 'messages[0].content'],
     ['user message without content', { ...valid, messages: [{ role: 'user' }] }, 'messages[0].content'],
-    ['tool message without tool_call_id', { ...valid, messages: [{ role: 'user', content: 'x' }, { role: 'tool', content: 'r' }] }, 'messages[1].tool_call_id'],
-    ['unknown content part type', { ...valid, messages: [{ role: 'user', content: [{ type: 'video', url: 'x' }] }] }, 'messages[0].content[0]'],
+    [
+      'tool message without tool_call_id',
+      {
+        ...valid,
+        messages: [
+          { role: 'user', content: 'x' },
+          { role: 'tool', content: 'r' },
+        ],
+      },
+      'messages[1].tool_call_id',
+    ],
+    [
+      'unknown content part type',
+      { ...valid, messages: [{ role: 'user', content: [{ type: 'video', url: 'x' }] }] },
+      'messages[0].content[0]',
+    ],
     ['stream_options without stream', { ...valid, stream_options: { include_usage: true } }, 'stream_options'],
     ['tool_choice without tools', { ...valid, tool_choice: 'auto' }, 'tool_choice'],
-    ['tool_choice of an unknown value', { ...valid, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: 'sometimes' }, 'tool_choice'],
-    ['tool with a bad name', { ...valid, tools: [{ type: 'function', function: { name: 'has space' } }] }, 'tools[0].function.name'],
+    [
+      'tool_choice of an unknown value',
+      { ...valid, tools: [{ type: 'function', function: { name: 'f' } }], tool_choice: 'sometimes' },
+      'tool_choice',
+    ],
+    [
+      'tool with a bad name',
+      { ...valid, tools: [{ type: 'function', function: { name: 'has space' } }] },
+      'tools[0].function.name',
+    ],
     ['tools not an array', { ...valid, tools: { type: 'function' } }, 'tools'],
     ['parallel_tool_calls as a string', { ...valid, parallel_tool_calls: 'true' }, 'parallel_tool_calls'],
     ['response_format of an unknown type', { ...valid, response_format: { type: 'yaml' } }, 'response_format.type'],
-    ['json_schema response_format without a schema', { ...valid, response_format: { type: 'json_schema' } }, 'response_format.json_schema'],
+    [
+      'json_schema response_format without a schema',
+      { ...valid, response_format: { type: 'json_schema' } },
+      'response_format.json_schema',
+    ],
     ['enable_search as a string', { ...valid, enable_search: 'on' }, 'enable_search'],
   ];
 
@@ -103,7 +133,9 @@ describe('request validation: every bad input is a 400 naming the parameter, and
   });
 
   it('the SDK surfaces a validation error as a BadRequestError with the param', async () => {
-    const error = await client.chat.completions.create({ model: 'test/chat', messages: [], temperature: 9 }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions
+      .create({ model: 'test/chat', messages: [], temperature: 9 })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBeTruthy();
   });
@@ -118,13 +150,17 @@ describe('authentication and model lookup', () => {
 
   it('a wrong key is a 401 through the SDK, and x-api-key works as well as Bearer', async () => {
     const wrong = new OpenAI({ apiKey: 'sk-gw-' + 'x'.repeat(40), baseURL: gateway.baseURL, maxRetries: 0 });
-    await expect(wrong.chat.completions.create({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }] })).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
+    await expect(
+      wrong.chat.completions.create({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }] }),
+    ).rejects.toBeInstanceOf(OpenAI.AuthenticationError);
     const viaHeader = await post(valid, { authorization: '', 'x-api-key': gateway.apiKey });
     expect(viaHeader.status).toBe(200);
   });
 
   it('an unknown model is a 404 naming model', async () => {
-    const error = await client.chat.completions.create({ model: 'nope/none', messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions
+      .create({ model: 'nope/none', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
     expect((error as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
   });
@@ -138,15 +174,31 @@ describe('authentication and model lookup', () => {
 
 describe('upstream failures end cleanly', () => {
   it('an upstream 500 becomes a 502 envelope naming the provider', async () => {
-    upstream.setScenario({ failure: { kind: 'status', status: 500, body: JSON.stringify({ error: { message: 'boom', type: 'server_error' } }) } });
-    const error = await client.chat.completions.create({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }] }).catch((caught: unknown) => caught);
+    upstream.setScenario({
+      failure: {
+        kind: 'status',
+        status: 500,
+        body: JSON.stringify({ error: { message: 'boom', type: 'server_error' } }),
+      },
+    });
+    const error = await client.chat.completions
+      .create({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
     expect((error as Error).message).toContain('Mock AI');
   });
 
   it('an upstream 400 keeps its status and message', async () => {
-    upstream.setScenario({ failure: { kind: 'status', status: 400, body: JSON.stringify({ error: { message: 'bad thing', type: 'invalid_request_error', param: 'messages', code: 'x' } }) } });
+    upstream.setScenario({
+      failure: {
+        kind: 'status',
+        status: 400,
+        body: JSON.stringify({
+          error: { message: 'bad thing', type: 'invalid_request_error', param: 'messages', code: 'x' },
+        }),
+      },
+    });
     const result = await post(valid);
     expect(result.status).toBe(400);
     expect(result.body.error.message).toContain('bad thing');
@@ -161,7 +213,11 @@ describe('upstream failures end cleanly', () => {
 
   it('garbage in a stream ends it with one error event', async () => {
     upstream.setScenario({ failure: { kind: 'garbage' } });
-    const stream = await client.chat.completions.create({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'test/chat',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
     await expect(async () => {
       for await (const _chunk of stream) void _chunk;
     }).rejects.toThrow(/not JSON/);
@@ -169,7 +225,11 @@ describe('upstream failures end cleanly', () => {
 
   it('a connection closed mid-stream ends the stream with an error event, never a hang', async () => {
     upstream.setScenario({ chunkCount: 10, failure: { kind: 'close-mid-stream', afterChunks: 3 } });
-    const stream = await client.chat.completions.create({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'test/chat',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
     const received: unknown[] = [];
     await expect(async () => {
       for await (const chunk of stream) received.push(chunk);
@@ -180,7 +240,11 @@ describe('upstream failures end cleanly', () => {
   it('an upstream that stalls mid-stream is cut at the idle timeout with an error event', async () => {
     upstream.setScenario({ chunkCount: 10, failure: { kind: 'hang-mid-stream', afterChunks: 2 } });
     const started = Date.now();
-    const stream = await client.chat.completions.create({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'test/chat',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
     await expect(async () => {
       for await (const _chunk of stream) void _chunk;
     }).rejects.toThrow(/stopped sending/);
@@ -212,7 +276,10 @@ describe('upstream failures end cleanly', () => {
   it('a client that disconnects mid-stream aborts the upstream request', async () => {
     upstream.setScenario({ chunkCount: 50, chunkGapMs: 50 });
     const controller = new AbortController();
-    const stream = await client.chat.completions.create({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }], stream: true }, { signal: controller.signal });
+    const stream = await client.chat.completions.create(
+      { model: 'test/chat', messages: [{ role: 'user', content: 'hi' }], stream: true },
+      { signal: controller.signal },
+    );
     let seen = 0;
     for await (const _chunk of stream) {
       if (++seen === 3) {

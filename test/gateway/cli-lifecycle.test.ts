@@ -15,14 +15,22 @@ let dir: string;
 let env: NodeJS.ProcessEnv;
 
 function runCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [...CLI, ...args], { env: { ...env, ...extraEnv }, cwd: dir, encoding: 'utf8', timeout: 60_000 });
+  const result = spawnSync(process.execPath, [...CLI, ...args], {
+    env: { ...env, ...extraEnv },
+    cwd: dir,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
 function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
   return new Promise((resolvePromise, reject) => {
     let seen = '';
-    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; output so far:\n${seen}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`timed out waiting for ${pattern}; output so far:\n${seen}`)),
+      timeoutMs,
+    );
     const onData = (data: Buffer) => {
       seen += data.toString();
       const match = seen.match(pattern);
@@ -40,7 +48,14 @@ beforeAll(async () => {
   upstream = await startMockUpstream({ scenario: { chunkCount: 5 } });
   dir = mkdtempSync(join(tmpdir(), 'gateway-cli-'));
   writeFileSync(join(dir, 'gateway.config.yaml'), testConfigText(upstream.url));
-  env = { PATH: process.env.PATH, DATABASE_URL: `sqlite:${join(dir, 'gateway.db')}`, PORT: '0', LOG_LEVEL: 'warn', GATEWAY_ADMIN_EMAIL: 'root@example.com', GATEWAY_ADMIN_PASSWORD: 'root-password-1' };
+  env = {
+    PATH: process.env.PATH,
+    DATABASE_URL: `sqlite:${join(dir, 'gateway.db')}`,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    GATEWAY_ADMIN_EMAIL: 'root@example.com',
+    GATEWAY_ADMIN_PASSWORD: 'root-password-1',
+  };
 });
 
 afterAll(async () => {
@@ -86,11 +101,18 @@ describe('the gateway CLI', () => {
     try {
       const [, url] = await waitForLine(child, /gateway listening on (http:\/\/\S+)/);
       const client = new OpenAI({ apiKey, baseURL: `${url}/v1`, maxRetries: 0 });
-      const whole = await client.chat.completions.create({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }] });
+      const whole = await client.chat.completions.create({
+        model: 'test/chat',
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       expect(whole.choices[0].message.content).toBeTruthy();
 
       upstream.setScenario({ chunkCount: 20, chunkGapMs: 40 });
-      const stream = await client.chat.completions.create({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }], stream: true });
+      const stream = await client.chat.completions.create({
+        model: 'test/chat',
+        messages: [{ role: 'user', content: 'hi' }],
+        stream: true,
+      });
       let chunks = 0;
       for await (const chunk of stream) {
         if (chunks++ === 1) child.kill('SIGTERM');

@@ -20,7 +20,12 @@ beforeAll(async () => {
     request.resume();
     request.on('end', () => {
       response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write(chunk({ role: 'assistant', content: '' }) + chunk({ content: 'hello' }) + chunk({}, 'stop') + 'data: [DONE]\n\n');
+      response.write(
+        chunk({ role: 'assistant', content: '' }) +
+          chunk({ content: 'hello' }) +
+          chunk({}, 'stop') +
+          'data: [DONE]\n\n',
+      );
       const after = request.headers['x-after-done'];
       if (after === 'garbage') response.write('data: {not json\n\n');
       // The response stays open until the test lets it go.
@@ -42,7 +47,11 @@ afterAll(async () => {
 async function streamThroughGateway(afterDone?: string): Promise<string> {
   const response = await fetch(`${gateway.baseURL}/chat/completions`, {
     method: 'POST',
-    headers: { authorization: `Bearer ${gateway.apiKey}`, 'content-type': 'application/json', ...(afterDone ? { 'x-after-done': afterDone } : {}) },
+    headers: {
+      authorization: `Bearer ${gateway.apiKey}`,
+      'content-type': 'application/json',
+      ...(afterDone ? { 'x-after-done': afterDone } : {}),
+    },
     body: JSON.stringify({ model: 'test/chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
   });
   expect(response.status).toBe(200);

@@ -16,9 +16,18 @@ export class AccountClient {
   ) {}
 
   /** Signs up a fresh user through POST /api-account/auth/sign-up/email. */
-  static async signUp(baseUrl: string, email = `user-${randomId(10).toLowerCase()}@example.com`, password = 'password-123'): Promise<AccountClient> {
-    const response = await requestJson(baseUrl, 'POST', '/api-account/auth/sign-up/email', { email, password, name: 'Test User' });
-    if (response.status !== 200 || typeof response.body?.token !== 'string') throw new Error(`sign-up failed: ${response.status} ${response.text}`);
+  static async signUp(
+    baseUrl: string,
+    email = `user-${randomId(10).toLowerCase()}@example.com`,
+    password = 'password-123',
+  ): Promise<AccountClient> {
+    const response = await requestJson(baseUrl, 'POST', '/api-account/auth/sign-up/email', {
+      email,
+      password,
+      name: 'Test User',
+    });
+    if (response.status !== 200 || typeof response.body?.token !== 'string')
+      throw new Error(`sign-up failed: ${response.status} ${response.text}`);
     return new AccountClient(baseUrl, response.body.token, email);
   }
 
@@ -27,7 +36,13 @@ export class AccountClient {
   }
 }
 
-export async function requestJson<T = any>(baseUrl: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<JsonResponse<T>> {
+export async function requestJson<T = any>(
+  baseUrl: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<JsonResponse<T>> {
   const response = await fetch(baseUrl + path, {
     method,
     headers: { ...(body === undefined ? {} : { 'content-type': 'application/json' }), ...headers },

@@ -37,7 +37,12 @@ export async function startReplayUpstream(): Promise<ReplayUpstream> {
     const parts: Buffer[] = [];
     request.on('data', (part: Buffer) => parts.push(part));
     request.on('end', () => {
-      const recorded: RecordedRequest = { method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: Buffer.concat(parts).toString('utf8') };
+      const recorded: RecordedRequest = {
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: Buffer.concat(parts).toString('utf8'),
+      };
       requests.push(recorded);
       const answer = typeof next === 'function' ? next(recorded) : next;
       response.writeHead(answer.status ?? 200, answer.headers ?? {});
@@ -64,7 +69,11 @@ export async function startReplayUpstream(): Promise<ReplayUpstream> {
   };
 }
 
-function writePieces(pieces: Array<Uint8Array | string>, response: import('node:http').ServerResponse, done: () => void): void {
+function writePieces(
+  pieces: Array<Uint8Array | string>,
+  response: import('node:http').ServerResponse,
+  done: () => void,
+): void {
   let index = 0;
   const writeNext = () => {
     if (index >= pieces.length) return done();

@@ -31,7 +31,14 @@ models:
   return new ModelDirectory(loadConfig({ text, env: {}, knownProviderTypes: ['openai'] }).config);
 }
 
-export function keyRecord(fields: { routing_mode?: string; allowed_models?: string[]; default_models?: Array<{ model_id: string; priority: number }>; template_id?: string } = {}): ApiKeyRecord {
+export function keyRecord(
+  fields: {
+    routing_mode?: string;
+    allowed_models?: string[];
+    default_models?: Array<{ model_id: string; priority: number }>;
+    template_id?: string;
+  } = {},
+): ApiKeyRecord {
   return toApiKeyRecord({
     id: 'key_1',
     user_id: 'user_1',

@@ -67,7 +67,11 @@ export interface TestGatewayOptions {
 }
 
 export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
-  const { config } = loadConfig({ text: options.configText, env: options.env ?? {}, knownProviderTypes: [...createProviderRegistry().keys()] });
+  const { config } = loadConfig({
+    text: options.configText,
+    env: options.env ?? {},
+    knownProviderTypes: [...createProviderRegistry().keys()],
+  });
   const testStore = options.testStore ?? (await createTestStore(options.storeKind ?? 'sqlite'));
   const logs: string[] = [];
   const sink = new Writable({
@@ -80,12 +84,25 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   // The same base URL as production's runtime, so better-auth's origin check sees what it sees there.
   const auth = createAuth(testStore.store, 'test-secret-test-secret-test-secret', { baseUrl: config.server.publicUrl });
   await migrateAuthTables(auth);
-  const gateway = await buildApp({ config, store: testStore.store, logger, auth, keyCacheOptions: { pollIntervalMs: 100 }, ...options.deps });
+  const gateway = await buildApp({
+    config,
+    store: testStore.store,
+    logger,
+    auth,
+    keyCacheOptions: { pollIntervalMs: 100 },
+    ...options.deps,
+  });
   const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
   const email = `user-${randomIdGenerator.next('').toLowerCase()}@example.com`;
   const user = await createUser(auth, testStore.store, { email, password: 'password-123' });
   const createKey = async (input: Partial<NewApiKey> = {}) =>
-    (await createApiKey(testStore.store, randomIdGenerator, Date.now(), { userId: user.id, name: 'test key', ...input })).fullKey;
+    (
+      await createApiKey(testStore.store, randomIdGenerator, Date.now(), {
+        userId: user.id,
+        name: 'test key',
+        ...input,
+      })
+    ).fullKey;
   const apiKey = await createKey();
   return {
     gateway,

@@ -3,7 +3,10 @@ import { DEFAULT_TIMEOUTS } from '../../src/config/gateway-config.js';
 import type { TranslationContext } from '../../src/providers/provider-adapter.js';
 
 /** A translation context for adapter unit tests: fixed ids and time, a provider of the given type. */
-export function testTranslationContext(provider: Partial<ProviderConfig> = {}, overrides: Partial<TranslationContext> = {}): TranslationContext {
+export function testTranslationContext(
+  provider: Partial<ProviderConfig> = {},
+  overrides: Partial<TranslationContext> = {},
+): TranslationContext {
   let counter = 0;
   return {
     provider: {

@@ -25,10 +25,18 @@ describe('200 concurrent requests against a balance that covers 50', () => {
 
   async function run(targets: TestGateway[]) {
     const [first] = targets;
-    await applyLedgerEntry(first.testStore.store, { userId: first.userId, kind: 'grant', amount: BALANCE, reference: 'grant:concurrency' });
+    await applyLedgerEntry(first.testStore.store, {
+      userId: first.userId,
+      kind: 'grant',
+      amount: BALANCE,
+      reference: 'grant:concurrency',
+    });
     const responses = await Promise.all(
       Array.from({ length: 200 }, async (_, index) => {
-        const response = await chat(targets[index % targets.length].url, first.apiKey, { max_tokens: 10, stream: index % 2 === 0 });
+        const response = await chat(targets[index % targets.length].url, first.apiKey, {
+          max_tokens: 10,
+          stream: index % 2 === 0,
+        });
         await response.text();
         return response.status;
       }),
@@ -45,7 +53,8 @@ describe('200 concurrent requests against a balance that covers 50', () => {
     expect(figures.charged).toBe(figures.usageCost);
     expect(figures.balance).toBe(BALANCE - figures.charged);
     expect(figures.balance).toBeGreaterThanOrEqual(0);
-    for (const target of targets) expect(await target.gateway.metering!.backend.heldForUser(first.userId, Date.now())).toBe(0);
+    for (const target of targets)
+      expect(await target.gateway.metering!.backend.heldForUser(first.userId, Date.now())).toBe(0);
   }
 
   it('one instance on SQLite, holds in memory', async () => {
@@ -57,9 +66,19 @@ describe('200 concurrent requests against a balance that covers 50', () => {
   it('two instances on PostgreSQL + Redis', async () => {
     upstream = await startMockUpstream({ scenario: { chunkCount: 20, latencyMs: 20 } });
     const metering = { redisUrl: REDIS_URL, redisPrefix: `test:${randomId(10)}:` };
-    const first = await startTestGateway({ configText: testConfigText(upstream.url, CREDITS), storeKind: 'postgres', deps: { metering } });
+    const first = await startTestGateway({
+      configText: testConfigText(upstream.url, CREDITS),
+      storeKind: 'postgres',
+      deps: { metering },
+    });
     instances.push(first);
-    instances.push(await startTestGateway({ configText: testConfigText(upstream.url, CREDITS), testStore: first.testStore, deps: { metering } }));
+    instances.push(
+      await startTestGateway({
+        configText: testConfigText(upstream.url, CREDITS),
+        testStore: first.testStore,
+        deps: { metering },
+      }),
+    );
     await run(instances);
   }, 60_000);
 });

@@ -18,8 +18,16 @@ describe('per-key limits', () => {
   async function twoInstances(): Promise<[TestGateway, TestGateway]> {
     upstream = await startMockUpstream({ scenario: { chunkCount: 20 } });
     const metering = { redisUrl: REDIS_URL, redisPrefix: `test:${randomId(10)}:` };
-    const first = await startTestGateway({ configText: testConfigText(upstream.url), storeKind: 'postgres', deps: { metering } });
-    const second = await startTestGateway({ configText: testConfigText(upstream.url), testStore: first.testStore, deps: { metering } });
+    const first = await startTestGateway({
+      configText: testConfigText(upstream.url),
+      storeKind: 'postgres',
+      deps: { metering },
+    });
+    const second = await startTestGateway({
+      configText: testConfigText(upstream.url),
+      testStore: first.testStore,
+      deps: { metering },
+    });
     instances.push(first, second);
     return [first, second];
   }
@@ -43,7 +51,9 @@ describe('per-key limits', () => {
     expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     expect(refused.headers.get('x-ratelimit-reset-requests')).toMatch(/^\d+(\.\d+)?s$|^1m/);
     const again = await chat(second.url, key, {});
-    expect(await again.json()).toMatchObject({ error: { type: 'rate_limit_error', code: 'requests_per_minute_exceeded' } });
+    expect(await again.json()).toMatchObject({
+      error: { type: 'rate_limit_error', code: 'requests_per_minute_exceeded' },
+    });
   }, 60_000);
 
   it('enforces tpm across two instances, counting the tokens actually used', async () => {
@@ -92,7 +102,10 @@ describe('per-key limits', () => {
   it('with Redis down: fail-closed refuses with 503, fail-open enforces per instance and logs', async () => {
     upstream = await startMockUpstream({ scenario: { chunkCount: 5 } });
     const metering = { redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'unreachable:' };
-    const closed = await startTestGateway({ configText: testConfigText(upstream.url, 'limits:\n  redis_failure_mode: closed\n'), deps: { metering } });
+    const closed = await startTestGateway({
+      configText: testConfigText(upstream.url, 'limits:\n  redis_failure_mode: closed\n'),
+      deps: { metering },
+    });
     instances.push(closed);
     const closedKey = await closed.createKey({ rpmLimit: 5 });
     const refused = await chat(closed.url, closedKey, {});

@@ -44,7 +44,14 @@ describe.each(STORE_KINDS)('metering and credits on %s', (kind) => {
   it('refuses a request the balance cannot cover with 402, and records it at no cost', async () => {
     const response = await chat(gateway.url, gateway.apiKey, { max_tokens: 10 });
     expect(response.status).toBe(402);
-    expect(await response.json()).toEqual({ error: { message: expect.stringMatching(/credit balance/), type: 'insufficient_credits', code: 'insufficient_credits', param: null } });
+    expect(await response.json()).toEqual({
+      error: {
+        message: expect.stringMatching(/credit balance/),
+        type: 'insufficient_credits',
+        code: 'insufficient_credits',
+        param: null,
+      },
+    });
     await waitForEvents(gateway, 1);
     const figures = await ledgerFigures(gateway.testStore.store, gateway.userId);
     expect(figures).toMatchObject({ events: 1, usageCost: 0, charged: 0, balance: 0 });
@@ -52,7 +59,16 @@ describe.each(STORE_KINDS)('metering and credits on %s', (kind) => {
 
   it('charges streamed, whole, failed and aborted requests so usage, ledger, balance and report agree to the unit', async () => {
     const granted = 1_000_000_000; // $1
-    expect((await applyLedgerEntry(gateway.testStore.store, { userId: gateway.userId, kind: 'grant', amount: granted, reference: `test-grant-${kind}` })).applied).toBe(true);
+    expect(
+      (
+        await applyLedgerEntry(gateway.testStore.store, {
+          userId: gateway.userId,
+          kind: 'grant',
+          amount: granted,
+          reference: `test-grant-${kind}`,
+        })
+      ).applied,
+    ).toBe(true);
 
     // Whole: 2 prompt words, 20 completion words at $0.5 / $1.5 per million tokens.
     const whole = await chat(gateway.url, gateway.apiKey, {});
@@ -72,19 +88,39 @@ describe.each(STORE_KINDS)('metering and credits on %s', (kind) => {
 
     // Aborted mid-stream: the client reads a few chunks and leaves.
     const controller = new AbortController();
-    const aborted = await chat(gateway.url, gateway.apiKey, { stream: true, messages: [{ role: 'user', content: 'slow please' }] }, { signal: controller.signal });
+    const aborted = await chat(
+      gateway.url,
+      gateway.apiKey,
+      { stream: true, messages: [{ role: 'user', content: 'slow please' }] },
+      { signal: controller.signal },
+    );
     const reader = aborted.body!.getReader();
     let received = '';
-    while ((received.match(/data: /g) ?? []).length < 5) received += new TextDecoder().decode((await reader.read()).value);
+    while ((received.match(/data: /g) ?? []).length < 5)
+      received += new TextDecoder().decode((await reader.read()).value);
     controller.abort();
 
     await waitForEvents(gateway, 6);
     const { store } = gateway.testStore;
-    const events = await store.db.selectFrom('usage_events').selectAll().where('user_id', '=', gateway.userId).orderBy('created_at').execute();
+    const events = await store.db
+      .selectFrom('usage_events')
+      .selectAll()
+      .where('user_id', '=', gateway.userId)
+      .orderBy('created_at')
+      .execute();
     const normal = events.filter((event) => event.status === 200 && event.client_aborted === 0);
     expect(normal).toHaveLength(3);
     for (const event of normal) {
-      expect(event).toMatchObject({ prompt_tokens: 2, completion_tokens: 20, total_tokens: 22, tokens_estimated: 0, cost_nanos: 2 * 500 + 20 * 1500, provider_id: 'mock', model_id: 'test/chat', attempt_count: 1 });
+      expect(event).toMatchObject({
+        prompt_tokens: 2,
+        completion_tokens: 20,
+        total_tokens: 22,
+        tokens_estimated: 0,
+        cost_nanos: 2 * 500 + 20 * 1500,
+        provider_id: 'mock',
+        model_id: 'test/chat',
+        attempt_count: 1,
+      });
     }
     const failedEvent = events.find((event) => event.status >= 500)!;
     expect(failedEvent).toMatchObject({ cost_nanos: 0, prompt_tokens: 0, completion_tokens: 0 });
@@ -106,17 +142,30 @@ describe.each(STORE_KINDS)('metering and credits on %s', (kind) => {
     const token = await signIn(gateway);
     const balance = await accountGet(gateway, token, '/api-account/user/balance');
     expect(balance.status).toBe(200);
-    expect(balance.body).toMatchObject({ currency: 'USD', balance_nanos: granted - expectedCost, held_nanos: 0, balance: (granted - expectedCost) / 1e9 });
+    expect(balance.body).toMatchObject({
+      currency: 'USD',
+      balance_nanos: granted - expectedCost,
+      held_nanos: 0,
+      balance: (granted - expectedCost) / 1e9,
+    });
 
     const report = await accountGet(gateway, token, '/api-account/user/usage');
     expect(report.status).toBe(200);
-    expect(report.body.totals).toMatchObject({ requests: 6, prompt_tokens: events.reduce((sum, event) => sum + Number(event.prompt_tokens), 0), cost_nanos: expectedCost });
+    expect(report.body.totals).toMatchObject({
+      requests: 6,
+      prompt_tokens: events.reduce((sum, event) => sum + Number(event.prompt_tokens), 0),
+      cost_nanos: expectedCost,
+    });
     expect(report.body.daily).toHaveLength(30);
     expect(report.body.daily.at(-1).date).toBe(new Date().toISOString().slice(0, 10));
     expect(report.body.daily.reduce((sum: number, day: any) => sum + day.cost_nanos, 0)).toBe(expectedCost);
     expect(report.body.daily.filter((day: any) => day.requests === 0)).toHaveLength(29);
-    expect(report.body.by_model).toEqual([expect.objectContaining({ model: 'test/chat', requests: 6, cost_nanos: expectedCost })]);
-    expect(report.body.by_key).toEqual([expect.objectContaining({ name: 'test key', requests: 6, cost_nanos: expectedCost })]);
+    expect(report.body.by_model).toEqual([
+      expect.objectContaining({ model: 'test/chat', requests: 6, cost_nanos: expectedCost }),
+    ]);
+    expect(report.body.by_key).toEqual([
+      expect.objectContaining({ name: 'test key', requests: 6, cost_nanos: expectedCost }),
+    ]);
   });
 
   it('validates the usage dates with 400s naming the parameter, and needs a session', async () => {
@@ -132,8 +181,16 @@ describe.each(STORE_KINDS)('metering and credits on %s', (kind) => {
       expect(response.status, query).toBe(400);
       expect(response.body.error).toMatchObject({ type: 'invalid_request_error', param, code });
     }
-    const oneDay = await accountGet(gateway, token, '/api-account/user/usage?start_date=2024-02-29&end_date=2024-02-29');
-    expect(oneDay.body).toMatchObject({ start_date: '2024-02-29', end_date: '2024-02-29', totals: { requests: 0, cost_nanos: 0 } });
+    const oneDay = await accountGet(
+      gateway,
+      token,
+      '/api-account/user/usage?start_date=2024-02-29&end_date=2024-02-29',
+    );
+    expect(oneDay.body).toMatchObject({
+      start_date: '2024-02-29',
+      end_date: '2024-02-29',
+      totals: { requests: 0, cost_nanos: 0 },
+    });
     expect(oneDay.body.daily).toEqual([expect.objectContaining({ date: '2024-02-29', requests: 0 })]);
     expect((await fetch(`${gateway.url}/api-account/user/usage`)).status).toBe(401);
     expect((await fetch(`${gateway.url}/api-account/user/balance`)).status).toBe(401);

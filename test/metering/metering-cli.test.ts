@@ -25,7 +25,14 @@ beforeAll(async () => {
   upstream = await startMockUpstream({ scenario: { chunkCount: 20, chunkGapMs: 5, latencyMs: 10 } });
   dir = mkdtempSync(join(tmpdir(), 'gateway-metering-cli-'));
   writeFileSync(join(dir, 'gateway.config.yaml'), testConfigText(upstream.url, 'billing:\n  require_credits: true\n'));
-  env = { PATH: process.env.PATH, DATABASE_URL: `sqlite:${join(dir, 'gateway.db')}`, PORT: '0', LOG_LEVEL: 'warn', GATEWAY_ADMIN_EMAIL: 'root@example.com', GATEWAY_ADMIN_PASSWORD: 'root-password-1' };
+  env = {
+    PATH: process.env.PATH,
+    DATABASE_URL: `sqlite:${join(dir, 'gateway.db')}`,
+    PORT: '0',
+    LOG_LEVEL: 'warn',
+    GATEWAY_ADMIN_EMAIL: 'root@example.com',
+    GATEWAY_ADMIN_PASSWORD: 'root-password-1',
+  };
 });
 
 afterAll(async () => {
@@ -35,13 +42,21 @@ afterAll(async () => {
 
 describe('metering from the command line', () => {
   it('grants credits once per reference and prints the balance', () => {
-    expect(runCli(['users', 'create', '--email', 'payer@example.com', '--password', 'payer-password-1']).status).toBe(0);
+    expect(runCli(['users', 'create', '--email', 'payer@example.com', '--password', 'payer-password-1']).status).toBe(
+      0,
+    );
     const grant = runCli(['credits', 'grant', '--email', 'payer@example.com', '--amount', '2.5']);
     expect(grant.status).toBe(0);
     expect(grant.stdout).toMatch(/granted 2\.5 USD to payer@example\.com; balance 2\.5 USD/);
-    expect(runCli(['credits', 'grant', '--email', 'payer@example.com', '--amount', '1', '--reference', 'promo-1']).stdout).toMatch(/balance 3\.5 USD/);
-    expect(runCli(['credits', 'grant', '--email', 'payer@example.com', '--amount', '1', '--reference', 'promo-1']).stdout).toMatch(/already applied/);
-    expect(runCli(['credits', 'balance', '--email', 'payer@example.com']).stdout.trim()).toBe('payer@example.com: 3.5 USD');
+    expect(
+      runCli(['credits', 'grant', '--email', 'payer@example.com', '--amount', '1', '--reference', 'promo-1']).stdout,
+    ).toMatch(/balance 3\.5 USD/);
+    expect(
+      runCli(['credits', 'grant', '--email', 'payer@example.com', '--amount', '1', '--reference', 'promo-1']).stdout,
+    ).toMatch(/already applied/);
+    expect(runCli(['credits', 'balance', '--email', 'payer@example.com']).stdout.trim()).toBe(
+      'payer@example.com: 3.5 USD',
+    );
     const bad = runCli(['credits', 'grant', '--email', 'payer@example.com', '--amount', '1e3']);
     expect(bad.status).toBe(1);
     expect(bad.stderr).toMatch(/positive USD amount/);
@@ -90,7 +105,11 @@ describe('metering from the command line', () => {
       const store = openStore(env.DATABASE_URL!);
       try {
         const user = (await findUserByEmail(store.db, 'payer@example.com'))!;
-        const events = await store.db.selectFrom('usage_events').select(['status', 'cost_nanos']).where('user_id', '=', user.id).execute();
+        const events = await store.db
+          .selectFrom('usage_events')
+          .select(['status', 'cost_nanos'])
+          .where('user_id', '=', user.id)
+          .execute();
         expect(events.filter((event) => event.status === 200)).toHaveLength(completed);
         const figures = await ledgerFigures(store, user.id);
         expect(figures.charged).toBe(figures.usageCost);

@@ -14,12 +14,21 @@ export async function signIn(gateway: TestGateway): Promise<string> {
   return body.token;
 }
 
-export async function accountGet(gateway: TestGateway, token: string, path: string): Promise<{ status: number; body: any }> {
+export async function accountGet(
+  gateway: TestGateway,
+  token: string,
+  path: string,
+): Promise<{ status: number; body: any }> {
   const response = await fetch(`${gateway.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, body: await response.json() };
 }
 
-export function chat(url: string, apiKey: string, body: Record<string, unknown>, init: RequestInit = {}): Promise<Response> {
+export function chat(
+  url: string,
+  apiKey: string,
+  body: Record<string, unknown>,
+  init: RequestInit = {},
+): Promise<Response> {
   return fetch(`${url}/v1/chat/completions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
@@ -37,10 +46,23 @@ export async function ledgerFigures(store: Store, userId: string) {
     .executeTakeFirstOrThrow();
   const charges = await store.db
     .selectFrom('credit_ledger')
-    .select([sql<number>`count(*)`.as('entries'), sql<number>`cast(coalesce(sum(amount_nanos), 0) as bigint)`.as('amount')])
+    .select([
+      sql<number>`count(*)`.as('entries'),
+      sql<number>`cast(coalesce(sum(amount_nanos), 0) as bigint)`.as('amount'),
+    ])
     .where('user_id', '=', userId)
     .where('kind', '=', 'usage')
     .executeTakeFirstOrThrow();
-  const balance = await store.db.selectFrom('credit_balances').select('balance_nanos').where('user_id', '=', userId).executeTakeFirst();
-  return { events: Number(usage.events), usageCost: Number(usage.cost), chargeEntries: Number(charges.entries), charged: 0 - Number(charges.amount) || 0, balance: Number(balance?.balance_nanos ?? 0) };
+  const balance = await store.db
+    .selectFrom('credit_balances')
+    .select('balance_nanos')
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return {
+    events: Number(usage.events),
+    usageCost: Number(usage.cost),
+    chargeEntries: Number(charges.entries),
+    charged: 0 - Number(charges.amount) || 0,
+    balance: Number(balance?.balance_nanos ?? 0),
+  };
 }

@@ -55,11 +55,19 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
         { role: 'system', content: 'Be friendly.' },
         { role: 'user', content: 'Hello' },
         { role: 'assistant', content: 'Hi!' },
-        { role: 'user', content: [{ type: 'text', text: 'How are you?' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'How are you?' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          ],
+        },
       ],
     });
     expect(completion.model).toBe(model);
-    expect(completion.choices[0].message.content).toBe("Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?");
+    expect(completion.choices[0].message.content).toBe(
+      "Hello! I'm doing well, thanks for asking. How are you doing today? Is there anything I can help you with?",
+    );
     expect(completion.choices[0].finish_reason).toBe('stop');
     expect(completion.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 29, total_tokens: 41 });
 
@@ -76,7 +84,13 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'Hello' }] },
         { role: 'assistant', content: [{ type: 'text', text: 'Hi!' }] },
-        { role: 'user', content: [{ type: 'text', text: 'How are you?' }, { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } }] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'How are you?' },
+            { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          ],
+        },
       ],
     });
   });
@@ -88,29 +102,67 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
         model,
         temperature: 1.5,
         messages: [{ role: 'user', content: 'Weather in SF?' }],
-        tools: [{ type: 'function', function: { name: 'weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } } }],
+        tools: [
+          {
+            type: 'function',
+            function: { name: 'weather', parameters: { type: 'object', properties: { location: { type: 'string' } } } },
+          },
+        ],
         tool_choice: 'required',
       })
       .withResponse();
     expect(completion.choices[0].finish_reason).toBe('tool_calls');
-    expect(completion.choices[0].message.tool_calls).toEqual([{ id: 'toolu_01PQjhxo3eirCdKNvCJrKc8f', type: 'function', function: { name: 'weather', arguments: '{"location":"San Francisco"}' } }]);
+    expect(completion.choices[0].message.tool_calls).toEqual([
+      {
+        id: 'toolu_01PQjhxo3eirCdKNvCJrKc8f',
+        type: 'function',
+        function: { name: 'weather', arguments: '{"location":"San Francisco"}' },
+      },
+    ]);
     expect(response.headers.get('x-gateway-warnings')).toMatch(/temperature 1.5 .* clamped to 1/);
-    expect(upstream.requests[0].body).toMatchObject({ temperature: 1, tool_choice: { type: 'any' }, tools: [{ name: 'weather' }] });
+    expect(upstream.requests[0].body).toMatchObject({
+      temperature: 1,
+      tool_choice: { type: 'any' },
+      tools: [{ name: 'weather' }],
+    });
   });
 
   it('JSON mode: the forced tool answer comes back as message content', async () => {
     upstream.answer({
-      body: Buffer.from(JSON.stringify({ id: 'msg_1', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content: [{ type: 'tool_use', id: 'toolu_1', name: 'json_response', input: { answer: 2 } }], stop_reason: 'tool_use', usage: { input_tokens: 20, output_tokens: 9 } })),
+      body: Buffer.from(
+        JSON.stringify({
+          id: 'msg_1',
+          type: 'message',
+          role: 'assistant',
+          model: 'claude-sonnet-4-5',
+          content: [{ type: 'tool_use', id: 'toolu_1', name: 'json_response', input: { answer: 2 } }],
+          stop_reason: 'tool_use',
+          usage: { input_tokens: 20, output_tokens: 9 },
+        }),
+      ),
     });
-    const completion = await client.chat.completions.create({ model, messages: [{ role: 'user', content: '1+1 as JSON' }], response_format: { type: 'json_object' } });
+    const completion = await client.chat.completions.create({
+      model,
+      messages: [{ role: 'user', content: '1+1 as JSON' }],
+      response_format: { type: 'json_object' },
+    });
     expect(JSON.parse(completion.choices[0].message.content ?? '')).toEqual({ answer: 2 });
     expect(completion.choices[0].finish_reason).toBe('stop');
     expect(upstream.requests[0].body.tool_choice).toEqual({ type: 'tool', name: 'json_response' });
   });
 
   it('streams text then a tool call, argument fragments and usage included', async () => {
-    upstream.answer({ contentType: SSE, body: readFixture('anthropic', 'messages.stream.text-then-tool-use.sse'), pieces: 11 });
-    const stream = await client.chat.completions.create({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Weather in Paris?' }] });
+    upstream.answer({
+      contentType: SSE,
+      body: readFixture('anthropic', 'messages.stream.text-then-tool-use.sse'),
+      pieces: 11,
+    });
+    const stream = await client.chat.completions.create({
+      model,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'Weather in Paris?' }],
+    });
     let content = '';
     let argumentsText = '';
     const finishReasons: string[] = [];
@@ -131,7 +183,11 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
 
   it('streams thinking as a reasoning field', async () => {
     upstream.answer({ contentType: SSE, body: readFixture('anthropic', 'messages.stream.thinking.sse'), pieces: 3 });
-    const stream = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'How do I cross the street?' }] });
+    const stream = await client.chat.completions.create({
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: 'How do I cross the street?' }],
+    });
     let reasoning = '';
     let content = '';
     for await (const chunk of stream) {
@@ -143,8 +199,19 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
   });
 
   it('streams a re-framed chunks.jsonl recording the same way', async () => {
-    upstream.answer({ contentType: SSE, body: reframeAnthropicJsonl(readFixture('anthropic', 'messages.stream.message-delta-input-tokens.chunks.jsonl').toString()), pieces: 5 });
-    const stream = await client.chat.completions.create({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'ping' }] });
+    upstream.answer({
+      contentType: SSE,
+      body: reframeAnthropicJsonl(
+        readFixture('anthropic', 'messages.stream.message-delta-input-tokens.chunks.jsonl').toString(),
+      ),
+      pieces: 5,
+    });
+    const stream = await client.chat.completions.create({
+      model,
+      stream: true,
+      stream_options: { include_usage: true },
+      messages: [{ role: 'user', content: 'ping' }],
+    });
     let content = '';
     let usage: OpenAI.CompletionUsage | null | undefined;
     for await (const chunk of stream) {
@@ -155,21 +222,33 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
     expect(usage).toMatchObject({ prompt_tokens: 61, completion_tokens: 2 });
   });
 
-  it.each(['error.400.invalid_request_error.json', 'error.400.prompt-too-long.issue-quote.json'])('an upstream 400 (%s) reaches the client as a 400 in our envelope', async (fixture) => {
-    upstream.answer({ status: 400, body: readFixture('anthropic', fixture) });
-    const error = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    const apiError = error as InstanceType<typeof OpenAI.APIError>;
-    expect(apiError.status).toBe(400);
-    expect(apiError.code).toBe('invalid_request_error');
-    expect(apiError.message).toContain(JSON.parse(readFixture('anthropic', fixture).toString()).error.message);
-  });
+  it.each(['error.400.invalid_request_error.json', 'error.400.prompt-too-long.issue-quote.json'])(
+    'an upstream 400 (%s) reaches the client as a 400 in our envelope',
+    async (fixture) => {
+      upstream.answer({ status: 400, body: readFixture('anthropic', fixture) });
+      const error = await client.chat.completions
+        .create({ model, messages: [{ role: 'user', content: 'x' }] })
+        .catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+      const apiError = error as InstanceType<typeof OpenAI.APIError>;
+      expect(apiError.status).toBe(400);
+      expect(apiError.code).toBe('invalid_request_error');
+      expect(apiError.message).toContain(JSON.parse(readFixture('anthropic', fixture).toString()).error.message);
+    },
+  );
 
   it('a mid-stream overloaded_error ends the stream with one error event the SDK raises', async () => {
     const text = readFixture('anthropic', 'messages.stream.text.sse').toString();
-    const body = Buffer.concat([Buffer.from(text.split('event: content_block_stop')[0]), readFixture('anthropic', 'error.stream.overloaded_error.docs-example.sse')]);
+    const body = Buffer.concat([
+      Buffer.from(text.split('event: content_block_stop')[0]),
+      readFixture('anthropic', 'error.stream.overloaded_error.docs-example.sse'),
+    ]);
     upstream.answer({ contentType: SSE, body, pieces: 4 });
-    const stream = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    const stream = await client.chat.completions.create({
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     let content = '';
     const error = await (async () => {
       for await (const chunk of stream) content += chunk.choices[0]?.delta?.content ?? '';
@@ -182,7 +261,11 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
   it('a stream that stops before message_stop is reported, never silently truncated', async () => {
     const text = readFixture('anthropic', 'messages.stream.text.sse').toString();
     upstream.answer({ contentType: SSE, body: Buffer.from(text.slice(0, text.indexOf('event: message_delta'))) });
-    const stream = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'Hi' }] });
+    const stream = await client.chat.completions.create({
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: 'Hi' }],
+    });
     const error = await (async () => {
       for await (const _chunk of stream) void _chunk;
     })().catch((caught: unknown) => caught);

@@ -87,7 +87,8 @@ function expectedFromFixture(sse: string) {
   let usage: unknown;
   for (const payload of sseDataPayloads(sse)) {
     if (payload.usage) usage = payload.usage;
-    for (const choice of (payload.choices as Array<{ delta: Record<string, any>; finish_reason: string | null }>) ?? []) {
+    for (const choice of (payload.choices as Array<{ delta: Record<string, any>; finish_reason: string | null }>) ??
+      []) {
       content += choice.delta.content ?? '';
       refusal += choice.delta.refusal ?? '';
       for (const call of choice.delta.tool_calls ?? []) {
@@ -105,7 +106,13 @@ function expectedFromFixture(sse: string) {
 
 async function replayStream(sse: string, request: Partial<OpenAI.ChatCompletionCreateParamsStreaming> = {}) {
   upstream.answer({ headers: SSE, body: splitBytes(new TextEncoder().encode(sse), 257) });
-  const stream = await client.chat.completions.create({ model: 'azure/gpt-4o', messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true }, ...request });
+  const stream = await client.chat.completions.create({
+    model: 'azure/gpt-4o',
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+    stream_options: { include_usage: true },
+    ...request,
+  });
   let content = '';
   let refusal = '';
   const finishReasons: string[] = [];
@@ -132,7 +139,10 @@ async function replayStream(sse: string, request: Partial<OpenAI.ChatCompletionC
 describe('Azure OpenAI through the gateway with the openai SDK', () => {
   it('non-stream: deployment URL, default api-version, api-key header and no bearer token', async () => {
     upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('openai', 'chat.nonstream.text.response.json') });
-    const completion = await client.chat.completions.create({ model: 'azure/gpt-4o', messages: [{ role: 'user', content: 'Hello' }] });
+    const completion = await client.chat.completions.create({
+      model: 'azure/gpt-4o',
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
     const recorded = fixtureJson<OpenAI.ChatCompletion>('openai', 'chat.nonstream.text.response.json');
     expect(completion.model).toBe('azure/gpt-4o');
     expect(completion.choices[0]!.message.content).toBe(recorded.choices[0]!.message.content);
@@ -145,10 +155,18 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
   });
 
   it('options.api_version picks the version; a base_url ending in /openai is not doubled', async () => {
-    upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('openai', 'chat.nonstream.parallel-tool-calls.response.json') });
-    const completion = await client.chat.completions.create({ model: 'azure/gpt-4o-preview', messages: [{ role: 'user', content: 'Weather?' }] });
+    upstream.answer({
+      headers: JSON_TYPE,
+      body: fixtureBytes('openai', 'chat.nonstream.parallel-tool-calls.response.json'),
+    });
+    const completion = await client.chat.completions.create({
+      model: 'azure/gpt-4o-preview',
+      messages: [{ role: 'user', content: 'Weather?' }],
+    });
     expect(completion.choices[0]!.message.tool_calls?.length).toBeGreaterThan(1);
-    expect(upstream.requests[0]!.url).toBe('/openai/deployments/gpt-4o-preview/chat/completions?api-version=2025-04-01-preview');
+    expect(upstream.requests[0]!.url).toBe(
+      '/openai/deployments/gpt-4o-preview/chat/completions?api-version=2025-04-01-preview',
+    );
     expect(upstream.requests[0]!.headers['api-key']).toBe('azure-secret-2');
   });
 
@@ -180,7 +198,10 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
   it('a tool turn then the answer turn: the recorded requests go upstream unchanged but for the deployment', async () => {
     for (const turn of ['turn1', 'turn2']) {
       upstream.requests.length = 0;
-      const request = fixtureJson<OpenAI.ChatCompletionCreateParamsStreaming>('openai', `chat.stream.tool-then-text.${turn}.request.json`);
+      const request = fixtureJson<OpenAI.ChatCompletionCreateParamsStreaming>(
+        'openai',
+        `chat.stream.tool-then-text.${turn}.request.json`,
+      );
       const sse = fixtureText('openai', `chat.stream.tool-then-text.${turn}.sse`);
       const result = await replayStream(sse, { ...request, model: 'azure/gpt-4o' });
       expect(result).toEqual(expectedFromFixture(sse));
@@ -200,7 +221,9 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
     ['error.400.unsupported_value.json', 'messages[0].role', 'unsupported_value'],
   ])('the recorded %s keeps status, param and code', async (file, param, code) => {
     upstream.answer({ status: 400, headers: JSON_TYPE, body: fixtureBytes('openai', file) });
-    const error = await client.chat.completions.create({ model: 'azure/gpt-4o', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions
+      .create({ model: 'azure/gpt-4o', messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe(param);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe(code);
@@ -208,7 +231,11 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
 
   it('enable_search is refused with 400 before any upstream call', async () => {
     const error = await client.chat.completions
-      .create({ model: 'azure/gpt-4o', messages: [{ role: 'user', content: 'x' }], enable_search: true } as OpenAI.ChatCompletionCreateParamsNonStreaming)
+      .create({
+        model: 'azure/gpt-4o',
+        messages: [{ role: 'user', content: 'x' }],
+        enable_search: true,
+      } as OpenAI.ChatCompletionCreateParamsNonStreaming)
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('enable_search');

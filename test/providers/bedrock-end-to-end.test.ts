@@ -2,12 +2,21 @@ import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { splitBytes, startReplayUpstream, type RecordedRequest, type ReplayUpstream } from '../helpers/replay-upstream.js';
+import {
+  splitBytes,
+  startReplayUpstream,
+  type RecordedRequest,
+  type ReplayUpstream,
+} from '../helpers/replay-upstream.js';
 import { bedrockFixtureBytes, reframedBedrockChunks } from '../helpers/bedrock-fixtures.js';
 import { bedrockEventFrame, bedrockExceptionFrame } from '../helpers/aws-event-stream-encoder.js';
 import { signAwsRequest } from '../../src/providers/bedrock/sign-aws-request.js';
 
-const CREDENTIALS = { accessKeyId: 'AKIDEXAMPLE', secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY', sessionToken: 'session-token-1' };
+const CREDENTIALS = {
+  accessKeyId: 'AKIDEXAMPLE',
+  secretAccessKey: 'wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY',
+  sessionToken: 'session-token-1',
+};
 const EVENT_STREAM = { 'content-type': 'application/vnd.amazon.eventstream' };
 const JSON_TYPE = { 'content-type': 'application/json' };
 
@@ -66,11 +75,15 @@ async function expectValidSignature(request: RecordedRequest): Promise<void> {
     /^AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE\/\d{8}\/eu-west-1\/bedrock\/aws4_request, SignedHeaders=[a-z0-9;-]+, Signature=[0-9a-f]{64}$/,
   );
   const signedHeaderNames = /SignedHeaders=([^,]+)/.exec(authorization)![1]!.split(';');
-  expect(signedHeaderNames).toEqual(expect.arrayContaining(['host', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token', 'content-type']));
+  expect(signedHeaderNames).toEqual(
+    expect.arrayContaining(['host', 'x-amz-date', 'x-amz-content-sha256', 'x-amz-security-token', 'content-type']),
+  );
   expect(request.headers['x-amz-content-sha256']).toBe(createHash('sha256').update(request.body).digest('hex'));
   expect(request.headers['x-amz-security-token']).toBe(CREDENTIALS.sessionToken);
   const amzDate = String(request.headers['x-amz-date']);
-  const signingDate = new Date(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
+  const signingDate = new Date(
+    `${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`,
+  );
   const headers: Record<string, string> = {};
   for (const name of signedHeaderNames) {
     if (name.startsWith('x-amz-') || name === 'host') continue;
@@ -118,10 +131,16 @@ describe('Bedrock through the gateway with the openai SDK', () => {
   });
 
   it('stream: the recorded event stream, split into small writes, becomes OpenAI chunks and a usage chunk', async () => {
-    upstream.answer({ headers: EVENT_STREAM, body: splitBytes(bedrockFixtureBytes('converse-stream.text.eventstream'), 97) });
+    upstream.answer({
+      headers: EVENT_STREAM,
+      body: splitBytes(bedrockFixtureBytes('converse-stream.text.eventstream'), 97),
+    });
     const stream = await client.chat.completions.create({
       model: 'amazon/nova-micro',
-      messages: [{ role: 'system', content: 'You are a helpful chatbot.' }, { role: 'user', content: 'What is the capital of France?' }],
+      messages: [
+        { role: 'system', content: 'You are a helpful chatbot.' },
+        { role: 'user', content: 'What is the capital of France?' },
+      ],
       temperature: 0,
       stream: true,
       stream_options: { include_usage: true },
@@ -145,22 +164,40 @@ describe('Bedrock through the gateway with the openai SDK', () => {
   });
 
   it('stream with tools: the tool call arrives whole through the SDK stream helper', async () => {
-    upstream.answer({ headers: EVENT_STREAM, body: splitBytes(bedrockFixtureBytes('converse-stream.tool-use.eventstream'), 61) });
+    upstream.answer({
+      headers: EVENT_STREAM,
+      body: splitBytes(bedrockFixtureBytes('converse-stream.tool-use.eventstream'), 61),
+    });
     const runner = client.chat.completions.stream({
       model: 'amazon/nova-micro',
       messages: [{ role: 'user', content: 'What is the temperature of the capital of France?' }],
-      tools: [{ type: 'function', function: { name: 'get_temperature', parameters: { type: 'object', properties: { city: { type: 'string' } } } } }],
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'get_temperature',
+            parameters: { type: 'object', properties: { city: { type: 'string' } } },
+          },
+        },
+      ],
     });
     const final = await runner.finalChatCompletion();
     expect(final.choices[0]?.finish_reason).toBe('tool_calls');
     expect(final.choices[0]?.message.tool_calls).toEqual([
-      { id: 'tooluse_lAG_zP8QRHmSYOwZzzaCqA', type: 'function', function: { name: 'get_temperature', arguments: '{"city":"Paris"}' } },
+      {
+        id: 'tooluse_lAG_zP8QRHmSYOwZzzaCqA',
+        type: 'function',
+        function: { name: 'get_temperature', arguments: '{"city":"Paris"}' },
+      },
     ]);
     expect(JSON.parse(upstream.requests[0]!.body).toolConfig.tools[0].toolSpec.name).toBe('get_temperature');
   });
 
   it('stream with reasoning: reasoning deltas are `reasoning`, then the answer', async () => {
-    upstream.answer({ headers: EVENT_STREAM, body: splitBytes(bedrockFixtureBytes('converse-stream.reasoning.eventstream'), 13) });
+    upstream.answer({
+      headers: EVENT_STREAM,
+      body: splitBytes(bedrockFixtureBytes('converse-stream.reasoning.eventstream'), 13),
+    });
     const stream = await client.chat.completions.create({
       model: 'anthropic/claude-sonnet-4',
       messages: [{ role: 'user', content: 'Hello' }],
@@ -183,17 +220,28 @@ describe('Bedrock through the gateway with the openai SDK', () => {
 
   it('stream of the re-framed SDK chunks gives the recorded text', async () => {
     upstream.answer({ headers: EVENT_STREAM, body: reframedBedrockChunks('converse-stream.text.chunks.jsonl') });
-    const stream = await client.chat.completions.create({ model: 'amazon/nova-micro', messages: [{ role: 'user', content: 'strawberry' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'amazon/nova-micro',
+      messages: [{ role: 'user', content: 'strawberry' }],
+      stream: true,
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
-    expect(text).toBe('Let me count the "r"s in "strawberry":\n\ns-t-**r**-a-w-b-e-**r**-**r**-y\n\nThere are **3** r\'s in "strawberry."');
+    expect(text).toBe(
+      'Let me count the "r"s in "strawberry":\n\ns-t-**r**-a-w-b-e-**r**-**r**-y\n\nThere are **3** r\'s in "strawberry."',
+    );
   });
 
   it('JSON mode: the forced tool answer comes back as message content', async () => {
     upstream.answer({
       headers: JSON_TYPE,
       body: JSON.stringify({
-        output: { message: { role: 'assistant', content: [{ toolUse: { toolUseId: 't1', name: 'gateway_json_response', input: { capital: 'Paris' } } }] } },
+        output: {
+          message: {
+            role: 'assistant',
+            content: [{ toolUse: { toolUseId: 't1', name: 'gateway_json_response', input: { capital: 'Paris' } } }],
+          },
+        },
         stopReason: 'tool_use',
         usage: { inputTokens: 30, outputTokens: 9, totalTokens: 39 },
       }),
@@ -201,24 +249,40 @@ describe('Bedrock through the gateway with the openai SDK', () => {
     const completion = await client.chat.completions.create({
       model: 'amazon/nova-micro',
       messages: [{ role: 'user', content: 'Capital of France as JSON' }],
-      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object', properties: { capital: { type: 'string' } } } } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: { name: 'answer', schema: { type: 'object', properties: { capital: { type: 'string' } } } },
+      },
     });
     expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ capital: 'Paris' });
     expect(completion.choices[0]!.finish_reason).toBe('stop');
-    expect(JSON.parse(upstream.requests[0]!.body).toolConfig.toolChoice).toEqual({ tool: { name: 'gateway_json_response' } });
+    expect(JSON.parse(upstream.requests[0]!.body).toolConfig.toolChoice).toEqual({
+      tool: { name: 'gateway_json_response' },
+    });
   });
 
   it('dropped parameters are named in x-gateway-warnings', async () => {
     upstream.answer({ headers: JSON_TYPE, body: bedrockFixtureBytes('converse.nonstream.text.response.json') });
-    const { response } = await client.chat.completions.create({ model: 'amazon/nova-micro', messages: [{ role: 'user', content: 'hi' }], seed: 3 }).withResponse();
+    const { response } = await client.chat.completions
+      .create({ model: 'amazon/nova-micro', messages: [{ role: 'user', content: 'hi' }], seed: 3 })
+      .withResponse();
     expect(response.headers.get('x-gateway-warnings')).toBe('seed is not supported by Amazon Bedrock and was ignored');
   });
 });
 
 describe('Bedrock failures through the gateway', () => {
   it('the recorded 400 becomes a 400 in the OpenAI envelope', async () => {
-    upstream.answer({ status: 400, headers: { ...JSON_TYPE, 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' }, body: bedrockFixtureBytes('error.400.converse-stream.json') });
-    const error = await client.chat.completions.create({ model: 'amazon/nova-micro', messages: [{ role: 'user', content: 'hi' }], stream: true }).catch((caught: unknown) => caught);
+    upstream.answer({
+      status: 400,
+      headers: {
+        ...JSON_TYPE,
+        'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/',
+      },
+      body: bedrockFixtureBytes('error.400.converse-stream.json'),
+    });
+    const error = await client.chat.completions
+      .create({ model: 'amazon/nova-micro', messages: [{ role: 'user', content: 'hi' }], stream: true })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).error).toEqual({
       message: 'Amazon Bedrock: The provided model identifier is invalid.',
@@ -229,7 +293,9 @@ describe('Bedrock failures through the gateway', () => {
   });
 
   it('n > 1 is refused with 400 naming n, before any upstream call', async () => {
-    const error = await client.chat.completions.create({ model: 'amazon/nova-micro', messages: [{ role: 'user', content: 'hi' }], n: 2 }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions
+      .create({ model: 'amazon/nova-micro', messages: [{ role: 'user', content: 'hi' }], n: 2 })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('n');
     expect(upstream.requests).toHaveLength(0);
@@ -238,7 +304,12 @@ describe('Bedrock failures through the gateway', () => {
   it.each([
     [
       'an exception frame mid-stream',
-      () => Buffer.concat([bedrockEventFrame('messageStart', { role: 'assistant' }), bedrockEventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hel' } }), bedrockExceptionFrame('modelStreamErrorException', 'The model crashed.')]),
+      () =>
+        Buffer.concat([
+          bedrockEventFrame('messageStart', { role: 'assistant' }),
+          bedrockEventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { text: 'Hel' } }),
+          bedrockExceptionFrame('modelStreamErrorException', 'The model crashed.'),
+        ]),
       false,
       'model_stream_error_exception',
     ],
@@ -252,9 +323,24 @@ describe('Bedrock failures through the gateway', () => {
       false,
       'upstream_bad_response',
     ],
-    ['a body that ends inside a frame', () => bedrockFixtureBytes('converse-stream.text.eventstream').subarray(0, 2000), false, 'upstream_bad_response'],
-    ['a connection dropped inside a frame', () => bedrockFixtureBytes('converse-stream.text.eventstream').subarray(0, 2000), true, 'upstream_connection_error'],
-    ['a connection dropped between frames, before messageStop', () => bedrockFixtureBytes('converse-stream.text.eventstream').subarray(0, 143), false, 'upstream_stream_interrupted'],
+    [
+      'a body that ends inside a frame',
+      () => bedrockFixtureBytes('converse-stream.text.eventstream').subarray(0, 2000),
+      false,
+      'upstream_bad_response',
+    ],
+    [
+      'a connection dropped inside a frame',
+      () => bedrockFixtureBytes('converse-stream.text.eventstream').subarray(0, 2000),
+      true,
+      'upstream_connection_error',
+    ],
+    [
+      'a connection dropped between frames, before messageStop',
+      () => bedrockFixtureBytes('converse-stream.text.eventstream').subarray(0, 143),
+      false,
+      'upstream_stream_interrupted',
+    ],
   ])('%s ends the stream with one error event', async (_name, body, cut, code) => {
     upstream.answer({ headers: EVENT_STREAM, body: body(), cut });
     const response = await fetch(`${gateway.baseURL}/chat/completions`, {

@@ -23,7 +23,9 @@ export function readJsonFixture<T = Record<string, any>>(family: string, name: s
 /** A payload-per-line recording put back into Anthropic's framing: an `event:` line named after the payload's type. */
 export function reframeAnthropicJsonl(text: string): Buffer {
   const lines = text.split('\n').filter((line) => line.trim() !== '');
-  return Buffer.from(lines.map((line) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`).join(''));
+  return Buffer.from(
+    lines.map((line) => `event: ${(JSON.parse(line) as { type: string }).type}\ndata: ${line}\n\n`).join(''),
+  );
 }
 
 /** A payload-per-line recording put back into Gemini's framing: `data: …` and CRLF CRLF. */
@@ -43,7 +45,7 @@ export function splitRandomly(bytes: Uint8Array, seed: number): Uint8Array[] {
     return ((value ^ (value >>> 14)) >>> 0) / 4294967296;
   };
   const pieces: Uint8Array[] = [];
-  for (let start = 0; start < bytes.length; ) {
+  for (let start = 0; start < bytes.length;) {
     const size = 1 + Math.floor(next() * 40);
     pieces.push(bytes.subarray(start, start + size));
     start += size;
@@ -68,7 +70,15 @@ export interface AggregatedStream {
 
 /** What a client would assemble from the chunks, to compare with the recording. */
 export function aggregate(events: StreamEvent[]): AggregatedStream {
-  const result: AggregatedStream = { content: '', reasoning: '', toolCalls: [], finishReasons: [], usage: undefined, done: false, roles: [] };
+  const result: AggregatedStream = {
+    content: '',
+    reasoning: '',
+    toolCalls: [],
+    finishReasons: [],
+    usage: undefined,
+    done: false,
+    roles: [],
+  };
   for (const event of events) {
     if (event.type === 'usage') result.usage = event.usage;
     else if (event.type === 'done') result.done = true;

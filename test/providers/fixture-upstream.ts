@@ -39,13 +39,21 @@ export async function startFixtureUpstream(): Promise<FixtureUpstream> {
     request.on('data', (part: Buffer) => parts.push(part));
     request.on('end', async () => {
       const text = Buffer.concat(parts).toString('utf8');
-      requests.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers, body: text ? JSON.parse(text) : {} });
+      requests.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body: text ? JSON.parse(text) : {},
+      });
       const answer = answers.length > 1 ? answers.shift()! : answers[0];
       if (!answer) {
         response.writeHead(500).end('no answer configured');
         return;
       }
-      response.writeHead(answer.status ?? 200, { 'content-type': answer.contentType ?? 'application/json', ...answer.headers });
+      response.writeHead(answer.status ?? 200, {
+        'content-type': answer.contentType ?? 'application/json',
+        ...answer.headers,
+      });
       const pieces = answer.pieces ? splitRandomly(answer.body, answer.pieces) : [answer.body];
       for (const piece of pieces) {
         response.write(piece);

@@ -77,9 +77,16 @@ describe('Gemini through the gateway with the official openai SDK', () => {
         { role: 'user', content: "How many r's in strawberry?" },
       ],
     });
-    expect(completion.choices[0].message.content).toBe("There are **3** r's in strawberry.\n\nHere is the breakdown: st**r**awbe**rr**y.");
+    expect(completion.choices[0].message.content).toBe(
+      "There are **3** r's in strawberry.\n\nHere is the breakdown: st**r**awbe**rr**y.",
+    );
     expect(completion.choices[0].finish_reason).toBe('stop');
-    expect(completion.usage).toMatchObject({ prompt_tokens: 9, completion_tokens: 272, total_tokens: 281, completion_tokens_details: { reasoning_tokens: 244 } });
+    expect(completion.usage).toMatchObject({
+      prompt_tokens: 9,
+      completion_tokens: 272,
+      total_tokens: 281,
+      completion_tokens_details: { reasoning_tokens: 244 },
+    });
     const sent = upstream.requests[0];
     expect(sent.url).toBe('/v1beta/models/gemini-3-pro-preview:generateContent');
     expect(sent.headers['x-goog-api-key']).toBe('gemini-secret');
@@ -95,15 +102,35 @@ describe('Gemini through the gateway with the official openai SDK', () => {
     const completion = await client.chat.completions.create({
       model,
       messages: [{ role: 'user', content: 'why is the sky blue?' }],
-      response_format: { type: 'json_schema', json_schema: { name: 'answer', schema: { type: 'object', properties: { reason: { type: 'string' } }, additionalProperties: false } } },
+      response_format: {
+        type: 'json_schema',
+        json_schema: {
+          name: 'answer',
+          schema: { type: 'object', properties: { reason: { type: 'string' } }, additionalProperties: false },
+        },
+      },
     });
     expect(completion.choices[0].finish_reason).toBe('length');
-    expect(upstream.requests[0].body.generationConfig).toEqual({ responseMimeType: 'application/json', responseSchema: { type: 'object', properties: { reason: { type: 'string' } } } });
+    expect(upstream.requests[0].body.generationConfig).toEqual({
+      responseMimeType: 'application/json',
+      responseSchema: { type: 'object', properties: { reason: { type: 'string' } } },
+    });
   });
 
   it('streams CRLF-framed text with the last running usage', async () => {
-    upstream.answer({ contentType: SSE, body: readFixture('gemini', 'streamGenerateContent.sse.usage-every-chunk.sse'), pieces: 13 });
-    const result = await collect(await client.chat.completions.create({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'Count from 1 to 30' }] }));
+    upstream.answer({
+      contentType: SSE,
+      body: readFixture('gemini', 'streamGenerateContent.sse.usage-every-chunk.sse'),
+      pieces: 13,
+    });
+    const result = await collect(
+      await client.chat.completions.create({
+        model,
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'Count from 1 to 30' }],
+      }),
+    );
     expect(result.content.split('\n')).toHaveLength(30);
     expect(result.finishReasons).toEqual(['stop']);
     expect(result.usage).toMatchObject({ prompt_tokens: 18, completion_tokens: 115, total_tokens: 133 });
@@ -111,14 +138,35 @@ describe('Gemini through the gateway with the official openai SDK', () => {
   });
 
   it('a tool call, then the next turn sends the call back with its thoughtSignature and the function response', async () => {
-    upstream.answer({ contentType: SSE, body: readFixture('gemini', 'streamGenerateContent.sse.function-call.turn1.sse'), pieces: 21 });
-    const tools: OpenAI.ChatCompletionTool[] = [{ type: 'function', function: { name: 'get_country', description: 'The user country', parameters: { type: 'object', properties: {} } } }];
-    const messages: OpenAI.ChatCompletionMessageParam[] = [{ role: 'user', content: 'What is the capital of the user country? Call the tool' }];
+    upstream.answer({
+      contentType: SSE,
+      body: readFixture('gemini', 'streamGenerateContent.sse.function-call.turn1.sse'),
+      pieces: 21,
+    });
+    const tools: OpenAI.ChatCompletionTool[] = [
+      {
+        type: 'function',
+        function: {
+          name: 'get_country',
+          description: 'The user country',
+          parameters: { type: 'object', properties: {} },
+        },
+      },
+    ];
+    const messages: OpenAI.ChatCompletionMessageParam[] = [
+      { role: 'user', content: 'What is the capital of the user country? Call the tool' },
+    ];
     const first = await collect(await client.chat.completions.create({ model, stream: true, messages, tools }));
     expect(first.finishReasons).toEqual(['tool_calls']);
-    expect(first.toolCalls).toEqual([{ id: expect.stringMatching(/^call_\w+\.sig\./), name: 'get_country', arguments: '{}' }]);
+    expect(first.toolCalls).toEqual([
+      { id: expect.stringMatching(/^call_\w+\.sig\./), name: 'get_country', arguments: '{}' },
+    ]);
 
-    upstream.answer({ contentType: SSE, body: readFixture('gemini', 'streamGenerateContent.sse.function-call.turn2.sse'), pieces: 8 });
+    upstream.answer({
+      contentType: SSE,
+      body: readFixture('gemini', 'streamGenerateContent.sse.function-call.turn2.sse'),
+      pieces: 8,
+    });
     const call = first.toolCalls[0];
     const second = await collect(
       await client.chat.completions.create({
@@ -128,29 +176,67 @@ describe('Gemini through the gateway with the official openai SDK', () => {
         tools,
         messages: [
           ...messages,
-          { role: 'assistant', content: null, tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }] },
+          {
+            role: 'assistant',
+            content: null,
+            tool_calls: [{ id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } }],
+          },
           { role: 'tool', tool_call_id: call.id, content: '{"return_value":"Mexico"}' },
         ],
       }),
     );
     expect(second.content).toBe('The capital of Mexico is Mexico City.');
     expect(second.usage).toMatchObject({ prompt_tokens: 257, completion_tokens: 8, total_tokens: 265 });
-    const recordedSignature = JSON.parse(readFixture('gemini', 'streamGenerateContent.sse.function-call.turn1.sse').toString().split('\r\n')[0].slice(6)).candidates[0].content.parts[0].thoughtSignature;
+    const recordedSignature = JSON.parse(
+      readFixture('gemini', 'streamGenerateContent.sse.function-call.turn1.sse').toString().split('\r\n')[0].slice(6),
+    ).candidates[0].content.parts[0].thoughtSignature;
     const sentContents = upstream.requests[1].body.contents;
-    expect(sentContents[1]).toEqual({ role: 'model', parts: [{ functionCall: { id: call.id.split('.sig.')[0], name: 'get_country', args: {} }, thoughtSignature: recordedSignature }] });
-    expect(sentContents[2]).toEqual({ role: 'user', parts: [{ functionResponse: { id: call.id.split('.sig.')[0], name: 'get_country', response: { return_value: 'Mexico' } } }] });
+    expect(sentContents[1]).toEqual({
+      role: 'model',
+      parts: [
+        {
+          functionCall: { id: call.id.split('.sig.')[0], name: 'get_country', args: {} },
+          thoughtSignature: recordedSignature,
+        },
+      ],
+    });
+    expect(sentContents[2]).toEqual({
+      role: 'user',
+      parts: [
+        {
+          functionResponse: {
+            id: call.id.split('.sig.')[0],
+            name: 'get_country',
+            response: { return_value: 'Mexico' },
+          },
+        },
+      ],
+    });
   });
 
   it('streams a re-framed chunks.jsonl recording (max tokens) as finish_reason length', async () => {
-    upstream.answer({ contentType: SSE, body: reframeGeminiJsonl(readFixture('gemini', 'js-genai.stream.max-tokens.response.chunks.jsonl').toString()), pieces: 2 });
-    const result = await collect(await client.chat.completions.create({ model, stream: true, stream_options: { include_usage: true }, messages: [{ role: 'user', content: 'why is the sky blue?' }] }));
+    upstream.answer({
+      contentType: SSE,
+      body: reframeGeminiJsonl(readFixture('gemini', 'js-genai.stream.max-tokens.response.chunks.jsonl').toString()),
+      pieces: 2,
+    });
+    const result = await collect(
+      await client.chat.completions.create({
+        model,
+        stream: true,
+        stream_options: { include_usage: true },
+        messages: [{ role: 'user', content: 'why is the sky blue?' }],
+      }),
+    );
     expect(result.finishReasons).toEqual(['length']);
     expect(result.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 198 });
   });
 
   it('a 404 google.rpc.Status sent with an SSE content type is a 404 in our envelope', async () => {
     upstream.answer({ status: 404, contentType: SSE, body: readFixture('gemini', 'error.404.not_found.json') });
-    const error = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions
+      .create({ model, stream: true, messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe('not_found');
     expect((error as Error).message).toMatch(/models\/custom-gemini-2.0-flash is not found/);
@@ -161,7 +247,9 @@ describe('Gemini through the gateway with the official openai SDK', () => {
     ['error.400.invalid_argument.json', 400, OpenAI.BadRequestError, 'invalid_argument'],
   ])('%s reaches the client as %s', async (fixture, status, errorClass, code) => {
     upstream.answer({ status, body: readFixture('gemini', fixture) });
-    const error = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions
+      .create({ model, messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(errorClass);
     expect((error as InstanceType<typeof OpenAI.APIError>).code).toBe(code);
     if (status === 429) expect((error as InstanceType<typeof OpenAI.APIError>).headers?.get('retry-after')).toBe('35');
@@ -170,7 +258,11 @@ describe('Gemini through the gateway with the official openai SDK', () => {
   it('a stream cut in the middle of an event ends in one error event', async () => {
     const text = readFixture('gemini', 'streamGenerateContent.sse.legacy-gemini-pro.sse').toString();
     upstream.answer({ contentType: SSE, body: Buffer.from(text.slice(0, Math.floor(text.length / 2))), pieces: 6 });
-    const stream = await client.chat.completions.create({ model, stream: true, messages: [{ role: 'user', content: 'cats and dogs' }] });
+    const stream = await client.chat.completions.create({
+      model,
+      stream: true,
+      messages: [{ role: 'user', content: 'cats and dogs' }],
+    });
     const error = await collect(stream).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as Error).message).toMatch(/not JSON/);

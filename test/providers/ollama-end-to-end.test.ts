@@ -54,8 +54,16 @@ beforeEach(() => {
 
 describe('Ollama native API through the gateway', () => {
   it('stream: NDJSON lines become chunks, counts become the usage chunk', async () => {
-    upstream.answer({ headers: NDJSON, body: splitBytes(fixtureBytes('ollama', 'api-chat.stream.docs-example.ndjson'), 17) });
-    const stream = await client.chat.completions.create({ model: 'ollama/llama3.2', messages: [{ role: 'user', content: 'Why is the sky blue?' }], stream: true, stream_options: { include_usage: true } });
+    upstream.answer({
+      headers: NDJSON,
+      body: splitBytes(fixtureBytes('ollama', 'api-chat.stream.docs-example.ndjson'), 17),
+    });
+    const stream = await client.chat.completions.create({
+      model: 'ollama/llama3.2',
+      messages: [{ role: 'user', content: 'Why is the sky blue?' }],
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let text = '';
     let usage: OpenAI.CompletionUsage | undefined;
     const finish: string[] = [];
@@ -68,28 +76,50 @@ describe('Ollama native API through the gateway', () => {
     expect(finish).toEqual(['stop']);
     expect(usage).toEqual({ prompt_tokens: 26, completion_tokens: 282, total_tokens: 308 });
     expect(upstream.requests[0]!.url).toBe('/api/chat');
-    expect(JSON.parse(upstream.requests[0]!.body)).toEqual({ model: 'llama3.2', messages: [{ role: 'user', content: 'Why is the sky blue?' }], stream: true });
+    expect(JSON.parse(upstream.requests[0]!.body)).toEqual({
+      model: 'llama3.2',
+      messages: [{ role: 'user', content: 'Why is the sky blue?' }],
+      stream: true,
+    });
   });
 
   it('stream with a tool call: the SDK assembles it with a synthesized id', async () => {
     upstream.answer({ headers: NDJSON, body: fixtureBytes('ollama', 'api-chat.stream.tool-call.docs-example.ndjson') });
     const final = await client.chat.completions
-      .stream({ model: 'ollama/llama3.2', messages: [{ role: 'user', content: 'Weather in Tokyo?' }], tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }] })
+      .stream({
+        model: 'ollama/llama3.2',
+        messages: [{ role: 'user', content: 'Weather in Tokyo?' }],
+        tools: [{ type: 'function', function: { name: 'get_weather', parameters: { type: 'object' } } }],
+      })
       .finalChatCompletion();
     expect(final.choices[0]!.finish_reason).toBe('tool_calls');
-    expect(final.choices[0]!.message.tool_calls?.[0]).toMatchObject({ type: 'function', function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' } });
+    expect(final.choices[0]!.message.tool_calls?.[0]).toMatchObject({
+      type: 'function',
+      function: { name: 'get_weather', arguments: '{"city":"Tokyo"}' },
+    });
     expect(final.choices[0]!.message.tool_calls?.[0]?.id).toMatch(/^call_/);
   });
 
   it('non-stream tool call with exact counts', async () => {
-    upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('ollama', 'api-chat.nonstream.tool-call.docs-example.json') });
-    const completion = await client.chat.completions.create({ model: 'ollama/llama3.2', messages: [{ role: 'user', content: 'Weather in Tokyo?' }] });
-    expect((completion.choices[0]!.message.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall).function).toEqual({ name: 'get_weather', arguments: '{"city":"Tokyo"}' });
+    upstream.answer({
+      headers: JSON_TYPE,
+      body: fixtureBytes('ollama', 'api-chat.nonstream.tool-call.docs-example.json'),
+    });
+    const completion = await client.chat.completions.create({
+      model: 'ollama/llama3.2',
+      messages: [{ role: 'user', content: 'Weather in Tokyo?' }],
+    });
+    expect(
+      (completion.choices[0]!.message.tool_calls?.[0] as OpenAI.ChatCompletionMessageFunctionToolCall).function,
+    ).toEqual({ name: 'get_weather', arguments: '{"city":"Tokyo"}' });
     expect(completion.usage).toEqual({ prompt_tokens: 169, completion_tokens: 18, total_tokens: 187 });
   });
 
   it('an error line mid-stream (HTTP 200 kept) ends the stream with one error event', async () => {
-    upstream.answer({ headers: NDJSON, body: fixtureBytes('ollama', 'api-generate.stream.mid-stream-error.docs-example.ndjson') });
+    upstream.answer({
+      headers: NDJSON,
+      body: fixtureBytes('ollama', 'api-generate.stream.mid-stream-error.docs-example.ndjson'),
+    });
     const response = await fetch(`${gateway.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { authorization: `Bearer ${gateway.apiKey}`, 'content-type': 'application/json' },
@@ -105,15 +135,23 @@ describe('Ollama native API through the gateway', () => {
 
   it('the documented error body becomes our envelope', async () => {
     upstream.answer({ status: 500, headers: JSON_TYPE, body: fixtureBytes('ollama', 'error.docs-example.json') });
-    const error = await client.chat.completions.create({ model: 'ollama/llama3.2', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions
+      .create({ model: 'ollama/llama3.2', messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
-    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain('the model failed to generate a response');
+    expect((error as InstanceType<typeof OpenAI.APIError>).message).toContain(
+      'the model failed to generate a response',
+    );
   });
 
   it('text from the /api/generate-shaped stream reads the same way', async () => {
     upstream.answer({ headers: NDJSON, body: fixtureBytes('ollama', 'api-generate.stream.docs-example.ndjson') });
-    const stream = await client.chat.completions.create({ model: 'ollama/llama3.2', messages: [{ role: 'user', content: 'hi' }], stream: true });
+    const stream = await client.chat.completions.create({
+      model: 'ollama/llama3.2',
+      messages: [{ role: 'user', content: 'hi' }],
+      stream: true,
+    });
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
     expect(text).toBe("That's a fantastic question!");
@@ -123,7 +161,10 @@ describe('Ollama native API through the gateway', () => {
 describe('Ollama OpenAI-compatible /v1 (the ollama preset)', () => {
   it('message.reasoning passes through with exact usage', async () => {
     upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('ollama', 'openai-compat.chat.nonstream.response.json') });
-    const completion = await client.chat.completions.create({ model: 'ollama/gpt-oss', messages: [{ role: 'user', content: 'What is the capital of France?' }] });
+    const completion = await client.chat.completions.create({
+      model: 'ollama/gpt-oss',
+      messages: [{ role: 'user', content: 'What is the capital of France?' }],
+    });
     const message = completion.choices[0]!.message as OpenAI.ChatCompletionMessage & { reasoning?: string };
     expect(message.content).toBe('Paris.');
     expect(message.reasoning).toMatch(/^We need to answer question/);

@@ -59,7 +59,13 @@ interface Collected {
 }
 
 async function collect(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promise<Collected> {
-  const collected: Collected = { content: '', reasoning: '', toolCalls: new Map(), finishReasons: [], usage: undefined };
+  const collected: Collected = {
+    content: '',
+    reasoning: '',
+    toolCalls: new Map(),
+    finishReasons: [],
+    usage: undefined,
+  };
   for await (const chunk of stream) {
     if (chunk.usage) collected.usage = chunk.usage;
     const choice = chunk.choices[0];
@@ -82,39 +88,73 @@ async function collect(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promi
   return collected;
 }
 
-async function streamFixture(model: string, body: string, request: Partial<OpenAI.ChatCompletionCreateParamsStreaming> = {}): Promise<Collected> {
+async function streamFixture(
+  model: string,
+  body: string,
+  request: Partial<OpenAI.ChatCompletionCreateParamsStreaming> = {},
+): Promise<Collected> {
   upstream.answer({ headers: SSE, body: splitBytes(new TextEncoder().encode(body), 301) });
-  const stream = await client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }], stream: true, stream_options: { include_usage: true }, ...request });
+  const stream = await client.chat.completions.create({
+    model,
+    messages: [{ role: 'user', content: 'hi' }],
+    stream: true,
+    stream_options: { include_usage: true },
+    ...request,
+  });
   return collect(stream);
 }
 
 describe('DeepSeek fixtures', () => {
   it('stream: reasoning_content becomes `reasoning`, usage from the finish chunk, cache hits as cached_tokens', async () => {
-    const request = fixtureJson<OpenAI.ChatCompletionCreateParamsStreaming>('deepseek', 'chat.stream.reasoning.request.json');
-    const result = await streamFixture('deepseek/reasoner', fixtureText('deepseek', 'chat.stream.reasoning.sse'), { messages: request.messages });
+    const request = fixtureJson<OpenAI.ChatCompletionCreateParamsStreaming>(
+      'deepseek',
+      'chat.stream.reasoning.request.json',
+    );
+    const result = await streamFixture('deepseek/reasoner', fixtureText('deepseek', 'chat.stream.reasoning.sse'), {
+      messages: request.messages,
+    });
     expect(result.reasoning.length).toBeGreaterThan(100);
     expect(result.content.length).toBeGreaterThan(0);
     expect(result.finishReasons).toEqual(['stop']);
-    expect(result.usage).toMatchObject({ prompt_tokens: 6, completion_tokens: 212, total_tokens: 218, completion_tokens_details: { reasoning_tokens: 198 }, prompt_tokens_details: { cached_tokens: 0 } });
+    expect(result.usage).toMatchObject({
+      prompt_tokens: 6,
+      completion_tokens: 212,
+      total_tokens: 218,
+      completion_tokens_details: { reasoning_tokens: 198 },
+      prompt_tokens_details: { cached_tokens: 0 },
+    });
     const sent = JSON.parse(upstream.requests[0]!.body) as Record<string, unknown>;
     expect(sent).toEqual({ ...request, model: 'deepseek-reasoner' });
     expect(upstream.requests[0]!.url).toBe('/deepseek/v1/chat/completions');
   });
 
   it('stream: reasoning then a tool call, with cached tokens', async () => {
-    const result = await streamFixture('deepseek/reasoner', chunksJsonlAsSse(fixtureText('deepseek', 'chat.stream.reasoning-then-tool-call.chunks.jsonl')));
+    const result = await streamFixture(
+      'deepseek/reasoner',
+      chunksJsonlAsSse(fixtureText('deepseek', 'chat.stream.reasoning-then-tool-call.chunks.jsonl')),
+    );
     expect(result.reasoning.length).toBeGreaterThan(0);
     const call = result.toolCalls.get(0)!;
     expect(call.type).toBe('function');
     expect(() => JSON.parse(call.arguments)).not.toThrow();
     expect(result.finishReasons).toEqual(['tool_calls']);
-    expect(result.usage).toMatchObject({ prompt_tokens: 339, completion_tokens: 83, prompt_tokens_details: { cached_tokens: 320 } });
+    expect(result.usage).toMatchObject({
+      prompt_tokens: 339,
+      completion_tokens: 83,
+      prompt_tokens_details: { cached_tokens: 320 },
+    });
   });
 
   it('non-stream: message.reasoning and exact usage', async () => {
     upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('deepseek', 'chat.nonstream.reasoning.response.json') });
-    const completion = await client.chat.completions.create({ model: 'deepseek/reasoner', messages: [{ role: 'user', content: 'strawberry?' }] });
-    const message = completion.choices[0]!.message as OpenAI.ChatCompletionMessage & { reasoning?: string; reasoning_content?: string };
+    const completion = await client.chat.completions.create({
+      model: 'deepseek/reasoner',
+      messages: [{ role: 'user', content: 'strawberry?' }],
+    });
+    const message = completion.choices[0]!.message as OpenAI.ChatCompletionMessage & {
+      reasoning?: string;
+      reasoning_content?: string;
+    };
     expect(message.reasoning).toMatch(/^We are asked/);
     expect(message.reasoning_content).toBeUndefined();
     expect(completion.usage).toMatchObject({ prompt_tokens: 18, completion_tokens: 345, total_tokens: 363 });
@@ -123,7 +163,9 @@ describe('DeepSeek fixtures', () => {
 
 describe('a broken stream from an OpenAI-compatible provider', () => {
   it('a chunk with bad JSON in the middle ends the stream with one error event, after what came before', async () => {
-    const lines = fixtureText('mistral', 'chat.stream.text.chunks.jsonl').split('\n').filter((line) => line.trim() !== '');
+    const lines = fixtureText('mistral', 'chat.stream.text.chunks.jsonl')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
     const broken = `data: ${lines[0]}\n\ndata: ${lines[1]}\n\ndata: {"id": "x", "choices": [\n\ndata: ${lines[2]}\n\ndata: [DONE]\n\n`;
     upstream.answer({ headers: SSE, body: broken });
     const response = await fetch(`${gateway.baseURL}/chat/completions`, {
@@ -142,7 +184,10 @@ describe('a broken stream from an OpenAI-compatible provider', () => {
 
 describe('Groq fixtures', () => {
   it('stream: a mid-stream `event: error` ends the stream with one error event in our envelope', async () => {
-    const request = fixtureJson<OpenAI.ChatCompletionCreateParamsStreaming>('groq', 'chat.stream.mid-stream-error.request.json');
+    const request = fixtureJson<OpenAI.ChatCompletionCreateParamsStreaming>(
+      'groq',
+      'chat.stream.mid-stream-error.request.json',
+    );
     upstream.answer({ headers: SSE, body: fixtureBytes('groq', 'chat.stream.mid-stream-error.sse') });
     const response = await fetch(`${gateway.baseURL}/chat/completions`, {
       method: 'POST',
@@ -165,7 +210,12 @@ describe('Groq fixtures', () => {
   it('stream: raw <think> content passes as content, usage from x_groq', async () => {
     const request = fixtureJson<Record<string, unknown>>('groq', 'chat.stream.raw-think.request.json');
     upstream.answer({ headers: SSE, body: fixtureBytes('groq', 'chat.stream.raw-think.sse') });
-    const stream = await client.chat.completions.create({ ...(request as object), model: 'groq/model', stream: true, stream_options: { include_usage: true } } as OpenAI.ChatCompletionCreateParamsStreaming);
+    const stream = await client.chat.completions.create({
+      ...(request as object),
+      model: 'groq/model',
+      stream: true,
+      stream_options: { include_usage: true },
+    } as OpenAI.ChatCompletionCreateParamsStreaming);
     const result = await collect(stream);
     expect(result.content.startsWith('<think>')).toBe(true);
     expect(result.usage).toMatchObject({ prompt_tokens: 21, completion_tokens: 988, total_tokens: 1009 });
@@ -174,25 +224,37 @@ describe('Groq fixtures', () => {
 
   it.each([
     ['chat.stream.text.chunks.jsonl', 'stop', { prompt_tokens: 45, completion_tokens: 662, total_tokens: 707 }],
-    ['chat.stream.tool-call.chunks.jsonl', 'tool_calls', { prompt_tokens: 210, completion_tokens: 15, total_tokens: 225 }],
+    [
+      'chat.stream.tool-call.chunks.jsonl',
+      'tool_calls',
+      { prompt_tokens: 210, completion_tokens: 15, total_tokens: 225 },
+    ],
   ])('stream %s: finish reason and usage', async (file, finish, usage) => {
     const result = await streamFixture('groq/model', chunksJsonlAsSse(fixtureText('groq', file)));
     expect(result.finishReasons).toEqual([finish]);
     expect(result.usage).toMatchObject(usage);
-    if (finish === 'tool_calls') expect(result.toolCalls.get(0)).toEqual({ id: 'tk85n1k4m', type: 'function', name: 'weather', arguments: '{}' });
+    if (finish === 'tool_calls')
+      expect(result.toolCalls.get(0)).toEqual({ id: 'tk85n1k4m', type: 'function', name: 'weather', arguments: '{}' });
     else expect(result.content.length).toBeGreaterThan(1000);
   });
 
   it('non-stream tool call keeps usage', async () => {
     upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('groq', 'chat.nonstream.tool-call.response.json') });
-    const completion = await client.chat.completions.create({ model: 'groq/model', messages: [{ role: 'user', content: 'weather' }] });
-    expect(completion.choices[0]!.message.tool_calls).toEqual([{ id: 'ax9fskhev', type: 'function', function: { name: 'weather', arguments: '{}' } }]);
+    const completion = await client.chat.completions.create({
+      model: 'groq/model',
+      messages: [{ role: 'user', content: 'weather' }],
+    });
+    expect(completion.choices[0]!.message.tool_calls).toEqual([
+      { id: 'ax9fskhev', type: 'function', function: { name: 'weather', arguments: '{}' } },
+    ]);
     expect(completion.usage).toMatchObject({ prompt_tokens: 218, completion_tokens: 15, total_tokens: 233 });
   });
 
   it('the recorded 400 tool_use_failed keeps status, code and message', async () => {
     upstream.answer({ status: 400, headers: JSON_TYPE, body: fixtureBytes('groq', 'error.400.tool_use_failed.json') });
-    const error = await client.chat.completions.create({ model: 'groq/model', messages: [{ role: 'user', content: 'x' }] }).catch((caught: unknown) => caught);
+    const error = await client.chat.completions
+      .create({ model: 'groq/model', messages: [{ role: 'user', content: 'x' }] })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('tool_use_failed');
   });
@@ -200,8 +262,13 @@ describe('Groq fixtures', () => {
 
 describe('Mistral fixtures', () => {
   it('stream: Magistral thinking arrays become `reasoning`, content stays a string', async () => {
-    const request = fixtureJson<OpenAI.ChatCompletionCreateParamsStreaming>('mistral', 'chat.stream.magistral-thinking.request.json');
-    const result = await streamFixture('mistral/model', fixtureText('mistral', 'chat.stream.magistral-thinking.sse'), { messages: request.messages });
+    const request = fixtureJson<OpenAI.ChatCompletionCreateParamsStreaming>(
+      'mistral',
+      'chat.stream.magistral-thinking.request.json',
+    );
+    const result = await streamFixture('mistral/model', fixtureText('mistral', 'chat.stream.magistral-thinking.sse'), {
+      messages: request.messages,
+    });
     expect(result.reasoning.startsWith('Okay')).toBe(true);
     expect(result.content.length).toBeGreaterThan(0);
     expect(result.content).not.toContain('thinking');
@@ -209,14 +276,22 @@ describe('Mistral fixtures', () => {
   });
 
   it('stream: a whole tool call without index or type, in the finish chunk', async () => {
-    const result = await streamFixture('mistral/model', chunksJsonlAsSse(fixtureText('mistral', 'chat.stream.tool-call.chunks.jsonl')));
-    expect([...result.toolCalls.values()]).toEqual([{ id: 'gSIMJiOkT', type: 'function', name: 'weather', arguments: '{"location": "San Francisco"}' }]);
+    const result = await streamFixture(
+      'mistral/model',
+      chunksJsonlAsSse(fixtureText('mistral', 'chat.stream.tool-call.chunks.jsonl')),
+    );
+    expect([...result.toolCalls.values()]).toEqual([
+      { id: 'gSIMJiOkT', type: 'function', name: 'weather', arguments: '{"location": "San Francisco"}' },
+    ]);
     expect(result.finishReasons).toEqual(['tool_calls']);
     expect(result.usage).toMatchObject({ prompt_tokens: 124, completion_tokens: 22, total_tokens: 146 });
   });
 
   it('stream: text with usage on the finish chunk', async () => {
-    const result = await streamFixture('mistral/model', chunksJsonlAsSse(fixtureText('mistral', 'chat.stream.text.chunks.jsonl')));
+    const result = await streamFixture(
+      'mistral/model',
+      chunksJsonlAsSse(fixtureText('mistral', 'chat.stream.text.chunks.jsonl')),
+    );
     expect(result.content).toMatch(/^Hello/);
     expect(result.usage).toMatchObject({ prompt_tokens: 13, completion_tokens: 8, total_tokens: 21 });
   });
@@ -226,7 +301,10 @@ describe('Mistral fixtures', () => {
     ['chat.nonstream.tool-call.response.json', 'tool_calls', 22],
   ])('non-stream %s', async (file, finish, completionTokens) => {
     upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('mistral', file) });
-    const completion = await client.chat.completions.create({ model: 'mistral/model', messages: [{ role: 'user', content: 'x' }] });
+    const completion = await client.chat.completions.create({
+      model: 'mistral/model',
+      messages: [{ role: 'user', content: 'x' }],
+    });
     expect(completion.choices[0]!.finish_reason).toBe(finish);
     expect(completion.usage?.completion_tokens).toBe(completionTokens);
     if (finish === 'tool_calls') expect(completion.choices[0]!.message.tool_calls?.[0]?.type).toBe('function');

@@ -63,7 +63,8 @@ describe('circuit breaker through the gateway (fake clock)', () => {
     const harness = await startRoutingHarness(breaker, { clock });
     cleanups.push(() => harness.close());
     harness.bad.setScenario({ failure: { kind: 'status', status: 500 } });
-    for (let index = 0; index < 2; index++) await harness.client.chat.completions.create({ model: 'test/bad-only', messages: hello }).catch(() => undefined);
+    for (let index = 0; index < 2; index++)
+      await harness.client.chat.completions.create({ model: 'test/bad-only', messages: hello }).catch(() => undefined);
     const response = await fetch(`${harness.gateway.baseURL}/chat/completions`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', authorization: `Bearer ${harness.gateway.apiKey}` },

@@ -34,7 +34,9 @@ describe('a failing endpoint before the answer started: the client gets the fall
   it.each(failuresBeforeAnswer)('first endpoint %s (non-stream)', async (_name, failure) => {
     harness.bad.setScenario({ failure });
     const started = Date.now();
-    const { data, response } = await harness.client.chat.completions.create({ model: 'test/multi', messages: hello }).withResponse();
+    const { data, response } = await harness.client.chat.completions
+      .create({ model: 'test/multi', messages: hello })
+      .withResponse();
     expect(Date.now() - started).toBeLessThan(6000);
     expect(data.model).toBe('test/multi');
     expect(data.choices[0].message.content).toMatch(/\w/);
@@ -49,18 +51,25 @@ describe('a failing endpoint before the answer started: the client gets the fall
     expect(outcome.attempts[1]).toMatchObject({ status: 200, errorCode: null });
   });
 
-  it.each(failuresBeforeAnswer)('first endpoint %s (stream): one whole stream from the fallback', async (_name, failure) => {
-    harness.bad.setScenario({ failure });
-    const { data: stream, response } = await harness.client.chat.completions.create({ model: 'test/multi', messages: hello, stream: true }).withResponse();
-    const { chunks, error } = await drain(stream);
-    expect(error).toBeNull();
-    expect(response.headers.get('x-gateway-provider')).toBe('good');
-    expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
-    expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
-  });
+  it.each(failuresBeforeAnswer)(
+    'first endpoint %s (stream): one whole stream from the fallback',
+    async (_name, failure) => {
+      harness.bad.setScenario({ failure });
+      const { data: stream, response } = await harness.client.chat.completions
+        .create({ model: 'test/multi', messages: hello, stream: true })
+        .withResponse();
+      const { chunks, error } = await drain(stream);
+      expect(error).toBeNull();
+      expect(response.headers.get('x-gateway-provider')).toBe('good');
+      expect(new Set(chunks.map((chunk) => chunk.id)).size).toBe(1);
+      expect(chunks.at(-1)?.choices[0]?.finish_reason).toBe('stop');
+    },
+  );
 
   it('a refused connection falls back', async () => {
-    const { data, response } = await harness.client.chat.completions.create({ model: 'test/dead-first', messages: hello }).withResponse();
+    const { data, response } = await harness.client.chat.completions
+      .create({ model: 'test/dead-first', messages: hello })
+      .withResponse();
     expect(data.choices[0].message.content).toMatch(/\w/);
     expect(response.headers.get('x-gateway-attempts')).toBe('2');
     const outcome = await lastOutcome();
@@ -73,7 +82,9 @@ describe('a failing endpoint before the answer started: the client gets the fall
     ['a body that stalls halfway', { kind: 'hang-mid-stream', afterChunks: 2 }],
   ])('non-stream: %s is read before anything is sent, so it still falls back', async (_name, failure) => {
     harness.bad.setScenario({ failure });
-    const { data, response } = await harness.client.chat.completions.create({ model: 'test/multi', messages: hello }).withResponse();
+    const { data, response } = await harness.client.chat.completions
+      .create({ model: 'test/multi', messages: hello })
+      .withResponse();
     expect(data.choices[0].message.content).toMatch(/\w/);
     expect(response.headers.get('x-gateway-provider')).toBe('good');
   });
@@ -102,8 +113,16 @@ describe('a stream that has started is never retried: a later failure ends it wi
 
 describe('client errors and exhausted fallbacks', () => {
   it('an upstream 400 is returned as it is, never retried', async () => {
-    harness.bad.setScenario({ failure: { kind: 'status', status: 400, body: JSON.stringify({ error: { message: 'bad input', type: 'invalid_request_error', param: 'messages' } }) } });
-    const error = await harness.client.chat.completions.create({ model: 'test/multi', messages: hello }).catch((caught: unknown) => caught);
+    harness.bad.setScenario({
+      failure: {
+        kind: 'status',
+        status: 400,
+        body: JSON.stringify({ error: { message: 'bad input', type: 'invalid_request_error', param: 'messages' } }),
+      },
+    });
+    const error = await harness.client.chat.completions
+      .create({ model: 'test/multi', messages: hello })
+      .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as Error).message).toContain('bad input');
     expect(harness.bad.requests).toHaveLength(1);
@@ -112,7 +131,9 @@ describe('client errors and exhausted fallbacks', () => {
 
   it.each([401, 403, 404, 413])('an upstream %i is not retried', async (status) => {
     harness.bad.setScenario({ failure: { kind: 'status', status } });
-    const error = await harness.client.chat.completions.create({ model: 'test/multi', messages: hello }).catch((caught: unknown) => caught);
+    const error = await harness.client.chat.completions
+      .create({ model: 'test/multi', messages: hello })
+      .catch((caught: unknown) => caught);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(status);
     expect(harness.good.requests).toHaveLength(0);
   });
@@ -121,7 +142,9 @@ describe('client errors and exhausted fallbacks', () => {
     harness.bad.setScenario({ failure: { kind: 'hang' } });
     harness.good.setScenario({ failure: { kind: 'hang' } });
     const started = Date.now();
-    const error = await harness.client.chat.completions.create({ model: 'test/multi', messages: hello }).catch((caught: unknown) => caught);
+    const error = await harness.client.chat.completions
+      .create({ model: 'test/multi', messages: hello })
+      .catch((caught: unknown) => caught);
     const elapsed = Date.now() - started;
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(504);
     expect(elapsed).toBeLessThan(6000 + 1500);
@@ -130,7 +153,10 @@ describe('client errors and exhausted fallbacks', () => {
   it('every endpoint failing with 5xx: retried after a backoff, then one 502', async () => {
     harness.bad.setScenario({ failure: { kind: 'status', status: 500 } });
     harness.good.setScenario({ failure: { kind: 'status', status: 502 } });
-    const { response } = await harness.client.chat.completions.create({ model: 'test/multi', messages: hello }).withResponse().catch((caught: InstanceType<typeof OpenAI.APIError>) => ({ response: caught }));
+    const { response } = await harness.client.chat.completions
+      .create({ model: 'test/multi', messages: hello })
+      .withResponse()
+      .catch((caught: InstanceType<typeof OpenAI.APIError>) => ({ response: caught }));
     expect((response as InstanceType<typeof OpenAI.APIError>).status).toBe(502);
     expect((response as InstanceType<typeof OpenAI.APIError>).headers?.get('x-gateway-attempts')).toBe('4');
     // retries: 1 (the default) is a second round over both endpoints.
@@ -142,9 +168,13 @@ describe('client errors and exhausted fallbacks', () => {
 
   it('retry-after is honoured: the same endpoint is tried again once it has passed', async () => {
     let calls = 0;
-    harness.bad.setScenario(() => (++calls === 1 ? { failure: { kind: 'status', status: 429, headers: { 'retry-after': '1' } } } : {}));
+    harness.bad.setScenario(() =>
+      ++calls === 1 ? { failure: { kind: 'status', status: 429, headers: { 'retry-after': '1' } } } : {},
+    );
     const started = Date.now();
-    const { data, response } = await harness.client.chat.completions.create({ model: 'test/bad-only', messages: hello }).withResponse();
+    const { data, response } = await harness.client.chat.completions
+      .create({ model: 'test/bad-only', messages: hello })
+      .withResponse();
     expect(data.choices[0].message.content).toMatch(/\w/);
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     expect(response.headers.get('x-gateway-attempts')).toBe('2');

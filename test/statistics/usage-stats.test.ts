@@ -17,28 +17,51 @@ const HOUR = 3_600_000;
 const DAY = 86_400_000;
 
 const event = (overrides: Partial<UsageStatsEvent>): UsageStatsEvent => ({
-  timestamp: NOW - MINUTE, modelId: 'test/chat', providerId: 'mock', userId: 'user-1', promptTokens: 10, completionTokens: 20, latencyMs: 100, ttftMs: 50, status: 200, ...overrides,
+  timestamp: NOW - MINUTE,
+  modelId: 'test/chat',
+  providerId: 'mock',
+  userId: 'user-1',
+  promptTokens: 10,
+  completionTokens: 20,
+  latencyMs: 100,
+  ttftMs: 50,
+  status: 200,
+  ...overrides,
 });
 
 /** Ten requests in the last hour with known answers, one 3 hours ago, one 3 days ago. */
 const knownEvents: UsageStatsEvent[] = [
-  ...[100, 200, 300, 400, 500, 600, 700, 800].map((latencyMs, index) => event({ latencyMs, timestamp: NOW - (index + 1) * MINUTE, userId: `user-${index % 3}` })),
+  ...[100, 200, 300, 400, 500, 600, 700, 800].map((latencyMs, index) =>
+    event({ latencyMs, timestamp: NOW - (index + 1) * MINUTE, userId: `user-${index % 3}` }),
+  ),
   event({ status: 502, promptTokens: 0, completionTokens: 0, latencyMs: 30_000 }),
   event({ status: 400, promptTokens: 0, completionTokens: 0 }),
   event({ timestamp: NOW - 3 * HOUR, latencyMs: 2000, promptTokens: 1000, completionTokens: 1000 }),
-  event({ timestamp: NOW - 3 * DAY, latencyMs: 2000, promptTokens: 5000, completionTokens: 5000, modelId: 'test/other' }),
+  event({
+    timestamp: NOW - 3 * DAY,
+    latencyMs: 2000,
+    promptTokens: 5000,
+    completionTokens: 5000,
+    modelId: 'test/other',
+  }),
 ];
 
 describe.each(STORE_KINDS)('usage statistics on %s', (storeKind) => {
   let gateway: TestGateway;
   const get = async (path: string, headers: Record<string, string> = {}) => {
     const response = await fetch(`${gateway.url}${path}`, { headers });
-    return { status: response.status, headers: response.headers, body: response.status === 304 ? null : ((await response.json()) as any) };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: response.status === 304 ? null : ((await response.json()) as any),
+    };
   };
 
   beforeAll(async () => {
     gateway = await startTestGateway({
-      configText: testConfigText('http://127.0.0.1:9/v1', `
+      configText: testConfigText(
+        'http://127.0.0.1:9/v1',
+        `
   - id: test/other
     name: Other
     capabilities: [reasoning]
@@ -46,7 +69,8 @@ describe.each(STORE_KINDS)('usage statistics on %s', (storeKind) => {
       - provider: mock
         upstream_model: other
         pricing: { prompt: 1, completion: 2 }
-`),
+`,
+      ),
       storeKind,
       deps: { clock },
     });
@@ -58,8 +82,14 @@ describe.each(STORE_KINDS)('usage statistics on %s', (storeKind) => {
     const hour = await get('/api-account/providers/mock/stats?window=1h');
     expect(hour.status).toBe(200);
     expect(hour.body.totals).toMatchObject({
-      requests: 10, successes: 8, success_rate: 0.8, uptime: 0.9, prompt_tokens: 80, completion_tokens: 160,
-      latency_ms: { p50: 400, p95: 1000 }, ttft_ms: { p50: 50, p95: 50 },
+      requests: 10,
+      successes: 8,
+      success_rate: 0.8,
+      uptime: 0.9,
+      prompt_tokens: 80,
+      completion_tokens: 160,
+      latency_ms: { p50: 400, p95: 1000 },
+      ttft_ms: { p50: 50, p95: 50 },
     });
     expect(hour.body.buckets).toHaveLength(60);
     expect(hour.body.bucket_seconds).toBe(60);
@@ -86,7 +116,16 @@ describe.each(STORE_KINDS)('usage statistics on %s', (storeKind) => {
 
   it('lists active providers with status from health, and a provider page with throughput and models', async () => {
     const list = await get('/api-account/providers');
-    expect(list.body.data).toEqual([{ id: 'mock', name: 'Mock AI', model_count: 2, input_modalities: ['image', 'text'], output_modalities: ['text'], status: 'degraded' }]);
+    expect(list.body.data).toEqual([
+      {
+        id: 'mock',
+        name: 'Mock AI',
+        model_count: 2,
+        input_modalities: ['image', 'text'],
+        output_modalities: ['text'],
+        status: 'degraded',
+      },
+    ]);
     expect(list.headers.get('cache-control')).toMatch(/max-age/);
     const detail = await get('/api-account/providers/mock');
     expect(detail.body.throughput_24h).toMatchObject({ requests: 11, prompt_tokens: 1080, completion_tokens: 1160 });
@@ -95,12 +134,20 @@ describe.each(STORE_KINDS)('usage statistics on %s', (storeKind) => {
 
   it('ranks models by tokens with the change against the previous window, and charts top N plus others', async () => {
     const board = await get('/rankings/models?window=week');
-    expect(board.body.data.map((row: { model_id: string; tokens: number }) => [row.model_id, row.tokens])).toEqual([['test/other', 10_000], ['test/chat', 2240]]);
+    expect(board.body.data.map((row: { model_id: string; tokens: number }) => [row.model_id, row.tokens])).toEqual([
+      ['test/other', 10_000],
+      ['test/chat', 2240],
+    ]);
     expect(board.body.data[0].change).toBeNull();
     const day = await get('/api-account/rankings/models?window=day');
     expect(day.body.data).toHaveLength(1);
     const charts = await get('/rankings/charts?metric=tokens&top=1');
-    expect(charts.body.series.map((series: { model_id: string; total: number }) => [series.model_id, series.total])).toEqual([['test/other', 10_000], ['others', 2240]]);
+    expect(
+      charts.body.series.map((series: { model_id: string; total: number }) => [series.model_id, series.total]),
+    ).toEqual([
+      ['test/other', 10_000],
+      ['others', 2240],
+    ]);
     expect(charts.body.series[0].points).toHaveLength(7);
     const users = await get('/rankings/charts?metric=users');
     expect(users.body.series.find((series: { model_id: string }) => series.model_id === 'test/chat').total).toBe(3);
@@ -118,11 +165,15 @@ describe.each(STORE_KINDS)('usage statistics on %s', (storeKind) => {
     expect(all.status).toBe(200);
     expect(all.body.speed.by_latency.map((row: { model_id: string }) => row.model_id)).toEqual(['test/chat']);
     expect(all.body.provider_share.data).toEqual([{ provider_id: 'mock', tokens: 12_240, requests: 12, share: 1 }]);
-    expect(all.body.category_leaders.data.find((row: { category: string }) => row.category === 'reasoning').leader.model_id).toBe('test/other');
-    for (const category of all.body.benchmarks.data) for (const benchmark of category.benchmarks) for (const score of benchmark.scores) {
-      expect(score.source).toMatch(/^https:\/\//);
-      expect(score.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
-    }
+    expect(
+      all.body.category_leaders.data.find((row: { category: string }) => row.category === 'reasoning').leader.model_id,
+    ).toBe('test/other');
+    for (const category of all.body.benchmarks.data)
+      for (const benchmark of category.benchmarks)
+        for (const score of benchmark.scores) {
+          expect(score.source).toMatch(/^https:\/\//);
+          expect(score.date).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+        }
     const speed = await get('/api-account/rankings/speed');
     const etag = speed.headers.get('etag')!;
     expect((await get('/api-account/rankings/speed', { 'if-none-match': etag })).status).toBe(304);
@@ -132,28 +183,67 @@ describe.each(STORE_KINDS)('usage statistics on %s', (storeKind) => {
     // The same store as the known events above, under other providers (p1, p2), which it leaves out.
     const testStore = gateway.testStore;
     {
-      const options = { events: 20_000, now: NOW, spanMs: 7 * DAY, models: ['a/one', 'b/two', 'c/three'], providers: ['p1', 'p2'], users: 50, seed: 7 };
+      const options = {
+        events: 20_000,
+        now: NOW,
+        spanMs: 7 * DAY,
+        models: ['a/one', 'b/two', 'c/three'],
+        providers: ['p1', 'p2'],
+        users: 50,
+        seed: 7,
+      };
       const events = [...syntheticEvents(options)];
       await rollupFromEvents(testStore.store, events.slice(0, 12_000));
       await rollupFromEvents(testStore.store, events.slice(12_000)); // two flushes add up
       const stats = new UsageStatsService(testStore.store, clock, 0);
-      const cases: [Granularity, number][] = [['minute', 60], ['hour', 24], ['day', 7]];
+      const cases: [Granularity, number][] = [
+        ['minute', 60],
+        ['hour', 24],
+        ['day', 7],
+      ];
       for (const [granularity, count] of cases) {
         const range = windowRange(NOW, granularity, count);
-        const rows = (await stats.totals(granularity, count, ['provider_id', 'model_id'])).filter((row) => row.providerId !== 'mock');
+        const rows = (await stats.totals(granularity, count, ['provider_id', 'model_id'])).filter(
+          (row) => row.providerId !== 'mock',
+        );
         for (const row of rows) {
-          const raw = events.filter((item) => item.timestamp >= range.from && item.timestamp < range.to && item.providerId === row.providerId && item.modelId === row.modelId);
+          const raw = events.filter(
+            (item) =>
+              item.timestamp >= range.from &&
+              item.timestamp < range.to &&
+              item.providerId === row.providerId &&
+              item.modelId === row.modelId,
+          );
           const answered = raw.filter((item) => item.status < 400);
           const described = describeTotals(row.totals);
           expect(described.requests).toBe(raw.length);
           expect(described.successes).toBe(answered.length);
           expect(described.prompt_tokens).toBe(raw.reduce((sum, item) => sum + item.promptTokens, 0));
           expect(described.completion_tokens).toBe(raw.reduce((sum, item) => sum + item.completionTokens, 0));
-          expect(described.latency_ms.p50).toBe(rawPercentileBucket(answered.map((item) => item.latencyMs), 0.5));
-          expect(described.latency_ms.p95).toBe(rawPercentileBucket(answered.map((item) => item.latencyMs), 0.95));
-          expect(described.ttft_ms.p95).toBe(rawPercentileBucket(answered.map((item) => item.ttftMs!), 0.95));
+          expect(described.latency_ms.p50).toBe(
+            rawPercentileBucket(
+              answered.map((item) => item.latencyMs),
+              0.5,
+            ),
+          );
+          expect(described.latency_ms.p95).toBe(
+            rawPercentileBucket(
+              answered.map((item) => item.latencyMs),
+              0.95,
+            ),
+          );
+          expect(described.ttft_ms.p95).toBe(
+            rawPercentileBucket(
+              answered.map((item) => item.ttftMs!),
+              0.95,
+            ),
+          );
         }
-        const expectedPairs = new Set(events.filter((item) => item.timestamp >= range.from && item.timestamp < range.to).map((item) => `${item.providerId}/${item.modelId}`));
+        const expectedPairs = new Set(
+          events
+            .filter((item) => item.timestamp >= range.from && item.timestamp < range.to)
+            .map((item) => `${item.providerId}/${item.modelId}`),
+        );
         expect(rows.length).toBe(expectedPairs.size);
       }
     }
@@ -177,7 +267,11 @@ describe('traffic through the gateway shows up in the statistics', () => {
       const response = await fetch(`${gateway.baseURL}/chat/completions`, {
         method: 'POST',
         headers: { authorization: `Bearer ${gateway.apiKey}`, 'content-type': 'application/json' },
-        body: JSON.stringify({ model: 'test/chat', stream, messages: [{ role: 'user', content: 'Say hello to the gateway' }] }),
+        body: JSON.stringify({
+          model: 'test/chat',
+          stream,
+          messages: [{ role: 'user', content: 'Say hello to the gateway' }],
+        }),
       });
       expect(response.status).toBe(200);
       await response.text();

@@ -36,7 +36,11 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
 export type Auth = ReturnType<typeof createAuth>;
 
 /** The installation's auth secret: BETTER_AUTH_SECRET when set, else generated once and stored. */
-export async function resolveAuthSecret(store: Store, env: Record<string, string | undefined>, now: number): Promise<string> {
+export async function resolveAuthSecret(
+  store: Store,
+  env: Record<string, string | undefined>,
+  now: number,
+): Promise<string> {
   const fromEnv = env.BETTER_AUTH_SECRET || env.GATEWAY_AUTH_SECRET;
   if (fromEnv) return fromEnv;
   return getOrCreateSetting(store.db, 'auth_secret', () => randomBytes(32).toString('base64url'), now);
@@ -46,5 +50,8 @@ export async function resolveAuthSecret(store: Store, env: Record<string, string
 export async function migrateAuthTables(auth: Auth): Promise<string[]> {
   const { toBeCreated, toBeAdded, runMigrations } = await getMigrations(auth.options);
   await runMigrations();
-  return [...toBeCreated.map((table) => `auth: create ${table.table}`), ...toBeAdded.map((table) => `auth: extend ${table.table}`)];
+  return [
+    ...toBeCreated.map((table) => `auth: create ${table.table}`),
+    ...toBeAdded.map((table) => `auth: extend ${table.table}`),
+  ];
 }

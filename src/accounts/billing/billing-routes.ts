@@ -7,55 +7,107 @@ import { orderView } from '../../billing/order-view.js';
 import { nanosToUsdNumber } from '../../metering/money.js';
 import { unitsToDecimal } from '../../shared/decimal.js';
 import { ConflictError } from '../../shared/errors.js';
-import { CheckoutBodySchema, CheckoutResponseSchema, DocumentBodySchema, OrderIdParamsSchema, OrderSchema, OrdersQuerySchema } from './billing-schemas.js';
+import {
+  CheckoutBodySchema,
+  CheckoutResponseSchema,
+  DocumentBodySchema,
+  OrderIdParamsSchema,
+  OrderSchema,
+  OrdersQuerySchema,
+} from './billing-schemas.js';
 
-const errors = { 400: { $ref: 'ErrorEnvelope#' }, 401: { $ref: 'ErrorEnvelope#' }, 404: { $ref: 'ErrorEnvelope#' }, 409: { $ref: 'ErrorEnvelope#' } };
+const errors = {
+  400: { $ref: 'ErrorEnvelope#' },
+  401: { $ref: 'ErrorEnvelope#' },
+  404: { $ref: 'ErrorEnvelope#' },
+  409: { $ref: 'ErrorEnvelope#' },
+};
 
 /** Spec §4.8 billing endpoints under /api-account/user/billing, for the signed-in user. */
-export function registerBillingRoutes(app: FastifyInstance, billing: BillingService, documents: DocumentService, signedIn: preHandlerAsyncHookHandler): void {
+export function registerBillingRoutes(
+  app: FastifyInstance,
+  billing: BillingService,
+  documents: DocumentService,
+  signedIn: preHandlerAsyncHookHandler,
+): void {
   const { store, config, ledger } = billing.deps;
   const tags = ['billing'];
 
-  app.get('/api-account/user/billing', { schema: { summary: 'Plan, credit balance, fee rate, payment methods and invoices', tags }, preValidation: signedIn }, async (request) => {
-    const user = request.user!;
-    const [balance, paid, paymentMethods] = await Promise.all([
-      ledger.balanceNanos(user.id),
-      listPaidOrders(store.db, user.id, 100),
-      billing.provider.paymentMethods(user.id).catch((error: unknown) => {
-        request.log.warn({ err: error }, 'could not list payment methods');
-        return [];
-      }),
-    ]);
-    return {
-      plan: config.plan,
-      credit_balance: nanosToUsdNumber(balance),
-      currency: 'usd',
-      platform_fee_rate: Number(unitsToDecimal(config.feeRatePpm, 6)),
-      payment_provider: billing.provider.name,
-      payment_methods: paymentMethods,
-      invoices: paid.map((order) => ({ ...orderView(order), documents: ['invoice', 'receipt'] })),
-    };
-  });
+  app.get(
+    '/api-account/user/billing',
+    {
+      schema: { summary: 'Plan, credit balance, fee rate, payment methods and invoices', tags },
+      preValidation: signedIn,
+    },
+    async (request) => {
+      const user = request.user!;
+      const [balance, paid, paymentMethods] = await Promise.all([
+        ledger.balanceNanos(user.id),
+        listPaidOrders(store.db, user.id, 100),
+        billing.provider.paymentMethods(user.id).catch((error: unknown) => {
+          request.log.warn({ err: error }, 'could not list payment methods');
+          return [];
+        }),
+      ]);
+      return {
+        plan: config.plan,
+        credit_balance: nanosToUsdNumber(balance),
+        currency: 'usd',
+        platform_fee_rate: Number(unitsToDecimal(config.feeRatePpm, 6)),
+        payment_provider: billing.provider.name,
+        payment_methods: paymentMethods,
+        invoices: paid.map((order) => ({ ...orderView(order), documents: ['invoice', 'receipt'] })),
+      };
+    },
+  );
 
   app.post<{ Body: Static<typeof CheckoutBodySchema> }>(
     '/api-account/user/billing/create-checkout',
-    { schema: { summary: 'Start buying credits: a pending order and a checkout session', tags, body: CheckoutBodySchema, response: { 200: CheckoutResponseSchema, ...errors } }, preValidation: signedIn },
+    {
+      schema: {
+        summary: 'Start buying credits: a pending order and a checkout session',
+        tags,
+        body: CheckoutBodySchema,
+        response: { 200: CheckoutResponseSchema, ...errors },
+      },
+      preValidation: signedIn,
+    },
     async (request) => {
       const { order, checkoutUrl, sessionId } = await billing.createCheckout(request.user!, request.body);
       const view = orderView(order);
-      return { order_id: order.id, checkout_url: checkoutUrl, session_id: sessionId, status: order.status, amount: view.amount, fee: view.fee, total: view.total, currency: order.currency };
+      return {
+        order_id: order.id,
+        checkout_url: checkoutUrl,
+        session_id: sessionId,
+        status: order.status,
+        amount: view.amount,
+        fee: view.fee,
+        total: view.total,
+        currency: order.currency,
+      };
     },
   );
 
   app.get<{ Params: Static<typeof OrderIdParamsSchema> }>(
     '/api-account/user/billing/payment-status/:order_id',
-    { schema: { summary: 'One order, reconciled with the payment provider while pending', tags, params: OrderIdParamsSchema, response: { 200: OrderSchema, ...errors } }, preValidation: signedIn },
+    {
+      schema: {
+        summary: 'One order, reconciled with the payment provider while pending',
+        tags,
+        params: OrderIdParamsSchema,
+        response: { 200: OrderSchema, ...errors },
+      },
+      preValidation: signedIn,
+    },
     async (request) => orderView(await billing.orderStatus(request.user!.id, request.params.order_id)),
   );
 
   app.get<{ Querystring: Static<typeof OrdersQuerySchema> }>(
     '/api-account/user/billing/orders',
-    { schema: { summary: 'The user’s orders, newest first', tags, querystring: OrdersQuerySchema }, preValidation: signedIn },
+    {
+      schema: { summary: 'The user’s orders, newest first', tags, querystring: OrdersQuerySchema },
+      preValidation: signedIn,
+    },
     async (request) => {
       const { limit, offset } = request.query;
       const { rows, total } = await listUserOrders(store.db, request.user!.id, limit, offset);
@@ -65,12 +117,22 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
 
   app.post<{ Body: Static<typeof DocumentBodySchema> }>(
     '/api-account/user/billing/document',
-    { schema: { summary: 'A signed, expiring link to the invoice or receipt PDF of a paid order', tags, body: DocumentBodySchema }, preValidation: signedIn },
+    {
+      schema: {
+        summary: 'A signed, expiring link to the invoice or receipt PDF of a paid order',
+        tags,
+        body: DocumentBodySchema,
+      },
+      preValidation: signedIn,
+    },
     async (request) => {
       const type = request.body.type ?? 'receipt';
       const order = await billing.userOrder(request.user!.id, request.body.order_id);
       if (order.status !== 'paid' && order.status !== 'refunded') {
-        throw new ConflictError(`Order ${order.id} is ${order.status}; documents exist only for paid orders.`, 'order_not_paid');
+        throw new ConflictError(
+          `Order ${order.id} is ${order.status}; documents exist only for paid orders.`,
+          'order_not_paid',
+        );
       }
       return documents.link(order, type);
     },

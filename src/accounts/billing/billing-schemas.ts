@@ -1,10 +1,18 @@
 import { Type } from '@sinclair/typebox';
 
-const HttpUrl = Type.String({ format: 'uri', pattern: '^https?://', maxLength: 2048, description: 'an absolute http(s) URL' });
+const HttpUrl = Type.String({
+  format: 'uri',
+  pattern: '^https?://',
+  maxLength: 2048,
+  description: 'an absolute http(s) URL',
+});
 
 export const CheckoutBodySchema = Type.Object(
   {
-    amount: Type.Number({ exclusiveMinimum: 0, description: 'Credits to buy, in the currency (a fee is added on top).' }),
+    amount: Type.Number({
+      exclusiveMinimum: 0,
+      description: 'Credits to buy, in the currency (a fee is added on top).',
+    }),
     currency: Type.Optional(Type.String({ pattern: '^[A-Za-z]{3}$', description: 'an ISO 4217 code such as usd' })),
     success_url: Type.Optional(HttpUrl),
     cancel_url: Type.Optional(HttpUrl),
@@ -36,7 +44,9 @@ export const OrdersQuerySchema = Type.Object(
 export const DocumentBodySchema = Type.Object(
   {
     order_id: Type.String({ minLength: 1, maxLength: 100 }),
-    type: Type.Optional(Type.Union([Type.Literal('invoice'), Type.Literal('receipt')], { description: 'invoice or receipt' })),
+    type: Type.Optional(
+      Type.Union([Type.Literal('invoice'), Type.Literal('receipt')], { description: 'invoice or receipt' }),
+    ),
   },
   { additionalProperties: false },
 );

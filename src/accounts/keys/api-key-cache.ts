@@ -91,7 +91,10 @@ export class ApiKeyCache {
           this.lastChangeId = Math.max(this.lastChangeId, Number(change.id));
         }
       } catch (error) {
-        this.logger.warn({ err: error }, 'could not read the API key change feed; cached keys may be stale until it recovers');
+        this.logger.warn(
+          { err: error },
+          'could not read the API key change feed; cached keys may be stale until it recovers',
+        );
       } finally {
         this.polling = undefined;
       }

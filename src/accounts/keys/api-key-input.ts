@@ -33,14 +33,28 @@ export function usdToMicros(value: number, param: string): number {
   try {
     return decimalToUnits(value, MICRO_DIGITS);
   } catch {
-    throw new InvalidRequestError(`Invalid '${param}': use at most ${MICRO_DIGITS} decimal places (USD).`, param, 'invalid_value');
+    throw new InvalidRequestError(
+      `Invalid '${param}': use at most ${MICRO_DIGITS} decimal places (USD).`,
+      param,
+      'invalid_value',
+    );
   }
 }
 
 export function parseExpiration(value: string, now: number): number {
   const at = Date.parse(value);
-  if (Number.isNaN(at)) throw new InvalidRequestError(`Invalid 'expiration': ${JSON.stringify(value)} is not an ISO 8601 date-time.`, 'expiration', 'invalid_value');
-  if (at <= now) throw new InvalidRequestError(`Invalid 'expiration': ${value} is not in the future.`, 'expiration', 'invalid_value');
+  if (Number.isNaN(at))
+    throw new InvalidRequestError(
+      `Invalid 'expiration': ${JSON.stringify(value)} is not an ISO 8601 date-time.`,
+      'expiration',
+      'invalid_value',
+    );
+  if (at <= now)
+    throw new InvalidRequestError(
+      `Invalid 'expiration': ${value} is not in the future.`,
+      'expiration',
+      'invalid_value',
+    );
   return at;
 }
 
@@ -49,14 +63,27 @@ function checkDefaultModels(defaultModels: DefaultModel[], context: KeyInputCont
   const models = new Set<string>();
   defaultModels.forEach((item, index) => {
     if (priorities.has(item.priority)) {
-      throw new InvalidRequestError(`Invalid 'default_models': priority ${item.priority} appears more than once; each priority must be unique.`, 'default_models', 'duplicate_priority');
+      throw new InvalidRequestError(
+        `Invalid 'default_models': priority ${item.priority} appears more than once; each priority must be unique.`,
+        'default_models',
+        'duplicate_priority',
+      );
     }
     priorities.add(item.priority);
     const param = `default_models[${index}].model_id`;
-    if (models.has(item.model_id)) throw new InvalidRequestError(`Invalid '${param}': '${item.model_id}' appears more than once.`, param, 'invalid_value');
+    if (models.has(item.model_id))
+      throw new InvalidRequestError(
+        `Invalid '${param}': '${item.model_id}' appears more than once.`,
+        param,
+        'invalid_value',
+      );
     models.add(item.model_id);
     if (!context.isKnownModel(item.model_id)) {
-      throw new InvalidRequestError(`Invalid '${param}': the model '${item.model_id}' is not served by this gateway (see GET /v1/models).`, param, 'model_not_found');
+      throw new InvalidRequestError(
+        `Invalid '${param}': the model '${item.model_id}' is not served by this gateway (see GET /v1/models).`,
+        param,
+        'model_not_found',
+      );
     }
   });
 }
@@ -65,11 +92,19 @@ function checkDefaultModels(defaultModels: DefaultModel[], context: KeyInputCont
 function resolveTemplate(templateId: string, context: KeyInputContext): DefaultModel[] {
   const template = context.templates.get(templateId);
   if (!template) {
-    throw new InvalidRequestError(`Invalid 'template_id': no routing template '${templateId}' (see GET /api-account/routing-templates).`, 'template_id', 'template_not_found');
+    throw new InvalidRequestError(
+      `Invalid 'template_id': no routing template '${templateId}' (see GET /api-account/routing-templates).`,
+      'template_id',
+      'template_not_found',
+    );
   }
   const served = template.defaultModels.filter((item) => context.isKnownModel(item.model_id));
   if (served.length === 0) {
-    throw new InvalidRequestError(`Invalid 'template_id': none of the models of template '${templateId}' is served by this gateway.`, 'template_id', 'template_unavailable');
+    throw new InvalidRequestError(
+      `Invalid 'template_id': none of the models of template '${templateId}' is served by this gateway.`,
+      'template_id',
+      'template_unavailable',
+    );
   }
   return served.map((item) => ({ model_id: item.model_id, priority: item.priority }));
 }
@@ -80,12 +115,18 @@ function resolveTemplate(templateId: string, context: KeyInputContext): DefaultM
  */
 function mergeRouting(
   current: RoutingSettings,
-  body: { routing_mode?: RoutingMode; allowed_models?: string[] | null; template_id?: string | null; default_models?: DefaultModel[] },
+  body: {
+    routing_mode?: RoutingMode;
+    allowed_models?: string[] | null;
+    template_id?: string | null;
+    default_models?: DefaultModel[];
+  },
   context: KeyInputContext,
 ): RoutingSettings {
   const next = { ...current };
   if (body.routing_mode !== undefined) next.routingMode = body.routing_mode;
-  if (body.allowed_models !== undefined) next.allowedModels = body.allowed_models === null ? null : [...new Set(body.allowed_models)];
+  if (body.allowed_models !== undefined)
+    next.allowedModels = body.allowed_models === null ? null : [...new Set(body.allowed_models)];
   if (body.default_models !== undefined) {
     checkDefaultModels(body.default_models, context);
     next.defaultModels = [...body.default_models].sort((a, b) => a.priority - b.priority);
@@ -115,7 +156,11 @@ function checkRoutingSettings(settings: RoutingSettings): void {
     settings.defaultModels.forEach((item, index) => {
       if (!matchers.some((matcher) => matcher.test(item.model_id))) {
         const param = `default_models[${index}].model_id`;
-        throw new InvalidRequestError(`Invalid '${param}': '${item.model_id}' is outside the key's allowed_models.`, param, 'model_not_allowed');
+        throw new InvalidRequestError(
+          `Invalid '${param}': '${item.model_id}' is outside the key's allowed_models.`,
+          param,
+          'model_not_allowed',
+        );
       }
     });
   }
@@ -130,7 +175,9 @@ function currentRouting(row: ApiKeysTable): RoutingSettings {
   };
 }
 
-function routingColumns(settings: RoutingSettings): Pick<ApiKeysTable, 'routing_mode' | 'allowed_models' | 'template_id' | 'default_models'> {
+function routingColumns(
+  settings: RoutingSettings,
+): Pick<ApiKeysTable, 'routing_mode' | 'allowed_models' | 'template_id' | 'default_models'> {
   return {
     routing_mode: settings.routingMode,
     allowed_models: settings.allowedModels ? JSON.stringify(settings.allowedModels) : null,
@@ -139,7 +186,12 @@ function routingColumns(settings: RoutingSettings): Pick<ApiKeysTable, 'routing_
   };
 }
 
-const EMPTY_ROUTING: RoutingSettings = { routingMode: 'code', allowedModels: null, templateId: null, defaultModels: [] };
+const EMPTY_ROUTING: RoutingSettings = {
+  routingMode: 'code',
+  allowedModels: null,
+  templateId: null,
+  defaultModels: [],
+};
 
 /** A create request → the new key's settings. */
 export function toNewApiKey(userId: string, body: CreateApiKeyBody, context: KeyInputContext): NewApiKey {
@@ -162,23 +214,42 @@ export function toNewApiKey(userId: string, body: CreateApiKeyBody, context: Key
 
 /** A PATCH request → the columns to change. Fields left out keep their value; null clears. */
 export function toApiKeyChanges(row: ApiKeysTable, body: UpdateApiKeyBody, context: KeyInputContext): ApiKeyChanges {
-  const changes: ApiKeyChanges = { ...routingColumns(mergeRouting(currentRouting(row), body, context)), updated_at: context.now };
+  const changes: ApiKeyChanges = {
+    ...routingColumns(mergeRouting(currentRouting(row), body, context)),
+    updated_at: context.now,
+  };
   if (body.name !== undefined) changes.name = body.name.trim();
   if (body.description !== undefined) changes.description = body.description;
   if (body.rpm_limit !== undefined) changes.rpm_limit = body.rpm_limit;
   if (body.tpm_limit !== undefined) changes.tpm_limit = body.tpm_limit;
-  if (body.monthly_quota !== undefined) changes.monthly_quota_micros = body.monthly_quota === null ? null : usdToMicros(body.monthly_quota, 'monthly_quota');
-  if (body.credit_limit !== undefined) changes.credit_limit_micros = body.credit_limit === null ? null : usdToMicros(body.credit_limit, 'credit_limit');
-  if (body.expiration !== undefined) changes.expires_at = body.expiration === null ? null : parseExpiration(body.expiration, context.now);
+  if (body.monthly_quota !== undefined)
+    changes.monthly_quota_micros =
+      body.monthly_quota === null ? null : usdToMicros(body.monthly_quota, 'monthly_quota');
+  if (body.credit_limit !== undefined)
+    changes.credit_limit_micros = body.credit_limit === null ? null : usdToMicros(body.credit_limit, 'credit_limit');
+  if (body.expiration !== undefined)
+    changes.expires_at = body.expiration === null ? null : parseExpiration(body.expiration, context.now);
   if (body.disabled !== undefined) changes.disabled = body.disabled ? 1 : 0;
   return changes;
 }
 
 /** PUT default-models: the whole list (or a template's), replacing the previous one. */
-export function toDefaultModelsChanges(row: ApiKeysTable, body: PutDefaultModelsBody, context: KeyInputContext): ApiKeyChanges {
+export function toDefaultModelsChanges(
+  row: ApiKeysTable,
+  body: PutDefaultModelsBody,
+  context: KeyInputContext,
+): ApiKeyChanges {
   if (body.default_models === undefined && (body.template_id === undefined || body.template_id === null)) {
-    throw new InvalidRequestError("Missing required parameter: 'default_models' (or a 'template_id' to take them from).", 'default_models', 'missing_required_parameter');
+    throw new InvalidRequestError(
+      "Missing required parameter: 'default_models' (or a 'template_id' to take them from).",
+      'default_models',
+      'missing_required_parameter',
+    );
   }
-  const settings = mergeRouting(currentRouting(row), { default_models: body.default_models, template_id: body.template_id ?? null }, context);
+  const settings = mergeRouting(
+    currentRouting(row),
+    { default_models: body.default_models, template_id: body.template_id ?? null },
+    context,
+  );
   return { ...routingColumns(settings), updated_at: context.now };
 }

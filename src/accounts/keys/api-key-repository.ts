@@ -17,11 +17,20 @@ export async function recordKeyChange(db: Executor, keyHash: string, now: number
 }
 
 export async function keyChangesSince(db: Executor, afterId: number): Promise<Array<{ id: number; key_hash: string }>> {
-  return db.selectFrom('key_changes').select(['id', 'key_hash']).where('id', '>', afterId).orderBy('id').limit(1000).execute();
+  return db
+    .selectFrom('key_changes')
+    .select(['id', 'key_hash'])
+    .where('id', '>', afterId)
+    .orderBy('id')
+    .limit(1000)
+    .execute();
 }
 
 export async function latestKeyChangeId(db: Executor): Promise<number> {
-  const row = await db.selectFrom('key_changes').select((eb) => eb.fn.max('id').as('id')).executeTakeFirst();
+  const row = await db
+    .selectFrom('key_changes')
+    .select((eb) => eb.fn.max('id').as('id'))
+    .executeTakeFirst();
   return Number(row?.id ?? 0);
 }
 
@@ -45,7 +54,11 @@ export async function listApiKeysForUser(db: Executor, userId: string): Promise<
 }
 
 /** One live key, only when it belongs to the user: another user's key is indistinguishable from none. */
-export async function findApiKeyForUser(db: Executor, userId: string, keyId: string): Promise<ApiKeysTable | undefined> {
+export async function findApiKeyForUser(
+  db: Executor,
+  userId: string,
+  keyId: string,
+): Promise<ApiKeysTable | undefined> {
   return db
     .selectFrom('api_keys')
     .selectAll()
@@ -55,10 +68,17 @@ export async function findApiKeyForUser(db: Executor, userId: string, keyId: str
     .executeTakeFirst();
 }
 
-export type ApiKeyChanges = Partial<Omit<ApiKeysTable, 'id' | 'user_id' | 'key_hash' | 'key_start' | 'key_end' | 'created_at' | 'revoked_at'>>;
+export type ApiKeyChanges = Partial<
+  Omit<ApiKeysTable, 'id' | 'user_id' | 'key_hash' | 'key_start' | 'key_end' | 'created_at' | 'revoked_at'>
+>;
 
 /** Applies changes to a live key of the user; false when there is no such key. */
-export async function updateApiKey(db: Executor, userId: string, keyId: string, changes: ApiKeyChanges): Promise<boolean> {
+export async function updateApiKey(
+  db: Executor,
+  userId: string,
+  keyId: string,
+  changes: ApiKeyChanges,
+): Promise<boolean> {
   const result = await db
     .updateTable('api_keys')
     .set(changes)

@@ -7,7 +7,14 @@ import type { IdGenerator } from '../../shared/ids.js';
 import { NotFoundError } from '../../shared/errors.js';
 import type { KeyChangeAnnouncer } from './key-change-broadcast.js';
 import { createApiKey } from './create-api-key.js';
-import { findApiKeyForUser, listApiKeysForUser, recordKeyChange, revokeApiKey, updateApiKey, type ApiKeyChanges } from './api-key-repository.js';
+import {
+  findApiKeyForUser,
+  listApiKeysForUser,
+  recordKeyChange,
+  revokeApiKey,
+  updateApiKey,
+  type ApiKeyChanges,
+} from './api-key-repository.js';
 import { toApiKeyChanges, toDefaultModelsChanges, toNewApiKey, type KeyInputContext } from './api-key-input.js';
 import { toApiKeyView } from './api-key-view.js';
 import { keySpend } from './key-spend.js';
@@ -36,7 +43,11 @@ export interface ApiKeyRouteDeps {
 
 const BASE = '/api-account/user/api-keys';
 const errors = { 400: { $ref: 'ErrorEnvelope#' }, 401: { $ref: 'ErrorEnvelope#' }, 404: { $ref: 'ErrorEnvelope#' } };
-const common = { tags: ['api-keys'], description: 'Needs a signed-in user: Authorization: Bearer <session token> from /api-account/auth/sign-in/email, or the session cookie.' };
+const common = {
+  tags: ['api-keys'],
+  description:
+    'Needs a signed-in user: Authorization: Bearer <session token> from /api-account/auth/sign-in/email, or the session cookie.',
+};
 
 function notFound(keyId: string): NotFoundError {
   return new NotFoundError(`No API key '${keyId}'.`, 'api_key_not_found', 'key_id');
@@ -49,9 +60,17 @@ function signedInUserId(request: FastifyRequest): string {
 }
 
 /** The key API of spec §4.1, for the signed-in user's own keys only: another user's key is a 404. */
-export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps, signedIn: preHandlerAsyncHookHandler): void {
+export function registerApiKeyRoutes(
+  app: FastifyInstance,
+  deps: ApiKeyRouteDeps,
+  signedIn: preHandlerAsyncHookHandler,
+): void {
   const { store, clock } = deps;
-  const context = (): KeyInputContext => ({ now: clock.now(), isKnownModel: deps.isKnownModel, templates: deps.templates });
+  const context = (): KeyInputContext => ({
+    now: clock.now(),
+    isKnownModel: deps.isKnownModel,
+    templates: deps.templates,
+  });
 
   const view = async (row: ApiKeysTable) => {
     const now = clock.now();
@@ -60,7 +79,11 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
   };
 
   /** Loads the user's key, applies computed changes and tells every instance, in one transaction. */
-  const change = async (userId: string, keyId: string, compute: (row: ApiKeysTable) => ApiKeyChanges): Promise<ApiKeysTable> => {
+  const change = async (
+    userId: string,
+    keyId: string,
+    compute: (row: ApiKeysTable) => ApiKeyChanges,
+  ): Promise<ApiKeysTable> => {
     const updated = await store.db.transaction().execute(async (transaction) => {
       const row = await findApiKeyForUser(transaction, userId, keyId);
       if (!row) throw notFound(keyId);
@@ -79,13 +102,22 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
     async handler(request) {
       const rows = await listApiKeysForUser(store.db, signedInUserId(request));
       const now = clock.now();
-      const spend = await keySpend(store, rows.map((row) => row.id), now);
+      const spend = await keySpend(
+        store,
+        rows.map((row) => row.id),
+        now,
+      );
       return { data: rows.map((row) => toApiKeyView(row, spend.get(row.id)!, now)) };
     },
   });
 
   app.post(BASE, {
-    schema: { ...common, summary: 'Create an API key; the response shows the full key once', body: CreateApiKeyBodySchema, response: { 201: CreatedApiKeySchema, ...errors } },
+    schema: {
+      ...common,
+      summary: 'Create an API key; the response shows the full key once',
+      body: CreateApiKeyBodySchema,
+      response: { 201: CreatedApiKeySchema, ...errors },
+    },
     preHandler: signedIn,
     async handler(request, reply) {
       const input = toNewApiKey(signedInUserId(request), request.body as CreateApiKeyBody, context());
@@ -96,7 +128,12 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
   });
 
   app.get(`${BASE}/:key_id`, {
-    schema: { ...common, summary: 'One API key: metadata and routing configuration', params: KeyIdParamsSchema, response: { 200: { $ref: 'ApiKey#' }, ...errors } },
+    schema: {
+      ...common,
+      summary: 'One API key: metadata and routing configuration',
+      params: KeyIdParamsSchema,
+      response: { 200: { $ref: 'ApiKey#' }, ...errors },
+    },
     preHandler: signedIn,
     async handler(request) {
       const { key_id: keyId } = request.params as { key_id: string };
@@ -107,7 +144,13 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
   });
 
   app.patch(`${BASE}/:key_id`, {
-    schema: { ...common, summary: 'Change an API key: name, description, routing, limits, expiration, disabled', params: KeyIdParamsSchema, body: UpdateApiKeyBodySchema, response: { 200: { $ref: 'ApiKey#' }, ...errors } },
+    schema: {
+      ...common,
+      summary: 'Change an API key: name, description, routing, limits, expiration, disabled',
+      params: KeyIdParamsSchema,
+      body: UpdateApiKeyBodySchema,
+      response: { 200: { $ref: 'ApiKey#' }, ...errors },
+    },
     preHandler: signedIn,
     async handler(request) {
       const { key_id: keyId } = request.params as { key_id: string };
@@ -128,9 +171,16 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
     async handler(request) {
       const { key_id: keyId } = request.params as { key_id: string };
       const body = request.body as PutDefaultModelsBody;
-      const row = await change(signedInUserId(request), keyId, (current) => toDefaultModelsChanges(current, body, context()));
+      const row = await change(signedInUserId(request), keyId, (current) =>
+        toDefaultModelsChanges(current, body, context()),
+      );
       const shown = await view(row);
-      return { key_id: shown.key_id, routing_mode: shown.routing_mode, template_id: shown.template_id, default_models: shown.default_models };
+      return {
+        key_id: shown.key_id,
+        routing_mode: shown.routing_mode,
+        template_id: shown.template_id,
+        default_models: shown.default_models,
+      };
     },
   });
 

@@ -14,29 +14,69 @@ function orNull<T extends TSchema>(schema: T, description: string) {
   return Type.Union([schema, Type.Null()], { description });
 }
 
-const ModelPattern = Type.String({ minLength: 1, maxLength: 200, pattern: '^\\S+$', description: 'a model id or a glob such as openai/*' });
+const ModelPattern = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '^\\S+$',
+  description: 'a model id or a glob such as openai/*',
+});
 
 export const DefaultModelSchema = Type.Object(
   {
     model_id: Type.String({ minLength: 1, maxLength: 200, description: 'A model id the gateway serves.' }),
-    priority: Type.Integer({ minimum: 1, maximum: 1000, description: 'Order of use, 1 first; unique within the list.' }),
+    priority: Type.Integer({
+      minimum: 1,
+      maximum: 1000,
+      description: 'Order of use, 1 first; unique within the list.',
+    }),
   },
   { additionalProperties: false },
 );
 
-const DefaultModelsSchema = Type.Array(DefaultModelSchema, { maxItems: 50, description: 'Default models: the fallback chain (code mode) or the models used (manual mode).' });
+const DefaultModelsSchema = Type.Array(DefaultModelSchema, {
+  maxItems: 50,
+  description: 'Default models: the fallback chain (code mode) or the models used (manual mode).',
+});
 
 const fields = {
-  name: Type.String({ minLength: 1, maxLength: 100, pattern: '\\S', description: 'a name of 1 to 100 characters, not only spaces' }),
+  name: Type.String({
+    minLength: 1,
+    maxLength: 100,
+    pattern: '\\S',
+    description: 'a name of 1 to 100 characters, not only spaces',
+  }),
   description: Type.String({ maxLength: 1000 }),
-  routing_mode: Type.Union([Type.Literal('code'), Type.Literal('manual')], { description: 'code (default): the request names the model; manual: default_models decide.' }),
-  allowed_models: orNull(Type.Array(ModelPattern, { minItems: 1, maxItems: 200 }), 'a non-empty array of model ids or globs (openai/*), or null for every model'),
-  rpm_limit: orNull(Type.Integer({ minimum: 1, maximum: MAX_LIMIT }), 'a positive integer (requests per minute), or null for no limit'),
-  tpm_limit: orNull(Type.Integer({ minimum: 1, maximum: MAX_LIMIT }), 'a positive integer (tokens per minute), or null for no limit'),
-  monthly_quota: orNull(Type.Number({ minimum: 0, maximum: MAX_USD }), 'an amount in USD of at least 0 (spend per calendar month, UTC), or null for none'),
-  credit_limit: orNull(Type.Number({ minimum: 0, maximum: MAX_USD }), 'an amount in USD of at least 0 (spend over the key\'s life), or null for none'),
-  expiration: orNull(Type.String({ format: 'date-time' }), 'an ISO 8601 date-time with a time zone, in the future, or null for never'),
-  template_id: orNull(Type.String({ minLength: 1, maxLength: 64 }), 'the id of a routing template (GET /api-account/routing-templates), or null'),
+  routing_mode: Type.Union([Type.Literal('code'), Type.Literal('manual')], {
+    description: 'code (default): the request names the model; manual: default_models decide.',
+  }),
+  allowed_models: orNull(
+    Type.Array(ModelPattern, { minItems: 1, maxItems: 200 }),
+    'a non-empty array of model ids or globs (openai/*), or null for every model',
+  ),
+  rpm_limit: orNull(
+    Type.Integer({ minimum: 1, maximum: MAX_LIMIT }),
+    'a positive integer (requests per minute), or null for no limit',
+  ),
+  tpm_limit: orNull(
+    Type.Integer({ minimum: 1, maximum: MAX_LIMIT }),
+    'a positive integer (tokens per minute), or null for no limit',
+  ),
+  monthly_quota: orNull(
+    Type.Number({ minimum: 0, maximum: MAX_USD }),
+    'an amount in USD of at least 0 (spend per calendar month, UTC), or null for none',
+  ),
+  credit_limit: orNull(
+    Type.Number({ minimum: 0, maximum: MAX_USD }),
+    "an amount in USD of at least 0 (spend over the key's life), or null for none",
+  ),
+  expiration: orNull(
+    Type.String({ format: 'date-time' }),
+    'an ISO 8601 date-time with a time zone, in the future, or null for never',
+  ),
+  template_id: orNull(
+    Type.String({ minLength: 1, maxLength: 64 }),
+    'the id of a routing template (GET /api-account/routing-templates), or null',
+  ),
   default_models: DefaultModelsSchema,
 };
 
@@ -71,7 +111,9 @@ export const UpdateApiKeyBodySchema = Type.Object(
     expiration: Type.Optional(fields.expiration),
     template_id: Type.Optional(fields.template_id),
     default_models: Type.Optional(fields.default_models),
-    disabled: Type.Optional(Type.Boolean({ description: 'true stops the key (403 key_disabled) until set back to false.' })),
+    disabled: Type.Optional(
+      Type.Boolean({ description: 'true stops the key (403 key_disabled) until set back to false.' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -106,9 +148,9 @@ export const ApiKeySchema = Type.Object(
     rpm_limit: NullableInteger,
     tpm_limit: NullableInteger,
     monthly_quota: Type.Union([Type.Number(), Type.Null()], { description: 'USD per calendar month (UTC).' }),
-    credit_limit: Type.Union([Type.Number(), Type.Null()], { description: 'USD over the key\'s life.' }),
+    credit_limit: Type.Union([Type.Number(), Type.Null()], { description: "USD over the key's life." }),
     spend_this_month: Type.Number({ description: 'USD spent in the current calendar month (UTC).' }),
-    spend_total: Type.Number({ description: 'USD spent over the key\'s life.' }),
+    spend_total: Type.Number({ description: "USD spent over the key's life." }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     last_used_at: NullableString,
@@ -119,7 +161,12 @@ export const ApiKeySchema = Type.Object(
 export type ApiKeyView = Static<typeof ApiKeySchema>;
 
 export const CreatedApiKeySchema = Type.Composite(
-  [ApiKeySchema, Type.Object({ key: Type.String({ description: 'The full key, sk-gw-…. Shown only in this response: store it now.' }) })],
+  [
+    ApiKeySchema,
+    Type.Object({
+      key: Type.String({ description: 'The full key, sk-gw-…. Shown only in this response: store it now.' }),
+    }),
+  ],
   { description: 'The new key, with its full value shown this once.' },
 );
 

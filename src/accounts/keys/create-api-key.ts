@@ -21,7 +21,12 @@ export interface NewApiKey {
 }
 
 /** Stores a new key (its hash only) and returns the row and the full key, which is never kept. */
-export async function createApiKey(store: Store, ids: IdGenerator, now: number, input: NewApiKey): Promise<{ row: ApiKeysTable; fullKey: string }> {
+export async function createApiKey(
+  store: Store,
+  ids: IdGenerator,
+  now: number,
+  input: NewApiKey,
+): Promise<{ row: ApiKeysTable; fullKey: string }> {
   const fullKey = generateApiKey();
   const { start, end } = maskParts(fullKey);
   const row: ApiKeysTable = {

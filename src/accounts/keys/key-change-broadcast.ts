@@ -47,7 +47,12 @@ export async function startRedisAnnouncer(options: RedisAnnouncerOptions): Promi
   const subscriber = new Redis(options.redisUrl, connection);
   for (const client of [publisher, subscriber]) {
     // ioredis reconnects by itself; without a listener an outage would crash the process.
-    client.on('error', (error: Error) => logger.warn({ err: { message: error.message } }, 'Redis for API key invalidation is unavailable; falling back to store polling'));
+    client.on('error', (error: Error) =>
+      logger.warn(
+        { err: { message: error.message } },
+        'Redis for API key invalidation is unavailable; falling back to store polling',
+      ),
+    );
   }
   subscriber.on('message', (_channel: string, keyHash: string) => cache.invalidate(keyHash));
 
@@ -56,7 +61,10 @@ export async function startRedisAnnouncer(options: RedisAnnouncerOptions): Promi
       await subscriber.subscribe(channel);
       return true;
     } catch (error) {
-      logger.warn({ err: { message: (error as Error).message } }, 'could not subscribe to API key changes in Redis; retrying when it is back');
+      logger.warn(
+        { err: { message: (error as Error).message } },
+        'could not subscribe to API key changes in Redis; retrying when it is back',
+      );
       return false;
     }
   };
@@ -70,7 +78,10 @@ export async function startRedisAnnouncer(options: RedisAnnouncerOptions): Promi
       try {
         await publisher.publish(channel, keyHash);
       } catch (error) {
-        logger.warn({ err: { message: (error as Error).message } }, 'could not publish an API key change to Redis; other instances will see it by polling');
+        logger.warn(
+          { err: { message: (error as Error).message } },
+          'could not publish an API key change to Redis; other instances will see it by polling',
+        );
       }
     },
     async close() {

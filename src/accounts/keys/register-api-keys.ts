@@ -33,7 +33,12 @@ export async function registerApiKeys(app: FastifyInstance, deps: ApiKeyFeatureD
   const templates = resolveRoutingTemplates(deps.config.sections.routing ?? {});
   const isKnownModel = (modelId: string) => deps.directory.get(modelId) !== undefined;
   const announcer = deps.config.redisUrl
-    ? await startRedisAnnouncer({ redisUrl: deps.config.redisUrl, channel: deps.invalidationChannel, cache: deps.keyCache, logger: deps.logger })
+    ? await startRedisAnnouncer({
+        redisUrl: deps.config.redisUrl,
+        channel: deps.invalidationChannel,
+        cache: deps.keyCache,
+        logger: deps.logger,
+      })
     : localAnnouncer(deps.keyCache);
   app.addHook('onClose', async () => announcer.close());
 
@@ -42,7 +47,14 @@ export async function registerApiKeys(app: FastifyInstance, deps: ApiKeyFeatureD
     app.addSchema(ApiKeySchema);
     registerApiKeyRoutes(
       app,
-      { store: deps.store, clock: deps.clock, ids: deps.ids, isKnownModel, templates: new Map(templates.map((template) => [template.id, template])), announcer },
+      {
+        store: deps.store,
+        clock: deps.clock,
+        ids: deps.ids,
+        isKnownModel,
+        templates: new Map(templates.map((template) => [template.id, template])),
+        announcer,
+      },
       requireUser(deps.auth),
     );
   }

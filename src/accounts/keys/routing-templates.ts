@@ -19,7 +19,8 @@ export const BUILT_IN_ROUTING_TEMPLATES: readonly RoutingTemplate[] = [
   {
     id: 'balanced',
     name: 'Balanced',
-    description: 'Capable, inexpensive general-purpose models from three providers, each the fallback of the one before.',
+    description:
+      'Capable, inexpensive general-purpose models from three providers, each the fallback of the one before.',
     defaultModels: [
       { model_id: 'openai/gpt-4o-mini', priority: 1 },
       { model_id: 'anthropic/claude-3.5-haiku', priority: 2 },
@@ -64,7 +65,10 @@ const TemplateConfigSchema = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 100 }),
     description: Type.Optional(Type.String({ maxLength: 1000 })),
     default_models: Type.Array(
-      Type.Object({ model_id: Type.String({ minLength: 1, maxLength: 200 }), priority: Type.Integer({ minimum: 1 }) }, { additionalProperties: false }),
+      Type.Object(
+        { model_id: Type.String({ minLength: 1, maxLength: 200 }), priority: Type.Integer({ minimum: 1 }) },
+        { additionalProperties: false },
+      ),
       { minItems: 1, maxItems: 50 },
     ),
   },
@@ -87,7 +91,11 @@ export function resolveRoutingTemplates(routingSection: Record<string, unknown>)
   const section = { templates: routingSection.templates, builtin_templates: routingSection.builtin_templates };
   const firstError = Value.Errors(RoutingSectionSchema, section).First();
   if (firstError) {
-    const path = firstError.path.split('/').slice(1).map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`)).join('');
+    const path = firstError.path
+      .split('/')
+      .slice(1)
+      .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+      .join('');
     throw new ConfigError(`routing${path}: ${firstError.message}`);
   }
   const { templates = [], builtin_templates: useBuiltIns = true } = section as RoutingSection;

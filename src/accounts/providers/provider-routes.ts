@@ -9,21 +9,36 @@ import type { ModelCatalog, CatalogModel } from '../catalog/model-catalog.js';
 import { endpointStatus, presentPricing } from '../catalog/present-catalog-model.js';
 
 const StatsQuerySchema = Type.Object(
-  { window: Type.Optional(Type.Union(Object.keys(STATS_WINDOWS).map((window) => Type.Literal(window)), { default: '24h' })) },
+  {
+    window: Type.Optional(
+      Type.Union(
+        Object.keys(STATS_WINDOWS).map((window) => Type.Literal(window)),
+        { default: '24h' },
+      ),
+    ),
+  },
   { additionalProperties: false },
 );
 
 const union = (lists: string[][]) => [...new Set(lists.flat())].sort();
 
 /** GET /api-account/providers, /providers/{id}, /providers/{id}/stats. */
-export function registerProviderRoutes(app: FastifyInstance, providers: ProviderConfig[], catalog: ModelCatalog, stats: UsageStatsService): void {
+export function registerProviderRoutes(
+  app: FastifyInstance,
+  providers: ProviderConfig[],
+  catalog: ModelCatalog,
+  stats: UsageStatsService,
+): void {
   // Active = configured and serving at least one model.
   const modelsOf = new Map<string, CatalogModel[]>();
-  for (const model of catalog.models) for (const endpoint of model.endpoints) modelsOf.set(endpoint.providerId, [...(modelsOf.get(endpoint.providerId) ?? []), model]);
+  for (const model of catalog.models)
+    for (const endpoint of model.endpoints)
+      modelsOf.set(endpoint.providerId, [...(modelsOf.get(endpoint.providerId) ?? []), model]);
   const active = providers.filter((provider) => modelsOf.has(provider.id));
   const find = (id: string) => {
     const provider = active.find((candidate) => candidate.id === id);
-    if (!provider) throw new NotFoundError(`The provider '${id}' does not exist or serves no model.`, 'provider_not_found', 'id');
+    if (!provider)
+      throw new NotFoundError(`The provider '${id}' does not exist or serves no model.`, 'provider_not_found', 'id');
     return provider;
   };
   const summary = async (provider: ProviderConfig) => {
@@ -41,7 +56,8 @@ export function registerProviderRoutes(app: FastifyInstance, providers: Provider
 
   app.get('/api-account/providers', {
     schema: { summary: 'Active providers: model counts, modalities, status from measured health', tags: ['providers'] },
-    handler: async (request, reply) => sendCacheable(request, reply, { data: await Promise.all(active.map(summary)) }, 30),
+    handler: async (request, reply) =>
+      sendCacheable(request, reply, { data: await Promise.all(active.map(summary)) }, 30),
   });
 
   app.get('/api-account/providers/:id', {
@@ -52,25 +68,40 @@ export function registerProviderRoutes(app: FastifyInstance, providers: Provider
       const totals = day ? describeTotals(day.totals) : undefined;
       const models = modelsOf.get(provider.id)!.map((model) => {
         const endpoint = model.endpoints.find((candidate) => candidate.providerId === provider.id)!;
-        return { id: model.id, name: model.name, upstream_model: endpoint.upstreamModel, pricing: presentPricing(endpoint.pricing), context_length: endpoint.contextLength };
+        return {
+          id: model.id,
+          name: model.name,
+          upstream_model: endpoint.upstreamModel,
+          pricing: presentPricing(endpoint.pricing),
+          context_length: endpoint.contextLength,
+        };
       });
-      return sendCacheable(request, reply, {
-        ...(await summary(provider)),
-        type: provider.type,
-        policies: provider.policies,
-        models,
-        throughput_24h: {
-          requests: totals?.requests ?? 0,
-          prompt_tokens: totals?.prompt_tokens ?? 0,
-          completion_tokens: totals?.completion_tokens ?? 0,
-          tokens_per_second: totals?.tokens_per_second ?? null,
+      return sendCacheable(
+        request,
+        reply,
+        {
+          ...(await summary(provider)),
+          type: provider.type,
+          policies: provider.policies,
+          models,
+          throughput_24h: {
+            requests: totals?.requests ?? 0,
+            prompt_tokens: totals?.prompt_tokens ?? 0,
+            completion_tokens: totals?.completion_tokens ?? 0,
+            tokens_per_second: totals?.tokens_per_second ?? null,
+          },
         },
-      }, 30);
+        30,
+      );
     },
   });
 
   app.get('/api-account/providers/:id/stats', {
-    schema: { summary: 'Provider statistics over a window (1h, 24h, 7d; default 24h), per time bucket', tags: ['providers'], querystring: StatsQuerySchema },
+    schema: {
+      summary: 'Provider statistics over a window (1h, 24h, 7d; default 24h), per time bucket',
+      tags: ['providers'],
+      querystring: StatsQuerySchema,
+    },
     handler: async (request, reply) => {
       const provider = find((request.params as { id: string }).id);
       const window = ((request.query as Static<typeof StatsQuerySchema>).window ?? '24h') as StatsWindow;

@@ -29,8 +29,12 @@ export function loadBenchmarkData(path = join(CATALOG_DIRECTORY, 'benchmarks.jso
   const data = JSON.parse(readFileSync(path, 'utf8')) as BenchmarkData;
   const known = new Set(data.benchmarks.map((benchmark) => benchmark.id));
   for (const score of data.scores) {
-    if (!known.has(score.benchmark)) throw new Error(`${path}: score for ${score.model_id} names unknown benchmark ${score.benchmark}`);
-    if (!/^https?:\/\//.test(score.source) || !/^\d{4}-\d{2}-\d{2}$/.test(score.date)) throw new Error(`${path}: score for ${score.model_id} on ${score.benchmark} needs a source URL and a YYYY-MM-DD date`);
+    if (!known.has(score.benchmark))
+      throw new Error(`${path}: score for ${score.model_id} names unknown benchmark ${score.benchmark}`);
+    if (!/^https?:\/\//.test(score.source) || !/^\d{4}-\d{2}-\d{2}$/.test(score.date))
+      throw new Error(
+        `${path}: score for ${score.model_id} on ${score.benchmark} needs a source URL and a YYYY-MM-DD date`,
+      );
   }
   return data;
 }

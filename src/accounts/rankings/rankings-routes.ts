@@ -2,15 +2,38 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from '@sinclair/typebox';
 import { sendCacheable } from '../../http/cacheable-response.js';
 import { RANKING_WINDOWS, type RankingWindow } from '../../statistics/usage-stats-service.js';
-import { CHART_METRICS, CHART_WINDOWS, type ChartMetric, type ChartWindow, type RankingsService } from './rankings-service.js';
+import {
+  CHART_METRICS,
+  CHART_WINDOWS,
+  type ChartMetric,
+  type ChartWindow,
+  type RankingsService,
+} from './rankings-service.js';
 
-const enumOf = (values: readonly string[], defaultValue?: string) => Type.Union(values.map((value) => Type.Literal(value)), defaultValue ? { default: defaultValue } : {});
+const enumOf = (values: readonly string[], defaultValue?: string) =>
+  Type.Union(
+    values.map((value) => Type.Literal(value)),
+    defaultValue ? { default: defaultValue } : {},
+  );
 const windowParam = enumOf(Object.keys(RANKING_WINDOWS), 'week');
 const limitParam = Type.Integer({ minimum: 1, maximum: 100 });
 
-const LeaderboardQuery = Type.Object({ window: Type.Optional(windowParam), limit: Type.Optional(limitParam) }, { additionalProperties: false });
-const ChartsQuery = Type.Object({ metric: enumOf(CHART_METRICS), window: Type.Optional(enumOf(CHART_WINDOWS, 'week')), top: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })) }, { additionalProperties: false });
-const SpeedQuery = Type.Object({ window: Type.Optional(enumOf(Object.keys(RANKING_WINDOWS), 'day')), limit: Type.Optional(limitParam) }, { additionalProperties: false });
+const LeaderboardQuery = Type.Object(
+  { window: Type.Optional(windowParam), limit: Type.Optional(limitParam) },
+  { additionalProperties: false },
+);
+const ChartsQuery = Type.Object(
+  {
+    metric: enumOf(CHART_METRICS),
+    window: Type.Optional(enumOf(CHART_WINDOWS, 'week')),
+    top: Type.Optional(Type.Integer({ minimum: 1, maximum: 50 })),
+  },
+  { additionalProperties: false },
+);
+const SpeedQuery = Type.Object(
+  { window: Type.Optional(enumOf(Object.keys(RANKING_WINDOWS), 'day')), limit: Type.Optional(limitParam) },
+  { additionalProperties: false },
+);
 const EmptyQuery = Type.Object({}, { additionalProperties: false });
 const AllQuery = Type.Object({ window: Type.Optional(windowParam) }, { additionalProperties: false });
 
@@ -20,28 +43,59 @@ const MAX_AGE = 60;
 export function registerRankingsRoutes(app: FastifyInstance, rankings: RankingsService): void {
   for (const prefix of ['/rankings', '/api-account/rankings']) {
     app.get(`${prefix}/models`, {
-      schema: { summary: 'Model leaderboard by tokens, with change against the previous window', tags: ['rankings'], querystring: LeaderboardQuery },
+      schema: {
+        summary: 'Model leaderboard by tokens, with change against the previous window',
+        tags: ['rankings'],
+        querystring: LeaderboardQuery,
+      },
       handler: async (request, reply) => {
         const query = request.query as Static<typeof LeaderboardQuery>;
-        return sendCacheable(request, reply, await rankings.leaderboard((query.window ?? 'week') as RankingWindow, query.limit ?? 50), MAX_AGE);
+        return sendCacheable(
+          request,
+          reply,
+          await rankings.leaderboard((query.window ?? 'week') as RankingWindow, query.limit ?? 50),
+          MAX_AGE,
+        );
       },
     });
     app.get(`${prefix}/charts`, {
-      schema: { summary: 'Daily series per model (top N and others) of tokens, requests or users', tags: ['rankings'], querystring: ChartsQuery },
+      schema: {
+        summary: 'Daily series per model (top N and others) of tokens, requests or users',
+        tags: ['rankings'],
+        querystring: ChartsQuery,
+      },
       handler: async (request, reply) => {
         const query = request.query as Static<typeof ChartsQuery>;
-        return sendCacheable(request, reply, await rankings.charts(query.metric as ChartMetric, (query.window ?? 'week') as ChartWindow, query.top ?? 10), MAX_AGE);
+        return sendCacheable(
+          request,
+          reply,
+          await rankings.charts(query.metric as ChartMetric, (query.window ?? 'week') as ChartWindow, query.top ?? 10),
+          MAX_AGE,
+        );
       },
     });
     app.get(`${prefix}/benchmarks`, {
-      schema: { summary: 'Benchmark scores by category, each with its source and date', tags: ['rankings'], querystring: EmptyQuery },
+      schema: {
+        summary: 'Benchmark scores by category, each with its source and date',
+        tags: ['rankings'],
+        querystring: EmptyQuery,
+      },
       handler: async (request, reply) => sendCacheable(request, reply, rankings.benchmarksByCategory(), 3600),
     });
     app.get(`${prefix}/speed`, {
-      schema: { summary: 'Fastest models by measured throughput and by time to first token', tags: ['rankings'], querystring: SpeedQuery },
+      schema: {
+        summary: 'Fastest models by measured throughput and by time to first token',
+        tags: ['rankings'],
+        querystring: SpeedQuery,
+      },
       handler: async (request, reply) => {
         const query = request.query as Static<typeof SpeedQuery>;
-        return sendCacheable(request, reply, await rankings.speed((query.window ?? 'day') as RankingWindow, query.limit ?? 20), MAX_AGE);
+        return sendCacheable(
+          request,
+          reply,
+          await rankings.speed((query.window ?? 'day') as RankingWindow, query.limit ?? 20),
+          MAX_AGE,
+        );
       },
     });
   }
@@ -56,7 +110,19 @@ export function registerRankingsRoutes(app: FastifyInstance, rankings: RankingsS
         rankings.speed('day'),
         rankings.categoryLeaders(window),
       ]);
-      return sendCacheable(request, reply, { window, leaderboard, provider_share: providerShare, benchmarks: rankings.benchmarksByCategory(), speed, category_leaders: categoryLeaders }, MAX_AGE);
+      return sendCacheable(
+        request,
+        reply,
+        {
+          window,
+          leaderboard,
+          provider_share: providerShare,
+          benchmarks: rankings.benchmarksByCategory(),
+          speed,
+          category_leaders: categoryLeaders,
+        },
+        MAX_AGE,
+      );
     },
   });
 }

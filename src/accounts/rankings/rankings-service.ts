@@ -11,7 +11,12 @@ export const CHART_WINDOWS = ['week', 'month'] as const;
 export type ChartWindow = (typeof CHART_WINDOWS)[number];
 
 /** Categories whose leaders the rankings name: models with the capability, ranked by tokens. */
-const CATEGORY_CAPABILITIES: Record<string, string> = { reasoning: 'reasoning', vision: 'vision', tool_use: 'tools', web_search: 'web_search' };
+const CATEGORY_CAPABILITIES: Record<string, string> = {
+  reasoning: 'reasoning',
+  vision: 'vision',
+  tool_use: 'tools',
+  web_search: 'web_search',
+};
 /** Speed rankings ignore models with fewer answered requests than this: a handful of samples is noise. */
 export const SPEED_MIN_REQUESTS = 5;
 
@@ -37,10 +42,16 @@ export class RankingsService {
       this.stats.totals(granularity, count, ['model_id'], {}, 0, VOLUME_COLUMNS),
       this.stats.totals(granularity, count, ['model_id'], {}, count, VOLUME_COLUMNS),
     ]);
-    const before = new Map(previous.map((row) => [row.modelId!, row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens]));
+    const before = new Map(
+      previous.map((row) => [row.modelId!, row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens]),
+    );
     const range = this.stats.range(granularity, count);
     const ranked = current
-      .map((row) => ({ modelId: row.modelId!, sums: row.totals.sums, tokens: row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens }))
+      .map((row) => ({
+        modelId: row.modelId!,
+        sums: row.totals.sums,
+        tokens: row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens,
+      }))
       .sort((a, b) => b.tokens - a.tokens || a.modelId.localeCompare(b.modelId))
       .slice(0, limit);
     return {
@@ -78,21 +89,48 @@ export class RankingsService {
       for (const row of await this.stats.usersPerModelDay(count)) add(row.modelId, row.dayStart, row.users);
     } else {
       const rows = await this.stats.totals('day', count, ['bucket_start', 'model_id'], {}, 0, VOLUME_COLUMNS);
-      for (const row of rows) add(row.modelId!, row.bucketStart!, metric === 'tokens' ? row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens : row.totals.sums.requests);
+      for (const row of rows)
+        add(
+          row.modelId!,
+          row.bucketStart!,
+          metric === 'tokens'
+            ? row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens
+            : row.totals.sums.requests,
+        );
     }
-    const totals = [...series].map(([modelId, points]) => ({ modelId, points, total: [...points.values()].reduce((sum, value) => sum + value, 0) }));
+    const totals = [...series].map(([modelId, points]) => ({
+      modelId,
+      points,
+      total: [...points.values()].reduce((sum, value) => sum + value, 0),
+    }));
     totals.sort((a, b) => b.total - a.total || a.modelId.localeCompare(b.modelId));
     const shown = totals.slice(0, top);
     const others = new Map<number, number>();
-    for (const entry of totals.slice(top)) for (const [day, value] of entry.points) others.set(day, (others.get(day) ?? 0) + value);
-    const toPoints = (points: Map<number, number>) => range.bucketStarts.map((day) => ({ date: iso(day).slice(0, 10), value: points.get(day) ?? 0 }));
+    for (const entry of totals.slice(top))
+      for (const [day, value] of entry.points) others.set(day, (others.get(day) ?? 0) + value);
+    const toPoints = (points: Map<number, number>) =>
+      range.bucketStarts.map((day) => ({ date: iso(day).slice(0, 10), value: points.get(day) ?? 0 }));
     return {
       metric,
       window,
       bucket_seconds: GRANULARITY_MS.day / 1000,
       series: [
-        ...shown.map((entry) => ({ ...this.modelInfo(entry.modelId), total: entry.total, points: toPoints(entry.points) })),
-        ...(totals.length > top ? [{ model_id: 'others', name: 'Others', author: null, total: totals.slice(top).reduce((sum, entry) => sum + entry.total, 0), points: toPoints(others) }] : []),
+        ...shown.map((entry) => ({
+          ...this.modelInfo(entry.modelId),
+          total: entry.total,
+          points: toPoints(entry.points),
+        })),
+        ...(totals.length > top
+          ? [
+              {
+                model_id: 'others',
+                name: 'Others',
+                author: null,
+                total: totals.slice(top).reduce((sum, entry) => sum + entry.total, 0),
+                points: toPoints(others),
+              },
+            ]
+          : []),
       ],
     };
   }
@@ -109,7 +147,12 @@ export class RankingsService {
             scores: this.benchmarks.scores
               .filter((score) => score.benchmark === benchmark.id)
               .sort((a, b) => b.score - a.score || a.model_id.localeCompare(b.model_id))
-              .map((score) => ({ ...this.modelInfo(score.model_id), score: score.score, source: score.source, date: score.date })),
+              .map((score) => ({
+                ...this.modelInfo(score.model_id),
+                score: score.score,
+                source: score.source,
+                date: score.date,
+              })),
           })),
       })),
     };
@@ -121,19 +164,38 @@ export class RankingsService {
     const measured = rows
       .filter((row) => row.totals.sums.successes >= SPEED_MIN_REQUESTS)
       .map((row) => ({ ...this.modelInfo(row.modelId!), ...describeTotals(row.totals) }));
-    const entry = (row: (typeof measured)[number]) => ({ model_id: row.model_id, name: row.name, author: row.author, tokens_per_second: row.tokens_per_second, ttft_ms: row.ttft_ms, latency_ms: row.latency_ms, requests: row.requests });
+    const entry = (row: (typeof measured)[number]) => ({
+      model_id: row.model_id,
+      name: row.name,
+      author: row.author,
+      tokens_per_second: row.tokens_per_second,
+      ttft_ms: row.ttft_ms,
+      latency_ms: row.latency_ms,
+      requests: row.requests,
+    });
     return {
       window,
       min_requests: SPEED_MIN_REQUESTS,
-      by_throughput: measured.filter((row) => row.tokens_per_second !== null).sort((a, b) => b.tokens_per_second! - a.tokens_per_second! || a.model_id.localeCompare(b.model_id)).slice(0, limit).map(entry),
-      by_latency: measured.filter((row) => row.ttft_ms.p50 !== null).sort((a, b) => a.ttft_ms.p50! - b.ttft_ms.p50! || a.model_id.localeCompare(b.model_id)).slice(0, limit).map(entry),
+      by_throughput: measured
+        .filter((row) => row.tokens_per_second !== null)
+        .sort((a, b) => b.tokens_per_second! - a.tokens_per_second! || a.model_id.localeCompare(b.model_id))
+        .slice(0, limit)
+        .map(entry),
+      by_latency: measured
+        .filter((row) => row.ttft_ms.p50 !== null)
+        .sort((a, b) => a.ttft_ms.p50! - b.ttft_ms.p50! || a.model_id.localeCompare(b.model_id))
+        .slice(0, limit)
+        .map(entry),
     };
   }
 
   async categoryLeaders(window: RankingWindow) {
     const { granularity, count } = RANKING_WINDOWS[window];
     const rows = await this.stats.totals(granularity, count, ['model_id'], {}, 0, VOLUME_COLUMNS);
-    const tokens = rows.map((row) => ({ modelId: row.modelId!, tokens: row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens }));
+    const tokens = rows.map((row) => ({
+      modelId: row.modelId!,
+      tokens: row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens,
+    }));
     tokens.sort((a, b) => b.tokens - a.tokens || a.modelId.localeCompare(b.modelId));
     return {
       window,
@@ -153,7 +215,11 @@ export class RankingsService {
       window,
       total_tokens: total,
       data: rows
-        .map((row) => ({ provider_id: row.providerId!, tokens: row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens, requests: row.totals.sums.requests }))
+        .map((row) => ({
+          provider_id: row.providerId!,
+          tokens: row.totals.sums.prompt_tokens + row.totals.sums.completion_tokens,
+          requests: row.totals.sums.requests,
+        }))
         .sort((a, b) => b.tokens - a.tokens || a.provider_id.localeCompare(b.provider_id))
         .map((row) => ({ ...row, share: total === 0 ? 0 : Number((row.tokens / total).toFixed(4)) })),
     };

@@ -23,11 +23,18 @@ export function parseDateRange(query: { start_date?: string; end_date?: string }
   const today = Math.floor(now / DAY_MS) * DAY_MS;
   const start = query.start_date === undefined ? null : parseDay(query.start_date, 'start_date');
   const end = query.end_date === undefined ? null : parseDay(query.end_date, 'end_date');
-  const endMs = end ?? (start !== null ? Math.min(start + (DEFAULT_RANGE_DAYS - 1) * DAY_MS, Math.max(today, start)) : today);
+  const endMs =
+    end ?? (start !== null ? Math.min(start + (DEFAULT_RANGE_DAYS - 1) * DAY_MS, Math.max(today, start)) : today);
   const startMs = start ?? endMs - (DEFAULT_RANGE_DAYS - 1) * DAY_MS;
-  if (startMs > endMs) throw new InvalidRequestError('start_date must be on or before end_date.', 'start_date', 'invalid_date_range');
+  if (startMs > endMs)
+    throw new InvalidRequestError('start_date must be on or before end_date.', 'start_date', 'invalid_date_range');
   const days = (endMs - startMs) / DAY_MS + 1;
-  if (days > MAX_RANGE_DAYS) throw new InvalidRequestError(`The range covers ${days} days; at most ${MAX_RANGE_DAYS} are allowed.`, 'end_date', 'date_range_too_long');
+  if (days > MAX_RANGE_DAYS)
+    throw new InvalidRequestError(
+      `The range covers ${days} days; at most ${MAX_RANGE_DAYS} are allowed.`,
+      'end_date',
+      'date_range_too_long',
+    );
   return { startDate: formatDay(startMs), endDate: formatDay(endMs), startMs, endMs: endMs + DAY_MS, days };
 }
 
@@ -40,7 +47,11 @@ function parseDay(text: string, param: string): number {
   const ms = match ? Date.UTC(Number(match[1]), Number(match[2]) - 1, Number(match[3])) : Number.NaN;
   // Date.UTC rolls 2025-02-30 over to March; a real date formats back to itself.
   if (!match || Number.isNaN(ms) || formatDay(ms) !== text) {
-    throw new InvalidRequestError(`${param} must be a calendar date in the form YYYY-MM-DD (got '${text}').`, param, 'invalid_date');
+    throw new InvalidRequestError(
+      `${param} must be a calendar date in the form YYYY-MM-DD (got '${text}').`,
+      param,
+      'invalid_date',
+    );
   }
   return ms;
 }

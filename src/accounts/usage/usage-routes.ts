@@ -34,14 +34,28 @@ function totalsJson(totals: UsageTotals) {
 const DateParam = Type.Optional(Type.String({ description: 'YYYY-MM-DD (UTC)' }));
 
 /** GET /api-account/user/balance and GET /api-account/user/usage (spec §4.8). */
-export function registerUsageRoutes(app: FastifyInstance, deps: UsageRouteDeps, signedIn: preHandlerAsyncHookHandler): void {
+export function registerUsageRoutes(
+  app: FastifyInstance,
+  deps: UsageRouteDeps,
+  signedIn: preHandlerAsyncHookHandler,
+): void {
   app.get(
     '/api-account/user/balance',
-    { schema: { summary: 'Credit balance available for API usage', tags: ['usage'], security: [{ bearerAuth: [] }] }, preHandler: signedIn },
+    {
+      schema: { summary: 'Credit balance available for API usage', tags: ['usage'], security: [{ bearerAuth: [] }] },
+      preHandler: signedIn,
+    },
     async (request) => {
       const userId = request.user!.id;
-      const { balance, held } = deps.metering ? await deps.metering.balanceOf(userId) : { balance: await getBalance(deps.store, userId), held: 0 };
-      return { currency: 'USD', ...money('balance', balance), ...money('held', held), ...money('available', Math.max(0, balance - held)) };
+      const { balance, held } = deps.metering
+        ? await deps.metering.balanceOf(userId)
+        : { balance: await getBalance(deps.store, userId), held: 0 };
+      return {
+        currency: 'USD',
+        ...money('balance', balance),
+        ...money('held', held),
+        ...money('available', Math.max(0, balance - held)),
+      };
     },
   );
 

@@ -11,7 +11,11 @@ export interface BootstrapResult {
 }
 
 /** On an empty store, creates the first account from GATEWAY_ADMIN_EMAIL / GATEWAY_ADMIN_PASSWORD. */
-export async function bootstrapAdmin(auth: Auth, store: Store, env: Record<string, string | undefined>): Promise<BootstrapResult | null> {
+export async function bootstrapAdmin(
+  auth: Auth,
+  store: Store,
+  env: Record<string, string | undefined>,
+): Promise<BootstrapResult | null> {
   if ((await countUsers(store.db)) > 0) return null;
   const email = env.GATEWAY_ADMIN_EMAIL || 'admin@localhost';
   const generatedPassword = env.GATEWAY_ADMIN_PASSWORD ? null : randomId(20);

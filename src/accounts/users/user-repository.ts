@@ -15,11 +15,21 @@ declare module '../../store/schema.js' {
   }
 }
 
-export async function findUserByEmail(db: Kysely<Database>, email: string): Promise<{ id: string; email: string; name: string } | undefined> {
-  return db.selectFrom('user').select(['id', 'email', 'name']).where('email', '=', email.toLowerCase()).executeTakeFirst();
+export async function findUserByEmail(
+  db: Kysely<Database>,
+  email: string,
+): Promise<{ id: string; email: string; name: string } | undefined> {
+  return db
+    .selectFrom('user')
+    .select(['id', 'email', 'name'])
+    .where('email', '=', email.toLowerCase())
+    .executeTakeFirst();
 }
 
 export async function countUsers(db: Kysely<Database>): Promise<number> {
-  const row = await db.selectFrom('user').select((eb) => eb.fn.countAll<number>().as('count')).executeTakeFirst();
+  const row = await db
+    .selectFrom('user')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirst();
   return Number(row?.count ?? 0);
 }

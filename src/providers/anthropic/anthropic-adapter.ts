@@ -35,13 +35,21 @@ export const anthropicAdapter: ProviderAdapter = {
     if (converted.jsonToolName) jsonToolNames.set(context, converted.jsonToolName);
     const headers: Record<string, string> = {
       'content-type': 'application/json',
-      'anthropic-version': typeof provider.options.anthropic_version === 'string' ? provider.options.anthropic_version : ANTHROPIC_VERSION,
+      'anthropic-version':
+        typeof provider.options.anthropic_version === 'string' ? provider.options.anthropic_version : ANTHROPIC_VERSION,
       ...provider.headers,
     };
     if (provider.apiKey) headers['x-api-key'] = provider.apiKey;
-    return { url: `${provider.baseUrl}/messages`, method: 'POST', headers, body: JSON.stringify(converted.body), warnings: converted.warnings };
+    return {
+      url: `${provider.baseUrl}/messages`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify(converted.body),
+      warnings: converted.warnings,
+    };
   },
   parseResponse: (body, context) => parseAnthropicResponse(body, context, jsonToolNames.get(context)),
   createStreamDecoder: (context) => new AnthropicStreamDecoder(context, jsonToolNames.get(context)),
-  mapError: (status, body, headers, context) => mapAnthropicError(status, decodeUtf8(body), headers, context.provider.name),
+  mapError: (status, body, headers, context) =>
+    mapAnthropicError(status, decodeUtf8(body), headers, context.provider.name),
 };

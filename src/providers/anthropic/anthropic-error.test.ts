@@ -4,8 +4,18 @@ import { mapAnthropicError, mapAnthropicStreamError } from './anthropic-error.js
 
 describe('mapAnthropicError', () => {
   it.each([
-    ['error.400.invalid_request_error.json', 400, 'invalid_request_error', "Anthropic: This model does not support effort level 'xhigh'. Supported levels: high, low, max, medium."],
-    ['error.400.prompt-too-long.issue-quote.json', 400, 'invalid_request_error', 'Anthropic: prompt is too long: 205351 tokens > 200000 maximum'],
+    [
+      'error.400.invalid_request_error.json',
+      400,
+      'invalid_request_error',
+      "Anthropic: This model does not support effort level 'xhigh'. Supported levels: high, low, max, medium.",
+    ],
+    [
+      'error.400.prompt-too-long.issue-quote.json',
+      400,
+      'invalid_request_error',
+      'Anthropic: prompt is too long: 205351 tokens > 200000 maximum',
+    ],
   ])('%s keeps its status and words', (fixture, status, code, message) => {
     const error = mapAnthropicError(status, readFixture('anthropic', fixture).toString(), {}, 'Anthropic');
     expect(error.toEnvelope()).toEqual({ error: { message, type: 'invalid_request_error', code, param: null } });
@@ -21,7 +31,12 @@ describe('mapAnthropicError', () => {
     [500, 'api_error', 502, 'upstream_error'],
     [529, 'overloaded_error', 503, 'upstream_error'],
   ])('HTTP %s %s → %s %s', (status, errorType, expectedStatus, expectedType) => {
-    const error = mapAnthropicError(status, JSON.stringify({ type: 'error', error: { type: errorType, message: 'm' } }), { 'retry-after': '7' }, 'Anthropic');
+    const error = mapAnthropicError(
+      status,
+      JSON.stringify({ type: 'error', error: { type: errorType, message: 'm' } }),
+      { 'retry-after': '7' },
+      'Anthropic',
+    );
     expect(error.status).toBe(expectedStatus);
     expect(error.type).toBe(expectedType);
     expect(error.code).toBe(errorType);
@@ -36,7 +51,9 @@ describe('mapAnthropicError', () => {
 
   it('a mid-stream overloaded_error is a 503 with its own code', () => {
     const error = mapAnthropicStreamError({ error: { type: 'overloaded_error', message: 'Overloaded' } }, 'Anthropic');
-    expect(error.toEnvelope()).toEqual({ error: { message: 'Anthropic: Overloaded', type: 'upstream_error', code: 'overloaded_error', param: null } });
+    expect(error.toEnvelope()).toEqual({
+      error: { message: 'Anthropic: Overloaded', type: 'upstream_error', code: 'overloaded_error', param: null },
+    });
     expect(error.status).toBe(503);
   });
 });

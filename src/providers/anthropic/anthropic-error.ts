@@ -28,7 +28,12 @@ interface AnthropicErrorBody {
 }
 
 /** An Anthropic error answer (any status) → our error, keeping Anthropic's words and error type as the code. */
-export function mapAnthropicError(status: number, text: string, headers: Record<string, string | string[] | undefined>, providerName: string): GatewayError {
+export function mapAnthropicError(
+  status: number,
+  text: string,
+  headers: Record<string, string | string[] | undefined>,
+  providerName: string,
+): GatewayError {
   let parsed: AnthropicErrorBody | undefined;
   try {
     parsed = JSON.parse(text) as AnthropicErrorBody;
@@ -36,7 +41,10 @@ export function mapAnthropicError(status: number, text: string, headers: Record<
     parsed = undefined;
   }
   const errorType = typeof parsed?.error?.type === 'string' ? parsed.error.type : null;
-  const message = (typeof parsed?.error?.message === 'string' && parsed.error.message) || text.slice(0, 300).trim() || `HTTP ${status}`;
+  const message =
+    (typeof parsed?.error?.message === 'string' && parsed.error.message) ||
+    text.slice(0, 300).trim() ||
+    `HTTP ${status}`;
   return upstreamErrorFromStatus(
     status,
     {

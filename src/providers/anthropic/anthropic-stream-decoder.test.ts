@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { aggregate, listFixtures, readFixture, reframeAnthropicJsonl, runDecoder, splitRandomly, testContext } from '../../../test/providers/fixture-replay.js';
+import {
+  aggregate,
+  listFixtures,
+  readFixture,
+  reframeAnthropicJsonl,
+  runDecoder,
+  splitRandomly,
+  testContext,
+} from '../../../test/providers/fixture-replay.js';
 import { GatewayError } from '../../shared/errors.js';
 import { AnthropicStreamDecoder } from './anthropic-stream-decoder.js';
 
@@ -9,9 +17,23 @@ function anthropicBytes(name: string): Buffer {
   return name.endsWith('.jsonl') ? reframeAnthropicJsonl(raw.toString('utf8')) : raw;
 }
 
-const usage = (prompt: number, completion: number) => ({ prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion, prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 } });
+const usage = (prompt: number, completion: number) => ({
+  prompt_tokens: prompt,
+  completion_tokens: completion,
+  total_tokens: prompt + completion,
+  prompt_tokens_details: { cached_tokens: 0, cache_write_tokens: 0 },
+});
 
-const EXPECTED: Record<string, { content: string | RegExp; reasoning?: RegExp; toolCalls: Array<{ id: string; name: string; arguments: string }>; finish: string; usage: object }> = {
+const EXPECTED: Record<
+  string,
+  {
+    content: string | RegExp;
+    reasoning?: RegExp;
+    toolCalls: Array<{ id: string; name: string; arguments: string }>;
+    finish: string;
+    usage: object;
+  }
+> = {
   'messages.stream.text.sse': { content: 'Hello there!', toolCalls: [], finish: 'stop', usage: usage(11, 6) },
   'messages.stream.text-short.sse': { content: '2', toolCalls: [], finish: 'stop', usage: usage(20, 5) },
   'messages.stream.text-then-tool-use.sse': {
@@ -30,11 +52,23 @@ const EXPECTED: Record<string, { content: string | RegExp; reasoning?: RegExp; t
   'messages.stream.max-tokens-incomplete-tool-input.sse': {
     content: /^I'll create a comprehensive tax guide.*Let me do that for you now\.$/,
     // Cut by max_tokens: the arguments are passed on as far as they came, and the finish says why.
-    toolCalls: [{ id: 'toolu_01EKqbqmZrGRXy18eN7m9kvY', name: 'make_file', arguments: '{"filename": "taxes.txt", "lines_of_text": [\n"# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s",\n"",\n"## INTRODUCTION",\n"",\n"Filing taxes' }],
+    toolCalls: [
+      {
+        id: 'toolu_01EKqbqmZrGRXy18eN7m9kvY',
+        name: 'make_file',
+        arguments:
+          '{"filename": "taxes.txt", "lines_of_text": [\n"# COMPREHENSIVE TAX GUIDE FOR INDIVIDUALS WITH MULTIPLE W-2s",\n"",\n"## INTRODUCTION",\n"",\n"Filing taxes',
+      },
+    ],
     finish: 'length',
     usage: usage(450, 124),
   },
-  'messages.stream.message-delta-input-tokens.chunks.jsonl': { content: 'pong', toolCalls: [], finish: 'stop', usage: usage(61, 2) },
+  'messages.stream.message-delta-input-tokens.chunks.jsonl': {
+    content: 'pong',
+    toolCalls: [],
+    finish: 'stop',
+    usage: usage(61, 2),
+  },
   'messages.stream.text-and-tool-use.chunks.jsonl': {
     content: "I'll update the issue list for you.",
     toolCalls: [{ id: 'toolu_01QE1WLsSVp5hy5Q3GmGTmjP', name: 'updateIssueList', arguments: '{}' }],
@@ -45,7 +79,9 @@ const EXPECTED: Record<string, { content: string | RegExp; reasoning?: RegExp; t
 
 describe('AnthropicStreamDecoder replaying the recorded streams', () => {
   it('has an expectation for every Anthropic stream fixture', () => {
-    const streams = listFixtures('anthropic').filter((name) => (name.endsWith('.sse') || name.endsWith('.chunks.jsonl')) && !name.startsWith('error.'));
+    const streams = listFixtures('anthropic').filter(
+      (name) => (name.endsWith('.sse') || name.endsWith('.chunks.jsonl')) && !name.startsWith('error.'),
+    );
     expect(streams.sort()).toEqual(Object.keys(EXPECTED).sort());
   });
 
@@ -67,15 +103,31 @@ describe('AnthropicStreamDecoder replaying the recorded streams', () => {
     expect(result.done).toBe(true);
     expect(whole.at(-1)).toEqual({ type: 'done' });
     for (const event of whole) {
-      if (event.type === 'chunk') expect(event.chunk).toMatchObject({ id: 'chatcmpl-test', object: 'chat.completion.chunk', model: 'public/model' });
+      if (event.type === 'chunk')
+        expect(event.chunk).toMatchObject({
+          id: 'chatcmpl-test',
+          object: 'chat.completion.chunk',
+          model: 'public/model',
+        });
     }
   });
 
   it('streams the first tool-call delta with id, type and name, then argument fragments by index only', () => {
-    const events = runDecoder(new AnthropicStreamDecoder(testContext()), [anthropicBytes('messages.stream.text-then-tool-use.sse')]);
-    const toolDeltas = events.flatMap((event) => (event.type === 'chunk' ? (event.chunk.choices[0].delta.tool_calls ?? []) : []));
-    expect(toolDeltas[0]).toEqual({ index: 0, id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn', type: 'function', function: { name: 'get_weather', arguments: '' } });
-    expect(toolDeltas.slice(1)).toEqual(['{"locati', 'on": "P', 'ar', 'is"}'].map((fragment) => ({ index: 0, function: { arguments: fragment } })));
+    const events = runDecoder(new AnthropicStreamDecoder(testContext()), [
+      anthropicBytes('messages.stream.text-then-tool-use.sse'),
+    ]);
+    const toolDeltas = events.flatMap((event) =>
+      event.type === 'chunk' ? (event.chunk.choices[0].delta.tool_calls ?? []) : [],
+    );
+    expect(toolDeltas[0]).toEqual({
+      index: 0,
+      id: 'toolu_01NRLabsLyVHZPKxbKvkfSMn',
+      type: 'function',
+      function: { name: 'get_weather', arguments: '' },
+    });
+    expect(toolDeltas.slice(1)).toEqual(
+      ['{"locati', 'on": "P', 'ar', 'is"}'].map((fragment) => ({ index: 0, function: { arguments: fragment } })),
+    );
   });
 
   it('the documented mid-stream overloaded_error fails the stream as a 503', () => {
@@ -98,7 +150,9 @@ describe('AnthropicStreamDecoder replaying the recorded streams', () => {
       '{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":5}}',
       '{"type":"message_stop"}',
     ].join('\n');
-    const result = aggregate(runDecoder(new AnthropicStreamDecoder(testContext(), 'json_response'), [reframeAnthropicJsonl(jsonl)]));
+    const result = aggregate(
+      runDecoder(new AnthropicStreamDecoder(testContext(), 'json_response'), [reframeAnthropicJsonl(jsonl)]),
+    );
     expect(result).toMatchObject({ content: '{"a":1}', toolCalls: [], finishReasons: ['stop'], done: true });
   });
 
@@ -123,7 +177,14 @@ describe('AnthropicStreamDecoder replaying the recorded streams', () => {
 
   it.each([
     ['cut inside an event', (text: string) => text.slice(0, text.indexOf('"text":" there"') + 5)],
-    ['with bad JSON in an event', (text: string) => text.replace('{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"!"}}', '{"type":"content_block_delta",')],
+    [
+      'with bad JSON in an event',
+      (text: string) =>
+        text.replace(
+          '{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"!"}}',
+          '{"type":"content_block_delta",',
+        ),
+    ],
   ])('a stream %s ends in one clean 502', (_name, mangle) => {
     const bytes = Buffer.from(mangle(anthropicBytes('messages.stream.text.sse').toString()));
     const decoder = new AnthropicStreamDecoder(testContext());
@@ -141,7 +202,9 @@ describe('AnthropicStreamDecoder replaying the recorded streams', () => {
 
   it('a stream cut between events emits no finish and no done (the core reports the interruption)', () => {
     const text = anthropicBytes('messages.stream.text.sse').toString();
-    const events = runDecoder(new AnthropicStreamDecoder(testContext()), [Buffer.from(text.slice(0, text.indexOf('event: message_delta')))]);
+    const events = runDecoder(new AnthropicStreamDecoder(testContext()), [
+      Buffer.from(text.slice(0, text.indexOf('event: message_delta'))),
+    ]);
     const result = aggregate(events);
     expect(result.content).toBe('Hello there!');
     expect(result.finishReasons).toEqual([]);

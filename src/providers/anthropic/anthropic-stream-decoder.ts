@@ -47,7 +47,8 @@ export class AnthropicStreamDecoder implements StreamDecoder {
       if (this.finished) break;
       if (event.data === '') continue;
       const payload = parseUpstreamJson(event.data, this.context.provider.name, 'a stream event') as Payload;
-      if (event.event === 'error' || payload.type === 'error') throw mapAnthropicStreamError(payload, this.context.provider.name);
+      if (event.event === 'error' || payload.type === 'error')
+        throw mapAnthropicStreamError(payload, this.context.provider.name);
       this.translateEvent(payload, out);
     }
     return out;
@@ -69,7 +70,8 @@ export class AnthropicStreamDecoder implements StreamDecoder {
       case 'content_block_stop': {
         // A tool with no arguments streams only an empty fragment; clients parse arguments, so they get "{}".
         const block = this.blocks.get(this.requireIndex(payload));
-        if (block?.kind === 'tool' && !block.sentArguments) this.emit(out, { tool_calls: [{ index: block.toolIndex, function: { arguments: '{}' } }] });
+        if (block?.kind === 'tool' && !block.sentArguments)
+          this.emit(out, { tool_calls: [{ index: block.toolIndex, function: { arguments: '{}' } }] });
         return;
       }
       case 'message_delta':
@@ -103,7 +105,16 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     } else if (block.type === 'tool_use') {
       const toolIndex = this.toolCallCount++;
       this.blocks.set(index, { kind: 'tool', toolIndex, sentArguments: false });
-      this.emit(out, { tool_calls: [{ index: toolIndex, id: String(block.id), type: 'function', function: { name: String(block.name), arguments: '' } }] });
+      this.emit(out, {
+        tool_calls: [
+          {
+            index: toolIndex,
+            id: String(block.id),
+            type: 'function',
+            function: { name: String(block.name), arguments: '' },
+          },
+        ],
+      });
     } else {
       this.blocks.set(index, { kind: 'ignored', toolIndex: -1, sentArguments: false });
     }
@@ -112,7 +123,11 @@ export class AnthropicStreamDecoder implements StreamDecoder {
   private applyDelta(index: number, delta: Payload, out: StreamEvent[]): void {
     const block = this.blocks.get(index);
     if (!block) {
-      throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a delta for content block ${index}, which never started.`);
+      throw new UpstreamError(
+        502,
+        'upstream_bad_response',
+        `${this.context.provider.name} sent a delta for content block ${index}, which never started.`,
+      );
     }
     if (delta.type === 'text_delta' && block.kind === 'text' && delta.text) {
       this.emit(out, { content: String(delta.text) });
@@ -121,21 +136,30 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     } else if (delta.type === 'input_json_delta' && delta.partial_json) {
       if (block.kind === 'tool') {
         block.sentArguments = true;
-        this.emit(out, { tool_calls: [{ index: block.toolIndex, function: { arguments: String(delta.partial_json) } }] });
-      }
-      else if (block.kind === 'json') this.emit(out, { content: String(delta.partial_json) });
+        this.emit(out, {
+          tool_calls: [{ index: block.toolIndex, function: { arguments: String(delta.partial_json) } }],
+        });
+      } else if (block.kind === 'json') this.emit(out, { content: String(delta.partial_json) });
     }
     // signature_delta and citations_delta have no OpenAI chunk field.
   }
 
   private requireIndex(payload: Payload): number {
     if (typeof payload.index !== 'number') {
-      throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a ${String(payload.type)} event without an index.`);
+      throw new UpstreamError(
+        502,
+        'upstream_bad_response',
+        `${this.context.provider.name} sent a ${String(payload.type)} event without an index.`,
+      );
     }
     return payload.index;
   }
 
-  private emit(out: StreamEvent[], delta: Delta, finishReason: ChatCompletionChunk['choices'][number]['finish_reason'] = null): void {
+  private emit(
+    out: StreamEvent[],
+    delta: Delta,
+    finishReason: ChatCompletionChunk['choices'][number]['finish_reason'] = null,
+  ): void {
     out.push({ type: 'chunk', chunk: createChunk(this.context, delta, finishReason) });
   }
 }

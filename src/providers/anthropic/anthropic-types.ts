@@ -4,7 +4,12 @@ export type AnthropicContentBlock =
   | { type: 'image'; source: AnthropicSource }
   | { type: 'document'; source: AnthropicSource }
   | { type: 'tool_use'; id: string; name: string; input: unknown }
-  | { type: 'tool_result'; tool_use_id: string; content: string | Array<{ type: 'text'; text: string }>; is_error?: boolean }
+  | {
+      type: 'tool_result';
+      tool_use_id: string;
+      content: string | Array<{ type: 'text'; text: string }>;
+      is_error?: boolean;
+    }
   | { type: 'thinking'; thinking: string; signature?: string }
   | { type: 'redacted_thinking'; data: string }
   | { type: 'server_tool_use'; id: string; name: string; input: unknown }

@@ -77,17 +77,30 @@ function userPart(part: ContentPart, where: string): AnthropicContentBlock[] {
       return part.text ? [{ type: 'text', text: part.text }] : [];
     case 'image_url': {
       const inline = parseDataUrl(part.image_url.url);
-      if (inline) return [{ type: 'image', source: { type: 'base64', media_type: inline.mediaType, data: inline.data } }];
-      if (/^https?:\/\//i.test(part.image_url.url)) return [{ type: 'image', source: { type: 'url', url: part.image_url.url } }];
-      throw new InvalidRequestError(`Invalid '${where}.image_url.url': expected an https URL or a base64 data URL.`, `${where}.image_url.url`);
+      if (inline)
+        return [{ type: 'image', source: { type: 'base64', media_type: inline.mediaType, data: inline.data } }];
+      if (/^https?:\/\//i.test(part.image_url.url))
+        return [{ type: 'image', source: { type: 'url', url: part.image_url.url } }];
+      throw new InvalidRequestError(
+        `Invalid '${where}.image_url.url': expected an https URL or a base64 data URL.`,
+        `${where}.image_url.url`,
+      );
     }
     case 'file': {
       const inline = part.file.file_data ? parseDataUrl(part.file.file_data) : null;
-      if (inline) return [{ type: 'document', source: { type: 'base64', media_type: inline.mediaType, data: inline.data } }];
-      throw new InvalidRequestError(`Invalid '${where}.file': Anthropic takes files as base64 data URLs in 'file_data'.`, `${where}.file`);
+      if (inline)
+        return [{ type: 'document', source: { type: 'base64', media_type: inline.mediaType, data: inline.data } }];
+      throw new InvalidRequestError(
+        `Invalid '${where}.file': Anthropic takes files as base64 data URLs in 'file_data'.`,
+        `${where}.file`,
+      );
     }
     case 'input_audio':
-      throw new InvalidRequestError(`Invalid '${where}.type': Anthropic models do not accept audio input.`, `${where}.type`, 'unsupported_content');
+      throw new InvalidRequestError(
+        `Invalid '${where}.type': Anthropic models do not accept audio input.`,
+        `${where}.type`,
+        'unsupported_content',
+      );
   }
 }
 

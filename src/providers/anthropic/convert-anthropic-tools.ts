@@ -15,7 +15,10 @@ const JSON_TOOL_FALLBACK_NAME = 'json_response';
  * native switch on every Claude model, so it is a tool whose input schema is the wanted JSON:
  * forced when the client has no tools of its own, offered beside them when it has.
  */
-export function convertAnthropicTools(request: ChatCompletionRequest, webSearchMaxUses?: number): ConvertedAnthropicTools {
+export function convertAnthropicTools(
+  request: ChatCompletionRequest,
+  webSearchMaxUses?: number,
+): ConvertedAnthropicTools {
   const tools: AnthropicTool[] = (request.tools ?? []).map((tool) => ({
     name: tool.function.name,
     ...(tool.function.description ? { description: tool.function.description } : {}),
@@ -32,14 +35,20 @@ export function convertAnthropicTools(request: ChatCompletionRequest, webSearchM
     while (taken.has(jsonToolName)) jsonToolName = `_${jsonToolName}`;
     tools.push({
       name: jsonToolName,
-      description: format.json_schema?.description ?? 'Give the answer as JSON by calling this tool with it as the input.',
-      input_schema: format.type === 'json_schema' && format.json_schema?.schema ? format.json_schema.schema : { type: 'object' },
+      description:
+        format.json_schema?.description ?? 'Give the answer as JSON by calling this tool with it as the input.',
+      input_schema:
+        format.type === 'json_schema' && format.json_schema?.schema ? format.json_schema.schema : { type: 'object' },
     });
     if (!request.tools || request.tools.length === 0) toolChoice = { type: 'tool', name: jsonToolName };
   }
 
   if (request.enable_search) {
-    tools.push({ type: 'web_search_20250305', name: 'web_search', ...(webSearchMaxUses ? { max_uses: webSearchMaxUses } : {}) });
+    tools.push({
+      type: 'web_search_20250305',
+      name: 'web_search',
+      ...(webSearchMaxUses ? { max_uses: webSearchMaxUses } : {}),
+    });
   }
   return { tools: tools.length > 0 ? tools : undefined, toolChoice, jsonToolName };
 }
@@ -50,7 +59,8 @@ function convertToolChoice(request: ChatCompletionRequest): AnthropicToolChoice 
   if (choice === 'none') return { type: 'none' };
   if (choice === 'required') return { type: 'any', ...disableParallel };
   if (choice && typeof choice === 'object') return { type: 'tool', name: choice.function.name, ...disableParallel };
-  if (choice === 'auto' || request.parallel_tool_calls === false) return request.tools?.length ? { type: 'auto', ...disableParallel } : undefined;
+  if (choice === 'auto' || request.parallel_tool_calls === false)
+    return request.tools?.length ? { type: 'auto', ...disableParallel } : undefined;
   return undefined;
 }
 

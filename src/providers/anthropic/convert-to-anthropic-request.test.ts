@@ -6,15 +6,30 @@ import { convertToAnthropicRequest, DEFAULT_ANTHROPIC_MAX_TOKENS } from './conve
 
 const options = { upstreamModel: 'claude-test', providerName: 'Anthropic' };
 const convert = (request: Partial<ChatCompletionRequest>, extra = {}) =>
-  convertToAnthropicRequest({ model: 'public/claude', messages: [{ role: 'user', content: 'Hi' }], ...request } as ChatCompletionRequest, { ...options, ...extra });
+  convertToAnthropicRequest(
+    { model: 'public/claude', messages: [{ role: 'user', content: 'Hi' }], ...request } as ChatCompletionRequest,
+    { ...options, ...extra },
+  );
 
-const weatherTool = { type: 'function' as const, function: { name: 'get_weather', description: 'Weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } } };
+const weatherTool = {
+  type: 'function' as const,
+  function: {
+    name: 'get_weather',
+    description: 'Weather',
+    parameters: { type: 'object', properties: { city: { type: 'string' } } },
+  },
+};
 
 describe('convertToAnthropicRequest', () => {
   it('gives the recorded body of messages.stream.text-short for the same OpenAI request', () => {
     const recorded = readJsonFixture('anthropic', 'messages.stream.text-short.request.json');
     const { body } = convertToAnthropicRequest(
-      { model: 'x', stream: true, max_tokens: 32000, messages: [{ role: 'user', content: 'What is 1+1? Answer with just the number.' }] },
+      {
+        model: 'x',
+        stream: true,
+        max_tokens: 32000,
+        messages: [{ role: 'user', content: 'What is 1+1? Answer with just the number.' }],
+      },
       { ...options, upstreamModel: 'claude-sonnet-4-5' },
     );
     expect(body).toEqual(recorded);
@@ -23,7 +38,13 @@ describe('convertToAnthropicRequest', () => {
   it('gives the recorded body of messages.stream.thinking when the client passes Anthropic thinking', () => {
     const recorded = readJsonFixture('anthropic', 'messages.stream.thinking.request.json');
     const { body } = convertToAnthropicRequest(
-      { model: 'x', stream: true, max_tokens: 4096, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: [{ role: 'user', content: [{ type: 'text', text: 'How do I cross the street?' }] }] },
+      {
+        model: 'x',
+        stream: true,
+        max_tokens: 4096,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: [{ role: 'user', content: [{ type: 'text', text: 'How do I cross the street?' }] }],
+      },
       { ...options, upstreamModel: 'claude-sonnet-4-0' },
     );
     expect(body).toEqual(recorded);
@@ -69,7 +90,10 @@ describe('convertToAnthropicRequest', () => {
         { role: 'user', content: 'Thanks' },
       ],
     });
-    expect(body.system).toEqual([{ type: 'text', text: 'Be brief.' }, { type: 'text', text: 'Use tools.' }]);
+    expect(body.system).toEqual([
+      { type: 'text', text: 'Be brief.' },
+      { type: 'text', text: 'Use tools.' },
+    ]);
     expect(body.messages).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'Weather in Paris and Rome?' }] },
       {
@@ -94,12 +118,15 @@ describe('convertToAnthropicRequest', () => {
   it('turns images (data URL and https) and PDFs into Anthropic blocks', () => {
     const { body } = convert({
       messages: [
-        { role: 'user', content: [
-          { type: 'text', text: 'Compare' },
-          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
-          { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
-          { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=' } },
-        ] },
+        {
+          role: 'user',
+          content: [
+            { type: 'text', text: 'Compare' },
+            { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+            { type: 'image_url', image_url: { url: 'https://example.com/cat.jpg' } },
+            { type: 'file', file: { file_data: 'data:application/pdf;base64,JVBERi0=' } },
+          ],
+        },
         { role: 'assistant', content: 'A cat.' },
         { role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/jpeg;base64,/9j/4AAQ' } }] },
       ],
@@ -117,13 +144,23 @@ describe('convertToAnthropicRequest', () => {
     ['auto', { tool_choice: 'auto' }, { type: 'auto' }],
     ['required', { tool_choice: 'required' }, { type: 'any' }],
     ['none', { tool_choice: 'none' }, { type: 'none' }],
-    ['a named function', { tool_choice: { type: 'function', function: { name: 'get_weather' } } }, { type: 'tool', name: 'get_weather' }],
+    [
+      'a named function',
+      { tool_choice: { type: 'function', function: { name: 'get_weather' } } },
+      { type: 'tool', name: 'get_weather' },
+    ],
     ['parallel_tool_calls false', { parallel_tool_calls: false }, { type: 'auto', disable_parallel_tool_use: true }],
-    ['required, not parallel', { tool_choice: 'required', parallel_tool_calls: false }, { type: 'any', disable_parallel_tool_use: true }],
+    [
+      'required, not parallel',
+      { tool_choice: 'required', parallel_tool_calls: false },
+      { type: 'any', disable_parallel_tool_use: true },
+    ],
     ['nothing', {}, undefined],
   ])('tool_choice %s', (_name, request, expected) => {
     const { body } = convert({ tools: [weatherTool], ...request } as Partial<ChatCompletionRequest>);
-    expect(body.tools).toEqual([{ name: 'get_weather', description: 'Weather', input_schema: weatherTool.function.parameters }]);
+    expect(body.tools).toEqual([
+      { name: 'get_weather', description: 'Weather', input_schema: weatherTool.function.parameters },
+    ]);
     expect(body.tool_choice).toEqual(expected);
   });
 
@@ -140,7 +177,10 @@ describe('convertToAnthropicRequest', () => {
     expect(alone.jsonToolName).toBe('math_answer');
     expect(alone.body.tools).toEqual([expect.objectContaining({ name: 'math_answer', input_schema: schema })]);
     expect(alone.body.tool_choice).toEqual({ type: 'tool', name: 'math_answer' });
-    const withTools = convert({ tools: [weatherTool], response_format: { type: 'json_schema', json_schema: { name: 'get_weather', schema } } });
+    const withTools = convert({
+      tools: [weatherTool],
+      response_format: { type: 'json_schema', json_schema: { name: 'get_weather', schema } },
+    });
     expect(withTools.jsonToolName).toBe('json_response');
     expect(withTools.body.tools?.map((tool) => tool.name)).toEqual(['get_weather', 'json_response']);
     expect(withTools.body.tool_choice).toBeUndefined();
@@ -148,22 +188,56 @@ describe('convertToAnthropicRequest', () => {
 
   it('adds the web search tool for enable_search, with max_uses from the provider options', () => {
     expect(convert({ enable_search: true }).body.tools).toEqual([{ type: 'web_search_20250305', name: 'web_search' }]);
-    expect(convert({ enable_search: true }, { webSearchMaxUses: 3 }).body.tools).toEqual([{ type: 'web_search_20250305', name: 'web_search', max_uses: 3 }]);
+    expect(convert({ enable_search: true }, { webSearchMaxUses: 3 }).body.tools).toEqual([
+      { type: 'web_search_20250305', name: 'web_search', max_uses: 3 },
+    ]);
   });
 
   it('maps stop, user and reasoning_effort; warns about what Anthropic cannot do', () => {
-    const { body, warnings } = convert({ stop: 'END', user: 'user-7', reasoning_effort: 'low', max_tokens: 3000, frequency_penalty: 0.5, seed: 3 });
+    const { body, warnings } = convert({
+      stop: 'END',
+      user: 'user-7',
+      reasoning_effort: 'low',
+      max_tokens: 3000,
+      frequency_penalty: 0.5,
+      seed: 3,
+    });
     expect(body.stop_sequences).toEqual(['END']);
     expect(body.metadata).toEqual({ user_id: 'user-7' });
     expect(body.thinking).toEqual({ type: 'enabled', budget_tokens: 1024 });
-    expect(warnings).toEqual(['frequency_penalty is not supported by Anthropic and was ignored', 'seed is not supported by Anthropic and was ignored']);
-    expect(convert({ reasoning_effort: 'high', max_tokens: 5000 }).body.thinking).toEqual({ type: 'enabled', budget_tokens: 4999 });
+    expect(warnings).toEqual([
+      'frequency_penalty is not supported by Anthropic and was ignored',
+      'seed is not supported by Anthropic and was ignored',
+    ]);
+    expect(convert({ reasoning_effort: 'high', max_tokens: 5000 }).body.thinking).toEqual({
+      type: 'enabled',
+      budget_tokens: 4999,
+    });
   });
 
   it.each([
-    ['tool arguments that are not JSON', { messages: [{ role: 'assistant', tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{oops' } }] }] }, 'messages[0].tool_calls[0].function.arguments'],
-    ['audio input', { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AA', format: 'wav' } }] }] }, 'messages[0].content[0].type'],
-    ['an image that is neither https nor data', { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/y.png' } }] }] }, 'messages[0].content[0].image_url.url'],
+    [
+      'tool arguments that are not JSON',
+      {
+        messages: [
+          {
+            role: 'assistant',
+            tool_calls: [{ id: 'a', type: 'function', function: { name: 'f', arguments: '{oops' } }],
+          },
+        ],
+      },
+      'messages[0].tool_calls[0].function.arguments',
+    ],
+    [
+      'audio input',
+      { messages: [{ role: 'user', content: [{ type: 'input_audio', input_audio: { data: 'AA', format: 'wav' } }] }] },
+      'messages[0].content[0].type',
+    ],
+    [
+      'an image that is neither https nor data',
+      { messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'ftp://x/y.png' } }] }] },
+      'messages[0].content[0].image_url.url',
+    ],
     ['only a system message', { messages: [{ role: 'system', content: 'Be brief.' }] }, 'messages'],
     ['reasoning_effort with too small max_tokens', { reasoning_effort: 'low', max_tokens: 500 }, 'max_tokens'],
   ])('refuses %s with a 400 naming the parameter', (_name, request, param) => {

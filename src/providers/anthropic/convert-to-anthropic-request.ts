@@ -12,7 +12,15 @@ export const DEFAULT_ANTHROPIC_MAX_TOKENS = 4096;
 const THINKING_BUDGETS: Record<string, number> = { minimal: 1024, low: 1024, medium: 4096, high: 16384 };
 
 /** Parameters Anthropic has no equivalent for; dropping them leaves the answer meaningful. */
-const DROPPED_PARAMETERS = ['frequency_penalty', 'presence_penalty', 'seed', 'logit_bias', 'logprobs', 'top_logprobs', 'service_tier'] as const;
+const DROPPED_PARAMETERS = [
+  'frequency_penalty',
+  'presence_penalty',
+  'seed',
+  'logit_bias',
+  'logprobs',
+  'top_logprobs',
+  'service_tier',
+] as const;
 
 export interface AnthropicConversionOptions {
   upstreamModel: string;
@@ -34,11 +42,17 @@ export interface ConvertedAnthropicRequest {
  * ceiling of 1 is clamped to 1 with a warning (the nearest value Anthropic honours), the same
  * rule every time.
  */
-export function convertToAnthropicRequest(request: ChatCompletionRequest, options: AnthropicConversionOptions): ConvertedAnthropicRequest {
+export function convertToAnthropicRequest(
+  request: ChatCompletionRequest,
+  options: AnthropicConversionOptions,
+): ConvertedAnthropicRequest {
   const warnings = droppedParameterWarnings(request, DROPPED_PARAMETERS, options.providerName);
   const { system, messages } = convertAnthropicMessages(request.messages);
   if (messages.length === 0) {
-    throw new InvalidRequestError('Anthropic needs at least one user or assistant message besides the system prompt.', 'messages');
+    throw new InvalidRequestError(
+      'Anthropic needs at least one user or assistant message besides the system prompt.',
+      'messages',
+    );
   }
   const body: AnthropicRequest = {
     model: options.upstreamModel,
@@ -47,7 +61,10 @@ export function convertToAnthropicRequest(request: ChatCompletionRequest, option
   };
   if (system.length > 0) body.system = system;
   if (request.temperature !== undefined && request.temperature !== null) {
-    if (request.temperature > 1) warnings.push(`temperature ${request.temperature} is above ${options.providerName}'s maximum of 1 and was clamped to 1`);
+    if (request.temperature > 1)
+      warnings.push(
+        `temperature ${request.temperature} is above ${options.providerName}'s maximum of 1 and was clamped to 1`,
+      );
     body.temperature = Math.min(request.temperature, 1);
   }
   if (request.top_p !== undefined && request.top_p !== null) body.top_p = request.top_p;
@@ -73,11 +90,15 @@ function convertThinking(request: ChatCompletionRequest, maxTokens: number): Ant
   const effort = request.reasoning_effort;
   if (typeof effort !== 'string' || effort === 'none') return undefined;
   const budget = THINKING_BUDGETS[effort];
-  if (budget === undefined) throw new InvalidRequestError(`Invalid value for 'reasoning_effort': '${effort}'.`, 'reasoning_effort');
+  if (budget === undefined)
+    throw new InvalidRequestError(`Invalid value for 'reasoning_effort': '${effort}'.`, 'reasoning_effort');
   // Thinking counts against max_tokens and needs at least 1024 tokens of budget.
   const fitted = Math.min(budget, maxTokens - 1);
   if (fitted < 1024) {
-    throw new InvalidRequestError(`'max_tokens' must be above 1024 to leave room for reasoning_effort '${effort}'.`, 'max_tokens');
+    throw new InvalidRequestError(
+      `'max_tokens' must be above 1024 to leave room for reasoning_effort '${effort}'.`,
+      'max_tokens',
+    );
   }
   return { type: 'enabled', budget_tokens: fitted };
 }

@@ -13,8 +13,16 @@ import { mapAnthropicUsage } from './map-anthropic-usage.js';
  * (response_format) becomes the content; server tools (web search) and their results are the
  * provider's own work and are not the client's tool calls.
  */
-export function parseAnthropicResponse(body: Uint8Array, context: TranslationContext, jsonToolName?: string): ChatCompletion {
-  const parsed = parseUpstreamJson(decodeUtf8(body), context.provider.name, 'a response') as unknown as AnthropicResponse;
+export function parseAnthropicResponse(
+  body: Uint8Array,
+  context: TranslationContext,
+  jsonToolName?: string,
+): ChatCompletion {
+  const parsed = parseUpstreamJson(
+    decodeUtf8(body),
+    context.provider.name,
+    'a response',
+  ) as unknown as AnthropicResponse;
   if (!Array.isArray(parsed.content)) {
     throw new UpstreamError(502, 'upstream_bad_response', `${context.provider.name} answered without a content array.`);
   }
@@ -33,7 +41,11 @@ export function parseAnthropicResponse(body: Uint8Array, context: TranslationCon
       answeredWithJsonTool = true;
       content += JSON.stringify(block.input ?? {});
     } else if (block.type === 'tool_use') {
-      toolCalls.push({ id: block.id, type: 'function', function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) } });
+      toolCalls.push({
+        id: block.id,
+        type: 'function',
+        function: { name: block.name, arguments: JSON.stringify(block.input ?? {}) },
+      });
     }
   }
   const message: ChatCompletion['choices'][number]['message'] = {
@@ -49,7 +61,14 @@ export function parseAnthropicResponse(body: Uint8Array, context: TranslationCon
     object: 'chat.completion',
     created: context.created,
     model: context.publicModel,
-    choices: [{ index: 0, message, finish_reason: mapAnthropicStopReason(parsed.stop_reason, answeredWithJsonTool && toolCalls.length === 0), logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message,
+        finish_reason: mapAnthropicStopReason(parsed.stop_reason, answeredWithJsonTool && toolCalls.length === 0),
+        logprobs: null,
+      },
+    ],
     usage: mapAnthropicUsage(parsed.usage ?? {}),
   };
 }

@@ -15,7 +15,11 @@ export const azureOpenAIAdapter: ProviderAdapter = {
   type: 'azure-openai',
   buildRequest(request: ChatCompletionRequest, context: TranslationContext): UpstreamHttpRequest {
     if (request.enable_search) {
-      throw new InvalidRequestError('enable_search is not available on Azure OpenAI chat completions.', 'enable_search', 'search_unsupported');
+      throw new InvalidRequestError(
+        'enable_search is not available on Azure OpenAI chat completions.',
+        'enable_search',
+        'search_unsupported',
+      );
     }
     const headers: Record<string, string> = { 'content-type': 'application/json', ...context.provider.headers };
     if (context.provider.apiKey) headers['api-key'] = context.provider.apiKey;

@@ -11,7 +11,10 @@ export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
  */
 export function azureChatCompletionsUrl(provider: ProviderConfig, deployment: string): string {
   const resource = provider.baseUrl.replace(/\/+$/, '').replace(/\/openai$/, '');
-  const apiVersion = typeof provider.options.api_version === 'string' && provider.options.api_version !== '' ? provider.options.api_version : DEFAULT_AZURE_API_VERSION;
+  const apiVersion =
+    typeof provider.options.api_version === 'string' && provider.options.api_version !== ''
+      ? provider.options.api_version
+      : DEFAULT_AZURE_API_VERSION;
   if (apiVersion === 'v1') return `${resource}/openai/v1/chat/completions`;
   return `${resource}/openai/deployments/${encodeURIComponent(deployment)}/chat/completions?api-version=${encodeURIComponent(apiVersion)}`;
 }

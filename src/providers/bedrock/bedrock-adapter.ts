@@ -29,7 +29,12 @@ export const bedrockAdapter: ProviderAdapter = {
     }
     const signed = await signAwsRequest(
       { method: 'POST', url, headers, body },
-      { credentials: auth.credentials, region: auth.region, service: 'bedrock', signingDate: new Date(context.created * 1000) },
+      {
+        credentials: auth.credentials,
+        region: auth.region,
+        service: 'bedrock',
+        signingDate: new Date(context.created * 1000),
+      },
     );
     return { url, method: 'POST', headers: signed, body, warnings: conversion.warnings };
   },

@@ -2,7 +2,8 @@ import { UpstreamError } from '../../shared/errors.js';
 import type { ProviderConfig } from '../../config/gateway-config.js';
 import type { AwsCredentials } from './sign-aws-request.js';
 
-export type BedrockAuth = { kind: 'sigv4'; credentials: AwsCredentials; region: string } | { kind: 'bearer'; token: string; region: string };
+export type BedrockAuth =
+  { kind: 'sigv4'; credentials: AwsCredentials; region: string } | { kind: 'bearer'; token: string; region: string };
 
 const DEFAULT_REGION = 'us-east-1';
 
@@ -18,7 +19,11 @@ export function resolveBedrockAuth(provider: ProviderConfig): BedrockAuth {
   const secretAccessKey = stringOption(options.secret_access_key);
   if (accessKeyId || secretAccessKey) {
     if (!accessKeyId || !secretAccessKey) {
-      throw new UpstreamError(502, 'provider_misconfigured', `${provider.name}: options.access_key_id and options.secret_access_key must both be set.`);
+      throw new UpstreamError(
+        502,
+        'provider_misconfigured',
+        `${provider.name}: options.access_key_id and options.secret_access_key must both be set.`,
+      );
     }
     const credentials: AwsCredentials = { accessKeyId, secretAccessKey };
     const sessionToken = stringOption(options.session_token);
@@ -26,7 +31,11 @@ export function resolveBedrockAuth(provider: ProviderConfig): BedrockAuth {
     return { kind: 'sigv4', credentials, region };
   }
   if (provider.apiKey) return { kind: 'bearer', token: provider.apiKey, region };
-  throw new UpstreamError(502, 'provider_misconfigured', `${provider.name}: no AWS credentials (options.access_key_id/secret_access_key or api_key).`);
+  throw new UpstreamError(
+    502,
+    'provider_misconfigured',
+    `${provider.name}: no AWS credentials (options.access_key_id/secret_access_key or api_key).`,
+  );
 }
 
 /** The runtime endpoint for the region; base_url may hold `{region}` (the preset does). */

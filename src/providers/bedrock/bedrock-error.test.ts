@@ -5,10 +5,20 @@ import { mapBedrockError } from './bedrock-error.js';
 
 describe('mapBedrockError', () => {
   it('the recorded 400 for an unknown model keeps its status and message', () => {
-    const error = mapBedrockError(400, bedrockFixtureBytes('error.400.converse-stream.json'), { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' }, 'Bedrock');
+    const error = mapBedrockError(
+      400,
+      bedrockFixtureBytes('error.400.converse-stream.json'),
+      { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' },
+      'Bedrock',
+    );
     expect(error).toBeInstanceOf(UpstreamClientError);
     expect(error.toEnvelope()).toEqual({
-      error: { message: 'Bedrock: The provided model identifier is invalid.', type: 'invalid_request_error', code: 'validation_exception', param: null },
+      error: {
+        message: 'Bedrock: The provided model identifier is invalid.',
+        type: 'invalid_request_error',
+        code: 'validation_exception',
+        param: null,
+      },
     });
   });
 

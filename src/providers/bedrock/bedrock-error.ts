@@ -6,7 +6,12 @@ import { mapOpenAIError } from '../openai/openai-error.js';
  * ("ValidationException:http://…"). The status decides the class, as for every provider; the
  * exception name becomes the code so operators can tell throttling from a bad model id.
  */
-export function mapBedrockError(status: number, body: Uint8Array, headers: Record<string, string | string[] | undefined>, providerName: string): GatewayError {
+export function mapBedrockError(
+  status: number,
+  body: Uint8Array,
+  headers: Record<string, string | string[] | undefined>,
+  providerName: string,
+): GatewayError {
   const mapped = mapOpenAIError(status, body, headers, providerName);
   const errorType = headerValue(headers['x-amzn-errortype'])?.split(':')[0];
   if (!errorType || !/^[A-Za-z]+$/.test(errorType)) return mapped;

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { bedrockEventFrame, bedrockExceptionFrame, encodeEventStreamMessage } from '../../../test/helpers/aws-event-stream-encoder.js';
+import {
+  bedrockEventFrame,
+  bedrockExceptionFrame,
+  encodeEventStreamMessage,
+} from '../../../test/helpers/aws-event-stream-encoder.js';
 import { bedrockFixtureBytes, reframedBedrockChunks } from '../../../test/helpers/bedrock-fixtures.js';
 import { testTranslationContext } from '../../../test/helpers/translation-context.js';
 import { GatewayError } from '../../shared/errors.js';
@@ -13,13 +17,16 @@ const context = testTranslationContext({ type: 'bedrock', name: 'Bedrock' }, { s
 function decodeAll(bytes: Uint8Array, pieceSize = bytes.length): StreamEvent[] {
   const decoder = new BedrockStreamDecoder(context);
   const events: StreamEvent[] = [];
-  for (let offset = 0; offset < bytes.length; offset += pieceSize) events.push(...decoder.push(bytes.subarray(offset, offset + pieceSize)));
+  for (let offset = 0; offset < bytes.length; offset += pieceSize)
+    events.push(...decoder.push(bytes.subarray(offset, offset + pieceSize)));
   events.push(...decoder.end());
   return events;
 }
 
 function summarize(events: StreamEvent[]) {
-  const chunks = events.filter((event): event is { type: 'chunk'; chunk: ChatCompletionChunk } => event.type === 'chunk').map((event) => event.chunk);
+  const chunks = events
+    .filter((event): event is { type: 'chunk'; chunk: ChatCompletionChunk } => event.type === 'chunk')
+    .map((event) => event.chunk);
   const deltas = chunks.map((chunk) => chunk.choices[0]!.delta);
   return {
     chunks,
@@ -59,7 +66,12 @@ describe('BedrockStreamDecoder on recorded streams', () => {
     const result = summarize(decodeAll(bedrockFixtureBytes('converse-stream.tool-use.eventstream')));
     expect(result.content).toMatch(/^<thinking> To find the temperature/);
     expect(result.toolCalls).toEqual([
-      { index: 0, id: 'tooluse_lAG_zP8QRHmSYOwZzzaCqA', type: 'function', function: { name: 'get_temperature', arguments: '' } },
+      {
+        index: 0,
+        id: 'tooluse_lAG_zP8QRHmSYOwZzzaCqA',
+        type: 'function',
+        function: { name: 'get_temperature', arguments: '' },
+      },
       { index: 0, function: { arguments: '{"city":"Paris"}' } },
     ]);
     expect(result.finishReasons).toEqual(['tool_calls']);
@@ -76,7 +88,9 @@ describe('BedrockStreamDecoder on recorded streams', () => {
 
   it('the SDK-shaped text chunks, re-framed, decode the same way', () => {
     const result = summarize(decodeAll(reframedBedrockChunks('converse-stream.text.chunks.jsonl')));
-    expect(result.content).toBe('Let me count the "r"s in "strawberry":\n\ns-t-**r**-a-w-b-e-**r**-**r**-y\n\nThere are **3** r\'s in "strawberry."');
+    expect(result.content).toBe(
+      'Let me count the "r"s in "strawberry":\n\ns-t-**r**-a-w-b-e-**r**-**r**-y\n\nThere are **3** r\'s in "strawberry."',
+    );
     expect(result.usage).toEqual([{ prompt_tokens: 22, completion_tokens: 55, total_tokens: 77 }]);
   });
 });
@@ -118,14 +132,20 @@ describe('BedrockStreamDecoder failures', () => {
   });
 
   it('a frame whose payload is not JSON is a 502', () => {
-    const frame = encodeEventStreamMessage({ ':event-type': 'contentBlockDelta', ':message-type': 'event' }, '{"delta":');
+    const frame = encodeEventStreamMessage(
+      { ':event-type': 'contentBlockDelta', ':message-type': 'event' },
+      '{"delta":',
+    );
     expectError(() => new BedrockStreamDecoder(context).push(frame), 502, 'upstream_bad_response');
   });
 
   it('streams the forced JSON tool input as content', () => {
     const bytes = Buffer.concat([
       bedrockEventFrame('messageStart', { role: 'assistant' }),
-      bedrockEventFrame('contentBlockStart', { contentBlockIndex: 0, start: { toolUse: { toolUseId: 't', name: JSON_MODE_TOOL_NAME } } }),
+      bedrockEventFrame('contentBlockStart', {
+        contentBlockIndex: 0,
+        start: { toolUse: { toolUseId: 't', name: JSON_MODE_TOOL_NAME } },
+      }),
       bedrockEventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '{"a":' } } }),
       bedrockEventFrame('contentBlockDelta', { contentBlockIndex: 0, delta: { toolUse: { input: '1}' } } }),
       bedrockEventFrame('contentBlockStop', { contentBlockIndex: 0 }),

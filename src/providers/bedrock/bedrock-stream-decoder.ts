@@ -1,6 +1,10 @@
 import { GatewayError, UpstreamError } from '../../shared/errors.js';
 import type { ChatCompletionChunk } from '../../shared/openai-types.js';
-import { AwsEventStreamDecoder, EventStreamFormatError, type EventStreamMessage } from '../framing/aws-event-stream-decoder.js';
+import {
+  AwsEventStreamDecoder,
+  EventStreamFormatError,
+  type EventStreamMessage,
+} from '../framing/aws-event-stream-decoder.js';
 import type { StreamDecoder, StreamEvent, TranslationContext } from '../provider-adapter.js';
 import { mapBedrockStreamException } from './bedrock-error.js';
 import type { BedrockUsage } from './bedrock-types.js';
@@ -17,7 +21,11 @@ interface ConverseStreamPayload {
   role?: string;
   contentBlockIndex?: number;
   start?: { toolUse?: { toolUseId?: string; name?: string } };
-  delta?: { text?: string; toolUse?: { input?: string }; reasoningContent?: { text?: string; signature?: string; redactedContent?: string } };
+  delta?: {
+    text?: string;
+    toolUse?: { input?: string };
+    reasoningContent?: { text?: string; signature?: string; redactedContent?: string };
+  };
   stopReason?: string;
   usage?: BedrockUsage;
   message?: string;
@@ -56,7 +64,12 @@ export class BedrockStreamDecoder implements StreamDecoder {
       messages = read();
     } catch (error) {
       if (error instanceof EventStreamFormatError) {
-        throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a broken event stream: ${error.message}.`, { cause: error });
+        throw new UpstreamError(
+          502,
+          'upstream_bad_response',
+          `${this.context.provider.name} sent a broken event stream: ${error.message}.`,
+          { cause: error },
+        );
       }
       throw error;
     }
@@ -78,11 +91,19 @@ export class BedrockStreamDecoder implements StreamDecoder {
     const messageType = message.headers[':message-type'];
     const payload = this.parsePayload(message);
     if (messageType === 'exception') {
-      throw mapBedrockStreamException(String(message.headers[':exception-type'] ?? 'exception'), payload.message ?? '', this.context.provider.name);
+      throw mapBedrockStreamException(
+        String(message.headers[':exception-type'] ?? 'exception'),
+        payload.message ?? '',
+        this.context.provider.name,
+      );
     }
     if (messageType === 'error') {
       const code = String(message.headers[':error-code'] ?? 'error');
-      throw mapBedrockStreamException(code, String(message.headers[':error-message'] ?? ''), this.context.provider.name);
+      throw mapBedrockStreamException(
+        code,
+        String(message.headers[':error-message'] ?? ''),
+        this.context.provider.name,
+      );
     }
     const blockIndex = payload.contentBlockIndex ?? 0;
     switch (message.headers[':event-type']) {
@@ -99,17 +120,32 @@ export class BedrockStreamDecoder implements StreamDecoder {
         }
         const toolIndex = this.toolCount++;
         this.blocks.set(blockIndex, { kind: 'tool', toolIndex });
-        out.push(this.chunk({ tool_calls: [{ index: toolIndex, id: toolUse.toolUseId ?? '', type: 'function', function: { name: toolUse.name ?? '', arguments: '' } }] }));
+        out.push(
+          this.chunk({
+            tool_calls: [
+              {
+                index: toolIndex,
+                id: toolUse.toolUseId ?? '',
+                type: 'function',
+                function: { name: toolUse.name ?? '', arguments: '' },
+              },
+            ],
+          }),
+        );
         break;
       }
       case 'contentBlockDelta': {
         const delta = payload.delta ?? {};
         const block = this.blocks.get(blockIndex);
         if (typeof delta.text === 'string') out.push(this.chunk({ content: delta.text }));
-        else if (typeof delta.reasoningContent?.text === 'string') out.push(this.chunk({ reasoning: delta.reasoningContent.text }));
+        else if (typeof delta.reasoningContent?.text === 'string')
+          out.push(this.chunk({ reasoning: delta.reasoningContent.text }));
         else if (typeof delta.toolUse?.input === 'string') {
           if (block?.kind === 'json') out.push(this.chunk({ content: delta.toolUse.input }));
-          else if (block?.kind === 'tool') out.push(this.chunk({ tool_calls: [{ index: block.toolIndex, function: { arguments: delta.toolUse.input } }] }));
+          else if (block?.kind === 'tool')
+            out.push(
+              this.chunk({ tool_calls: [{ index: block.toolIndex, function: { arguments: delta.toolUse.input } }] }),
+            );
         }
         // Reasoning signatures and redacted reasoning have no OpenAI counterpart.
         break;
@@ -135,7 +171,11 @@ export class BedrockStreamDecoder implements StreamDecoder {
     } catch (error) {
       if (error instanceof GatewayError) throw error;
     }
-    throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a stream event that is not a JSON object.`);
+    throw new UpstreamError(
+      502,
+      'upstream_bad_response',
+      `${this.context.provider.name} sent a stream event that is not a JSON object.`,
+    );
   }
 
   private chunk(delta: Delta, finishReason: string | null = null): StreamEvent {

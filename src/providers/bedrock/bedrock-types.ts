@@ -20,7 +20,8 @@ export interface BedrockToolSpec {
   toolSpec: { name: string; description?: string; inputSchema: { json: Record<string, unknown> } };
 }
 
-export type BedrockToolChoice = { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } };
+export type BedrockToolChoice =
+  { auto: Record<string, never> } | { any: Record<string, never> } | { tool: { name: string } };
 
 export interface BedrockConverseRequest {
   messages: BedrockMessage[];

@@ -33,23 +33,46 @@ export function convertContentPart(part: ContentPart, param: string): BedrockCon
     case 'image_url': {
       const data = parseDataUrl(part.image_url.url);
       if (!data) {
-        throw new InvalidRequestError('Amazon Bedrock takes images as base64 data URLs (data:image/png;base64,…), not as links.', `${param}.image_url.url`, 'unsupported_image_url');
+        throw new InvalidRequestError(
+          'Amazon Bedrock takes images as base64 data URLs (data:image/png;base64,…), not as links.',
+          `${param}.image_url.url`,
+          'unsupported_image_url',
+        );
       }
       const format = IMAGE_FORMATS[data.mediaType];
-      if (!format) throw new InvalidRequestError(`Image type ${data.mediaType} is not supported by Amazon Bedrock (png, jpeg, gif, webp).`, `${param}.image_url.url`);
+      if (!format)
+        throw new InvalidRequestError(
+          `Image type ${data.mediaType} is not supported by Amazon Bedrock (png, jpeg, gif, webp).`,
+          `${param}.image_url.url`,
+        );
       return [{ image: { format, source: { bytes: data.base64 } } }];
     }
     case 'file': {
       const data = part.file.file_data ? parseDataUrl(part.file.file_data) : undefined;
-      if (!data) throw new InvalidRequestError('Amazon Bedrock takes files as base64 data URLs in file_data.', `${param}.file.file_data`);
+      if (!data)
+        throw new InvalidRequestError(
+          'Amazon Bedrock takes files as base64 data URLs in file_data.',
+          `${param}.file.file_data`,
+        );
       const format = DOCUMENT_FORMATS[data.mediaType];
-      if (!format) throw new InvalidRequestError(`File type ${data.mediaType} is not supported by Amazon Bedrock.`, `${param}.file.file_data`);
+      if (!format)
+        throw new InvalidRequestError(
+          `File type ${data.mediaType} is not supported by Amazon Bedrock.`,
+          `${param}.file.file_data`,
+        );
       return [{ document: { format, name: documentName(part.file.filename), source: { bytes: data.base64 } } }];
     }
     case 'input_audio':
-      throw new InvalidRequestError('Audio input is not supported by Amazon Bedrock Converse.', `${param}.input_audio`, 'unsupported_content');
+      throw new InvalidRequestError(
+        'Audio input is not supported by Amazon Bedrock Converse.',
+        `${param}.input_audio`,
+        'unsupported_content',
+      );
     default:
-      throw new InvalidRequestError(`Unsupported content part type '${(part as { type?: string }).type}'.`, `${param}.type`);
+      throw new InvalidRequestError(
+        `Unsupported content part type '${(part as { type?: string }).type}'.`,
+        `${param}.type`,
+      );
   }
 }
 
@@ -62,6 +85,9 @@ function parseDataUrl(url: string): { mediaType: string; base64: string } | unde
 /** Converse allows letters, digits, single spaces, hyphens, parentheses and brackets in document names. */
 function documentName(filename: string | undefined): string {
   const base = (filename ?? 'document').replace(/\.[^.]*$/, '');
-  const cleaned = base.replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ').replace(/\s+/g, ' ').trim();
+  const cleaned = base
+    .replace(/[^A-Za-z0-9\s\-()[\]]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return cleaned || 'document';
 }

@@ -11,7 +11,11 @@ export function convertBedrockUsage(usage: BedrockUsage): Usage {
   const cacheWrite = usage.cacheWriteInputTokens ?? 0;
   const promptTokens = (usage.inputTokens ?? 0) + cacheRead + cacheWrite;
   const completionTokens = usage.outputTokens ?? 0;
-  const converted: Usage = { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens };
+  const converted: Usage = {
+    prompt_tokens: promptTokens,
+    completion_tokens: completionTokens,
+    total_tokens: promptTokens + completionTokens,
+  };
   if (cacheRead > 0 || cacheWrite > 0) {
     converted.prompt_tokens_details = { cached_tokens: cacheRead, cache_write_tokens: cacheWrite };
   }

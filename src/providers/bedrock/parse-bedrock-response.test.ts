@@ -12,7 +12,11 @@ const encode = (value: unknown) => new TextEncoder().encode(typeof value === 'st
 
 describe('parseBedrockResponse', () => {
   it('turns the recorded Converse answer into a chat.completion with exact usage', () => {
-    const body = new Uint8Array(readFileSync(new URL('../../../../shared/fixtures/bedrock/converse.nonstream.text.response.json', import.meta.url)));
+    const body = new Uint8Array(
+      readFileSync(
+        new URL('../../../../shared/fixtures/bedrock/converse.nonstream.text.response.json', import.meta.url),
+      ),
+    );
     const completion = parseBedrockResponse(body, context);
     expect(completion).toEqual({
       id: 'chatcmpl-test',
@@ -22,7 +26,11 @@ describe('parseBedrockResponse', () => {
       choices: [
         {
           index: 0,
-          message: { role: 'assistant', content: 'Let me count the "r"s in "strawberry":\n\ns-t-**r**-a-w-b-e-**r**-**r**-y\n\nThere are **3** "r"s in "strawberry."' },
+          message: {
+            role: 'assistant',
+            content:
+              'Let me count the "r"s in "strawberry":\n\ns-t-**r**-a-w-b-e-**r**-**r**-y\n\nThere are **3** "r"s in "strawberry."',
+          },
           finish_reason: 'stop',
           logprobs: null,
         },
@@ -54,7 +62,9 @@ describe('parseBedrockResponse', () => {
         role: 'assistant',
         content: null,
         reasoning: 'Need the weather.',
-        tool_calls: [{ id: 'tooluse_1', type: 'function', function: { name: 'get_temperature', arguments: '{"city":"Paris"}' } }],
+        tool_calls: [
+          { id: 'tooluse_1', type: 'function', function: { name: 'get_temperature', arguments: '{"city":"Paris"}' } },
+        ],
       },
       finish_reason: 'tool_calls',
       logprobs: null,
@@ -63,24 +73,40 @@ describe('parseBedrockResponse', () => {
 
   it('turns the forced JSON tool into message content that finishes with stop', () => {
     const completion = parseBedrockResponse(
-      encode({ output: { message: { content: [{ toolUse: { toolUseId: 't', name: JSON_MODE_TOOL_NAME, input: { city: 'Paris' } } }] } }, stopReason: 'tool_use' }),
+      encode({
+        output: {
+          message: { content: [{ toolUse: { toolUseId: 't', name: JSON_MODE_TOOL_NAME, input: { city: 'Paris' } } }] },
+        },
+        stopReason: 'tool_use',
+      }),
       context,
     );
     expect(completion.choices[0]?.message).toEqual({ role: 'assistant', content: '{"city":"Paris"}' });
     expect(completion.choices[0]?.finish_reason).toBe('stop');
   });
 
-  it.each([['not json', 'oops'], ['no content', { output: {} }]])('a body with %s is a 502', (_name, body) => {
+  it.each([
+    ['not json', 'oops'],
+    ['no content', { output: {} }],
+  ])('a body with %s is a 502', (_name, body) => {
     expect(() => parseBedrockResponse(encode(body), context)).toThrow(UpstreamError);
   });
 });
 
 describe('convertBedrockUsage', () => {
   it.each([
-    [{ inputTokens: 13, outputTokens: 82, totalTokens: 95 }, { prompt_tokens: 13, completion_tokens: 82, total_tokens: 95 }],
+    [
+      { inputTokens: 13, outputTokens: 82, totalTokens: 95 },
+      { prompt_tokens: 13, completion_tokens: 82, total_tokens: 95 },
+    ],
     [
       { inputTokens: 5, outputTokens: 7, cacheReadInputTokens: 100, cacheWriteInputTokens: 20, totalTokens: 132 },
-      { prompt_tokens: 125, completion_tokens: 7, total_tokens: 132, prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 20 } },
+      {
+        prompt_tokens: 125,
+        completion_tokens: 7,
+        total_tokens: 132,
+        prompt_tokens_details: { cached_tokens: 100, cache_write_tokens: 20 },
+      },
     ],
     [{}, { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 }],
   ])('%j → %j', (usage, expected) => {

@@ -12,11 +12,19 @@ export function parseBedrockResponse(body: Uint8Array, context: TranslationConte
   try {
     parsed = JSON.parse(new TextDecoder().decode(body)) as BedrockConverseResponse;
   } catch {
-    throw new UpstreamError(502, 'upstream_bad_response', `${context.provider.name} answered with a body that is not JSON.`);
+    throw new UpstreamError(
+      502,
+      'upstream_bad_response',
+      `${context.provider.name} answered with a body that is not JSON.`,
+    );
   }
   const blocks = parsed?.output?.message?.content;
   if (!Array.isArray(blocks)) {
-    throw new UpstreamError(502, 'upstream_bad_response', `${context.provider.name} answered without output.message.content.`);
+    throw new UpstreamError(
+      502,
+      'upstream_bad_response',
+      `${context.provider.name} answered without output.message.content.`,
+    );
   }
   let content = '';
   let reasoning = '';
@@ -31,11 +39,18 @@ export function parseBedrockResponse(body: Uint8Array, context: TranslationConte
         jsonMode = true;
         content += JSON.stringify(block.toolUse.input ?? {});
       } else {
-        toolCalls.push({ id: block.toolUse.toolUseId, type: 'function', function: { name: block.toolUse.name, arguments: JSON.stringify(block.toolUse.input ?? {}) } });
+        toolCalls.push({
+          id: block.toolUse.toolUseId,
+          type: 'function',
+          function: { name: block.toolUse.name, arguments: JSON.stringify(block.toolUse.input ?? {}) },
+        });
       }
     }
   }
-  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: content === '' && toolCalls.length > 0 ? null : content };
+  const message: ChatCompletion['choices'][number]['message'] = {
+    role: 'assistant',
+    content: content === '' && toolCalls.length > 0 ? null : content,
+  };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   if (reasoning) message.reasoning = reasoning;
   const completion: ChatCompletion = {

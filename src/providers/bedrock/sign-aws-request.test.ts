@@ -10,12 +10,21 @@ const SUITE = {
   signingDate: new Date(Date.UTC(2015, 7, 30, 12, 36, 0)),
   applyChecksum: false,
 };
-const PREFIX = 'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=';
+const PREFIX =
+  'AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/20150830/us-east-1/service/aws4_request, SignedHeaders=host;x-amz-date, Signature=';
 
 describe('signAwsRequest against the AWS SigV4 test suite', () => {
   it.each([
-    ['get-vanilla', 'https://example.amazonaws.com/', '5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31'],
-    ['get-vanilla-query-order-key-case', 'https://example.amazonaws.com/?Param2=value2&Param1=value1', 'b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500'],
+    [
+      'get-vanilla',
+      'https://example.amazonaws.com/',
+      '5fa00fa31553b73ebf1942676e86291e8372ff2a2260956d9b8aae1d763fbf31',
+    ],
+    [
+      'get-vanilla-query-order-key-case',
+      'https://example.amazonaws.com/?Param2=value2&Param1=value1',
+      'b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500',
+    ],
   ])('%s', async (_name, url, signature) => {
     const headers = await signAwsRequest({ method: 'GET', url, headers: {}, body: '' }, SUITE);
     expect(headers['x-amz-date']).toBe('20150830T123600Z');
@@ -24,8 +33,18 @@ describe('signAwsRequest against the AWS SigV4 test suite', () => {
 
   it('adds the session token of temporary credentials and signs it', async () => {
     const headers = await signAwsRequest(
-      { method: 'POST', url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse', headers: { 'content-type': 'application/json' }, body: '{}' },
-      { ...SUITE, service: 'bedrock', credentials: { ...SUITE.credentials, sessionToken: 'session-token' }, applyChecksum: true },
+      {
+        method: 'POST',
+        url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/m/converse',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      },
+      {
+        ...SUITE,
+        service: 'bedrock',
+        credentials: { ...SUITE.credentials, sessionToken: 'session-token' },
+        applyChecksum: true,
+      },
     );
     expect(headers['x-amz-security-token']).toBe('session-token');
     expect(headers['x-amz-content-sha256']).toBe('44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a');
@@ -36,7 +55,15 @@ describe('signAwsRequest against the AWS SigV4 test suite', () => {
 
   it('signs a different body differently', async () => {
     const sign = (body: string) =>
-      signAwsRequest({ method: 'POST', url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/a%3A0/converse', headers: {}, body }, { ...SUITE, service: 'bedrock' });
+      signAwsRequest(
+        {
+          method: 'POST',
+          url: 'https://bedrock-runtime.us-east-1.amazonaws.com/model/a%3A0/converse',
+          headers: {},
+          body,
+        },
+        { ...SUITE, service: 'bedrock' },
+      );
     expect((await sign('{"a":1}')).authorization).not.toBe((await sign('{"a":2}')).authorization);
   });
 });

@@ -30,7 +30,10 @@ export interface AwsSigningOptions {
  * maintains rather than ours. Returns the headers to send: the input plus host, x-amz-date,
  * x-amz-security-token (temporary credentials) and authorization.
  */
-export async function signAwsRequest(request: AwsRequestToSign, options: AwsSigningOptions): Promise<Record<string, string>> {
+export async function signAwsRequest(
+  request: AwsRequestToSign,
+  options: AwsSigningOptions,
+): Promise<Record<string, string>> {
   const url = new URL(request.url);
   const query: Record<string, string | string[]> = {};
   for (const [name, value] of url.searchParams) {

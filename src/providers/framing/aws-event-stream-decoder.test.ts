@@ -7,7 +7,10 @@ import { encodeEventStreamMessage } from '../../../test/helpers/aws-event-stream
 const FIXTURES = new URL('../../../../shared/fixtures/bedrock/', import.meta.url);
 const STREAMS = ['converse-stream.text', 'converse-stream.tool-use', 'converse-stream.reasoning'];
 
-function load(name: string): { bytes: Uint8Array; expected: Array<{ headers: Record<string, string>; payload: unknown }> } {
+function load(name: string): {
+  bytes: Uint8Array;
+  expected: Array<{ headers: Record<string, string>; payload: unknown }>;
+} {
   const bytes = new Uint8Array(readFileSync(new URL(`${name}.eventstream`, FIXTURES)));
   const expected = readFileSync(new URL(`${name}.decoded.jsonl`, FIXTURES), 'utf8')
     .split('\n')
@@ -17,7 +20,10 @@ function load(name: string): { bytes: Uint8Array; expected: Array<{ headers: Rec
 }
 
 function simplify(messages: EventStreamMessage[]): Array<{ headers: Record<string, unknown>; payload: unknown }> {
-  return messages.map((message) => ({ headers: message.headers, payload: JSON.parse(new TextDecoder().decode(message.payload)) }));
+  return messages.map((message) => ({
+    headers: message.headers,
+    payload: JSON.parse(new TextDecoder().decode(message.payload)),
+  }));
 }
 
 describe('AwsEventStreamDecoder on recorded Bedrock streams', () => {
@@ -33,15 +39,23 @@ describe('AwsEventStreamDecoder on recorded Bedrock streams', () => {
       const { bytes, expected } = load(name);
       // Two-piece splits around the first frames and the last ones (every boundary is also
       // exercised by the byte-by-byte pass below, which would be quadratic to repeat here).
-      const cuts = [...Array.from({ length: 700 }, (_, index) => index + 1), ...Array.from({ length: 400 }, (_, index) => bytes.length - 1 - index)];
+      const cuts = [
+        ...Array.from({ length: 700 }, (_, index) => index + 1),
+        ...Array.from({ length: 400 }, (_, index) => bytes.length - 1 - index),
+      ];
       for (const cut of cuts) {
         const decoder = new AwsEventStreamDecoder();
-        const messages = [...decoder.push(bytes.subarray(0, cut)), ...decoder.push(bytes.subarray(cut)), ...decoder.end()];
+        const messages = [
+          ...decoder.push(bytes.subarray(0, cut)),
+          ...decoder.push(bytes.subarray(cut)),
+          ...decoder.end(),
+        ];
         expect(messages.length).toBe(expected.length);
       }
       const byteByByte = new AwsEventStreamDecoder();
       const messages: EventStreamMessage[] = [];
-      for (let index = 0; index < bytes.length; index++) messages.push(...byteByByte.push(bytes.subarray(index, index + 1)));
+      for (let index = 0; index < bytes.length; index++)
+        messages.push(...byteByByte.push(bytes.subarray(index, index + 1)));
       messages.push(...byteByByte.end());
       expect(simplify(messages)).toEqual(expected);
     });
@@ -91,12 +105,17 @@ describe('AwsEventStreamDecoder on recorded Bedrock streams', () => {
   it('decodes the typed header values AWS defines', () => {
     // Header block: bool true, int32, byte array, timestamp, uuid.
     const parts: number[] = [];
-    const add = (name: string, type: number, value: number[]) => parts.push(name.length, ...Buffer.from(name), type, ...value);
+    const add = (name: string, type: number, value: number[]) =>
+      parts.push(name.length, ...Buffer.from(name), type, ...value);
     add('t', 0, []);
     add('i', 4, [0xff, 0xff, 0xff, 0xfe]);
     add('b', 6, [0, 2, 0xca, 0xfe]);
     add('d', 8, [0, 0, 0, 0, 0, 0, 0x03, 0xe8]);
-    add('u', 9, Array.from({ length: 16 }, (_, index) => index));
+    add(
+      'u',
+      9,
+      Array.from({ length: 16 }, (_, index) => index),
+    );
     const headerBlock = Uint8Array.from(parts);
     const total = 12 + headerBlock.length + 4;
     const frame = new Uint8Array(total);

@@ -78,7 +78,8 @@ function decodeHeaders(bytes: Uint8Array): Record<string, EventStreamHeaderValue
   const text = new TextDecoder('utf-8', { fatal: true });
   let position = 0;
   const need = (count: number) => {
-    if (position + count > bytes.length) throw new EventStreamFormatError('event stream header runs past the header block');
+    if (position + count > bytes.length)
+      throw new EventStreamFormatError('event stream header runs past the header block');
   };
   while (position < bytes.length) {
     need(1);

@@ -50,7 +50,11 @@ export function convertGeminiContents(messages: ChatMessage[]): ConvertedGeminiC
           toolNamesById.set(call.id, call.function.name);
           const { id, thoughtSignature } = decodeGeminiToolCallId(call.id);
           parts.push({
-            functionCall: { id, name: call.function.name, args: parseToolCallArguments(call, `${where}.tool_calls[${callIndex}]`) },
+            functionCall: {
+              id,
+              name: call.function.name,
+              args: parseToolCallArguments(call, `${where}.tool_calls[${callIndex}]`),
+            },
             ...(thoughtSignature ? { thoughtSignature } : {}),
           });
         });
@@ -80,7 +84,8 @@ export function convertGeminiContents(messages: ChatMessage[]): ConvertedGeminiC
 function toolResponse(text: string): Record<string, unknown> {
   try {
     const parsed: unknown = JSON.parse(text);
-    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+    if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+      return parsed as Record<string, unknown>;
     return { output: parsed };
   } catch {
     return { output: text };
@@ -106,13 +111,20 @@ function userPart(part: ContentPart, where: string): GeminiPart[] {
     }
     case 'input_audio': {
       const mimeType = AUDIO_MEDIA_TYPES[part.input_audio.format];
-      if (!mimeType) throw new InvalidRequestError(`Invalid '${where}.input_audio.format': expected wav or mp3.`, `${where}.input_audio.format`);
+      if (!mimeType)
+        throw new InvalidRequestError(
+          `Invalid '${where}.input_audio.format': expected wav or mp3.`,
+          `${where}.input_audio.format`,
+        );
       return [{ inlineData: { mimeType, data: part.input_audio.data } }];
     }
     case 'file': {
       const inline = part.file.file_data ? parseDataUrl(part.file.file_data) : null;
       if (inline) return [{ inlineData: { mimeType: inline.mediaType, data: inline.data } }];
-      throw new InvalidRequestError(`Invalid '${where}.file': Gemini takes files as base64 data URLs in 'file_data'.`, `${where}.file`);
+      throw new InvalidRequestError(
+        `Invalid '${where}.file': Gemini takes files as base64 data URLs in 'file_data'.`,
+        `${where}.file`,
+      );
     }
   }
 }

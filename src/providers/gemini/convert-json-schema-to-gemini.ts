@@ -5,9 +5,28 @@
  * an enum, `oneOf` an anyOf, and local `$ref`s are inlined (recursion stops at a plain object).
  */
 const KEPT_KEYWORDS = new Set([
-  'type', 'format', 'title', 'description', 'nullable', 'enum', 'maxItems', 'minItems', 'properties', 'required',
-  'minProperties', 'maxProperties', 'minLength', 'maxLength', 'pattern', 'example', 'anyOf', 'propertyOrdering',
-  'default', 'items', 'minimum', 'maximum',
+  'type',
+  'format',
+  'title',
+  'description',
+  'nullable',
+  'enum',
+  'maxItems',
+  'minItems',
+  'properties',
+  'required',
+  'minProperties',
+  'maxProperties',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'example',
+  'anyOf',
+  'propertyOrdering',
+  'default',
+  'items',
+  'minimum',
+  'maximum',
 ]);
 
 const MAX_REF_DEPTH = 8;
@@ -15,7 +34,10 @@ const MAX_REF_DEPTH = 8;
 type Schema = Record<string, unknown>;
 
 export function convertJsonSchemaToGemini(schema: Schema): Schema {
-  const definitions = { ...((schema.definitions as Schema | undefined) ?? {}), ...((schema.$defs as Schema | undefined) ?? {}) };
+  const definitions = {
+    ...((schema.definitions as Schema | undefined) ?? {}),
+    ...((schema.$defs as Schema | undefined) ?? {}),
+  };
   return convert(schema, definitions, 0);
 }
 
@@ -48,7 +70,12 @@ function convert(schema: Schema, definitions: Schema, depth: number): Schema {
       if (variants.length === 1) Object.assign(out, convert(variants[0], definitions, depth));
       else out.anyOf = variants.map((variant) => convert(variant, definitions, depth));
     } else if (key === 'properties' && value && typeof value === 'object') {
-      out.properties = Object.fromEntries(Object.entries(value as Schema).map(([name, property]) => [name, convert(property as Schema, definitions, depth)]));
+      out.properties = Object.fromEntries(
+        Object.entries(value as Schema).map(([name, property]) => [
+          name,
+          convert(property as Schema, definitions, depth),
+        ]),
+      );
     } else if (key === 'items' && value && typeof value === 'object' && !Array.isArray(value)) {
       out.items = convert(value as Schema, definitions, depth);
     } else if (KEPT_KEYWORDS.has(key)) {

@@ -23,11 +23,17 @@ export interface ConvertedGeminiRequest {
 }
 
 /** An OpenAI chat request → a Gemini generateContent body (the model and stream mode are in the URL). Pure. */
-export function convertToGeminiRequest(request: ChatCompletionRequest, options: GeminiConversionOptions): ConvertedGeminiRequest {
+export function convertToGeminiRequest(
+  request: ChatCompletionRequest,
+  options: GeminiConversionOptions,
+): ConvertedGeminiRequest {
   const warnings = droppedParameterWarnings(request, DROPPED_PARAMETERS, options.providerName);
   const { contents, systemInstruction } = convertGeminiContents(request.messages);
   if (contents.length === 0) {
-    throw new InvalidRequestError('Gemini needs at least one user or assistant message besides the system prompt.', 'messages');
+    throw new InvalidRequestError(
+      'Gemini needs at least one user or assistant message besides the system prompt.',
+      'messages',
+    );
   }
   const body: GeminiRequest = { contents };
   if (systemInstruction) body.systemInstruction = systemInstruction;
@@ -40,7 +46,9 @@ export function convertToGeminiRequest(request: ChatCompletionRequest, options: 
       functionDeclarations: request.tools.map((tool) => ({
         name: tool.function.name,
         ...(tool.function.description ? { description: tool.function.description } : {}),
-        ...(isEmptyObjectSchema(tool.function.parameters) ? {} : { parameters: convertJsonSchemaToGemini(tool.function.parameters ?? {}) }),
+        ...(isEmptyObjectSchema(tool.function.parameters)
+          ? {}
+          : { parameters: convertJsonSchemaToGemini(tool.function.parameters ?? {}) }),
       })),
     });
   }
@@ -75,7 +83,8 @@ function convertGenerationConfig(request: ChatCompletionRequest): Record<string,
   const effort = request.reasoning_effort;
   if (typeof effort === 'string') {
     const budget = THINKING_BUDGETS[effort];
-    if (budget === undefined) throw new InvalidRequestError(`Invalid value for 'reasoning_effort': '${effort}'.`, 'reasoning_effort');
+    if (budget === undefined)
+      throw new InvalidRequestError(`Invalid value for 'reasoning_effort': '${effort}'.`, 'reasoning_effort');
     config.thinkingConfig = budget === 0 ? { thinkingBudget: 0 } : { thinkingBudget: budget, includeThoughts: true };
   }
   return config;

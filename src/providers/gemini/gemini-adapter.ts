@@ -12,7 +12,9 @@ export const geminiAdapter: ProviderAdapter = {
   supportsMultipleChoices: true,
   buildRequest(request: ChatCompletionRequest, context: TranslationContext): UpstreamHttpRequest {
     const { provider } = context;
-    const safetySettings = Array.isArray(provider.options.safety_settings) ? provider.options.safety_settings : undefined;
+    const safetySettings = Array.isArray(provider.options.safety_settings)
+      ? provider.options.safety_settings
+      : undefined;
     const converted = convertToGeminiRequest(request, { providerName: provider.name, safetySettings });
     const model = encodeURIComponent(context.upstreamModel.replace(/^models\//, ''));
     const url = request.stream
@@ -24,5 +26,6 @@ export const geminiAdapter: ProviderAdapter = {
   },
   parseResponse: parseGeminiResponse,
   createStreamDecoder: (context) => new GeminiStreamDecoder(context),
-  mapError: (status, body, headers, context) => mapGeminiError(status, decodeUtf8(body), headers, context.provider.name),
+  mapError: (status, body, headers, context) =>
+    mapGeminiError(status, decodeUtf8(body), headers, context.provider.name),
 };

@@ -28,7 +28,12 @@ export function googleRpcStatus(parsed: unknown): GoogleRpcStatus | undefined {
  * error came inside a 200 stream); the Status name becomes the code in lower case, and a
  * RetryInfo delay becomes Retry-After.
  */
-export function mapGeminiError(status: number, text: string, headers: Record<string, string | string[] | undefined>, providerName: string): GatewayError {
+export function mapGeminiError(
+  status: number,
+  text: string,
+  headers: Record<string, string | string[] | undefined>,
+  providerName: string,
+): GatewayError {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

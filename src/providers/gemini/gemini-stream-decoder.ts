@@ -57,18 +57,37 @@ export class GeminiStreamDecoder implements StreamDecoder {
   end(): StreamEvent[] {
     if (this.rawBody !== null) {
       this.rawBody += this.rawDecoder.decode();
-      const parsed = parseUpstreamJson(this.rawBody.trim().replace(/^\[([\s\S]*)\]$/, '$1'), this.context.provider.name, 'a stream body');
+      const parsed = parseUpstreamJson(
+        this.rawBody.trim().replace(/^\[([\s\S]*)\]$/, '$1'),
+        this.context.provider.name,
+        'a stream body',
+      );
       if (parsed.error) throw mapGeminiError(200, this.rawBody, {}, this.context.provider.name);
-      throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} answered a stream request without server-sent events.`);
+      throw new UpstreamError(
+        502,
+        'upstream_bad_response',
+        `${this.context.provider.name} answered a stream request without server-sent events.`,
+      );
     }
     const out = this.translate(this.sse.end());
     const finished = [...this.candidates.entries()].filter(([, state]) => state.finishReason !== undefined);
     if (this.promptBlocked && this.candidates.size === 0) {
-      out.push({ type: 'chunk', chunk: createChunk(this.context, { role: 'assistant', content: '' }, 'content_filter') });
+      out.push({
+        type: 'chunk',
+        chunk: createChunk(this.context, { role: 'assistant', content: '' }, 'content_filter'),
+      });
       out.push({ type: 'done' });
     } else if (finished.length > 0) {
       for (const [index, state] of finished) {
-        out.push({ type: 'chunk', chunk: createChunk(this.context, {}, mapGeminiFinishReason(state.finishReason, state.toolCallCount > 0), index) });
+        out.push({
+          type: 'chunk',
+          chunk: createChunk(
+            this.context,
+            {},
+            mapGeminiFinishReason(state.finishReason, state.toolCallCount > 0),
+            index,
+          ),
+        });
       }
       out.push({ type: 'done' });
     }
@@ -83,7 +102,9 @@ export class GeminiStreamDecoder implements StreamDecoder {
       if (payload.error) throw mapGeminiError(200, event.data, {}, this.context.provider.name);
       if (payload.usageMetadata) out.push({ type: 'usage', usage: mapGeminiUsage(payload.usageMetadata) });
       if (isPromptBlocked(payload.promptFeedback?.blockReason)) this.promptBlocked = true;
-      (payload.candidates ?? []).forEach((candidate, position) => this.translateCandidate(candidate, candidate.index ?? position, out));
+      (payload.candidates ?? []).forEach((candidate, position) =>
+        this.translateCandidate(candidate, candidate.index ?? position, out),
+      );
     }
     return out;
   }
@@ -107,14 +128,20 @@ export class GeminiStreamDecoder implements StreamDecoder {
         const id = encodeGeminiToolCallId(call.id ?? this.context.generateId('call_'), part.thoughtSignature);
         const whole = !call.willContinue && !call.partialArgs;
         const args = whole ? JSON.stringify(call.args ?? {}) : '';
-        this.emit(out, index, { tool_calls: [{ index: toolIndex, id, type: 'function', function: { name: call.name, arguments: args } }] });
+        this.emit(out, index, {
+          tool_calls: [{ index: toolIndex, id, type: 'function', function: { name: call.name, arguments: args } }],
+        });
         if (!whole) state.openCall = { toolIndex, args: { ...(call.args ?? {}) } };
         if (call.partialArgs && state.openCall) applyPartialArgs(state.openCall.args, call.partialArgs);
       } else if (state.openCall) {
         if (call.partialArgs) applyPartialArgs(state.openCall.args, call.partialArgs);
         if (!call.willContinue) {
           // The arguments are whole only now; they go out as one fragment of valid JSON.
-          this.emit(out, index, { tool_calls: [{ index: state.openCall.toolIndex, function: { arguments: JSON.stringify(state.openCall.args) } }] });
+          this.emit(out, index, {
+            tool_calls: [
+              { index: state.openCall.toolIndex, function: { arguments: JSON.stringify(state.openCall.args) } },
+            ],
+          });
           state.openCall = undefined;
         }
       }

@@ -1,7 +1,16 @@
 import type { FinishReason } from '../../shared/openai-types.js';
 
 /** Gemini finish reasons that mean the answer was blocked or cut by a content policy. */
-const FILTERED = new Set(['SAFETY', 'RECITATION', 'BLOCKLIST', 'PROHIBITED_CONTENT', 'SPII', 'IMAGE_SAFETY', 'IMAGE_PROHIBITED_CONTENT', 'IMAGE_RECITATION']);
+const FILTERED = new Set([
+  'SAFETY',
+  'RECITATION',
+  'BLOCKLIST',
+  'PROHIBITED_CONTENT',
+  'SPII',
+  'IMAGE_SAFETY',
+  'IMAGE_PROHIBITED_CONTENT',
+  'IMAGE_RECITATION',
+]);
 
 /** Gemini finishReason (or a prompt blockReason) → OpenAI finish_reason. STOP after function calls is `tool_calls`. */
 export function mapGeminiFinishReason(finishReason: string | undefined, hasToolCalls: boolean): FinishReason {

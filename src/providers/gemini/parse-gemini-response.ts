@@ -21,7 +21,14 @@ export function parseGeminiResponse(body: Uint8Array, context: TranslationContex
   const choices: ChatCompletion['choices'] =
     candidates.length > 0
       ? candidates.map((candidate, position) => convertCandidate(candidate, candidate.index ?? position, context))
-      : [{ index: 0, message: { role: 'assistant', content: '', refusal: null }, finish_reason: isPromptBlocked(parsed.promptFeedback?.blockReason) ? 'content_filter' : 'stop', logprobs: null }];
+      : [
+          {
+            index: 0,
+            message: { role: 'assistant', content: '', refusal: null },
+            finish_reason: isPromptBlocked(parsed.promptFeedback?.blockReason) ? 'content_filter' : 'stop',
+            logprobs: null,
+          },
+        ];
   return {
     id: context.completionId,
     object: 'chat.completion',
@@ -32,21 +39,38 @@ export function parseGeminiResponse(body: Uint8Array, context: TranslationContex
   };
 }
 
-function convertCandidate(candidate: GeminiCandidate, index: number, context: TranslationContext): ChatCompletion['choices'][number] {
+function convertCandidate(
+  candidate: GeminiCandidate,
+  index: number,
+  context: TranslationContext,
+): ChatCompletion['choices'][number] {
   let content = '';
   let reasoning = '';
   const toolCalls: ToolCall[] = [];
   for (const part of candidate.content?.parts ?? []) {
     if (part.functionCall?.name) {
       const id = encodeGeminiToolCallId(part.functionCall.id ?? context.generateId('call_'), part.thoughtSignature);
-      toolCalls.push({ id, type: 'function', function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) } });
+      toolCalls.push({
+        id,
+        type: 'function',
+        function: { name: part.functionCall.name, arguments: JSON.stringify(part.functionCall.args ?? {}) },
+      });
     } else if (typeof part.text === 'string') {
       if (part.thought) reasoning += part.text;
       else content += part.text;
     }
   }
-  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: content || (toolCalls.length > 0 ? null : ''), refusal: null };
+  const message: ChatCompletion['choices'][number]['message'] = {
+    role: 'assistant',
+    content: content || (toolCalls.length > 0 ? null : ''),
+    refusal: null,
+  };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   if (reasoning) message.reasoning = reasoning;
-  return { index, message, finish_reason: mapGeminiFinishReason(candidate.finishReason, toolCalls.length > 0), logprobs: null };
+  return {
+    index,
+    message,
+    finish_reason: mapGeminiFinishReason(candidate.finishReason, toolCalls.length > 0),
+    logprobs: null,
+  };
 }

@@ -22,27 +22,60 @@ const OPTION_NAMES: Array<[keyof ChatCompletionRequest, string]> = [
   ['frequency_penalty', 'frequency_penalty'],
   ['presence_penalty', 'presence_penalty'],
 ];
-const HANDLED = new Set(['model', 'messages', 'stream', 'stream_options', 'temperature', 'top_p', 'seed', 'frequency_penalty', 'presence_penalty', 'max_tokens', 'max_completion_tokens', 'stop', 'n', 'tools', 'tool_choice', 'response_format', 'reasoning_effort', 'enable_search', 'models', 'provider', 'route', 'transforms']);
+const HANDLED = new Set([
+  'model',
+  'messages',
+  'stream',
+  'stream_options',
+  'temperature',
+  'top_p',
+  'seed',
+  'frequency_penalty',
+  'presence_penalty',
+  'max_tokens',
+  'max_completion_tokens',
+  'stop',
+  'n',
+  'tools',
+  'tool_choice',
+  'response_format',
+  'reasoning_effort',
+  'enable_search',
+  'models',
+  'provider',
+  'route',
+  'transforms',
+]);
 
 /** An OpenAI chat request → Ollama's native `/api/chat` body. Pure. */
 export function convertToOllamaRequest(request: ChatCompletionRequest, upstreamModel: string): OllamaRequestConversion {
   const warnings: string[] = [];
-  if (request.enable_search) throw new InvalidRequestError('enable_search is not available on Ollama.', 'enable_search', 'search_unsupported');
-  const body: Record<string, unknown> = { model: upstreamModel, messages: convertMessages(request.messages), stream: request.stream === true };
+  if (request.enable_search)
+    throw new InvalidRequestError('enable_search is not available on Ollama.', 'enable_search', 'search_unsupported');
+  const body: Record<string, unknown> = {
+    model: upstreamModel,
+    messages: convertMessages(request.messages),
+    stream: request.stream === true,
+  };
   const options: Record<string, unknown> = {};
-  for (const [from, to] of OPTION_NAMES) if (request[from] !== undefined && request[from] !== null) options[to] = request[from];
+  for (const [from, to] of OPTION_NAMES)
+    if (request[from] !== undefined && request[from] !== null) options[to] = request[from];
   const maxTokens = request.max_completion_tokens ?? request.max_tokens;
   if (maxTokens !== undefined && maxTokens !== null) options.num_predict = maxTokens;
-  if (request.stop !== undefined && request.stop !== null) options.stop = Array.isArray(request.stop) ? request.stop : [request.stop];
+  if (request.stop !== undefined && request.stop !== null)
+    options.stop = Array.isArray(request.stop) ? request.stop : [request.stop];
   if (Object.keys(options).length > 0) body.options = options;
   if (request.tools && request.tools.length > 0 && request.tool_choice !== 'none') {
     body.tools = request.tools;
-    if (request.tool_choice !== undefined && request.tool_choice !== 'auto') warnings.push('tool_choice is not supported by Ollama; the model decides whether to call a tool');
+    if (request.tool_choice !== undefined && request.tool_choice !== 'auto')
+      warnings.push('tool_choice is not supported by Ollama; the model decides whether to call a tool');
   }
   if (request.response_format?.type === 'json_object') body.format = 'json';
-  else if (request.response_format?.type === 'json_schema') body.format = request.response_format.json_schema?.schema ?? 'json';
+  else if (request.response_format?.type === 'json_schema')
+    body.format = request.response_format.json_schema?.schema ?? 'json';
   if (typeof request.reasoning_effort === 'string') body.think = request.reasoning_effort !== 'none';
-  for (const field of Object.keys(request)) if (!HANDLED.has(field)) warnings.push(`${field} is not supported by Ollama and was ignored`);
+  for (const field of Object.keys(request))
+    if (!HANDLED.has(field)) warnings.push(`${field} is not supported by Ollama and was ignored`);
   return { body, warnings };
 }
 
@@ -59,22 +92,41 @@ function convertMessages(messages: ChatMessage[]): OllamaMessage[] {
         if (part.type === 'text') converted.content += part.text;
         else if (part.type === 'image_url') {
           const match = /^data:image\/[a-z+.-]+;base64,(.*)$/s.exec(part.image_url.url);
-          if (!match) throw new InvalidRequestError('Ollama takes images as base64 data URLs, not as links.', `${where}.content[${partIndex}].image_url.url`, 'unsupported_image_url');
+          if (!match)
+            throw new InvalidRequestError(
+              'Ollama takes images as base64 data URLs, not as links.',
+              `${where}.content[${partIndex}].image_url.url`,
+              'unsupported_image_url',
+            );
           (converted.images ??= []).push(match[1]!);
-        } else throw new InvalidRequestError(`Content type '${part.type}' is not supported by Ollama.`, `${where}.content[${partIndex}]`, 'unsupported_content');
+        } else
+          throw new InvalidRequestError(
+            `Content type '${part.type}' is not supported by Ollama.`,
+            `${where}.content[${partIndex}]`,
+            'unsupported_content',
+          );
       });
     }
     if (message.tool_calls?.length) {
       converted.tool_calls = message.tool_calls.map((call, callIndex) => {
         toolNames.set(call.id, call.function.name);
         try {
-          return { function: { name: call.function.name, arguments: call.function.arguments.trim() === '' ? {} : JSON.parse(call.function.arguments) } };
+          return {
+            function: {
+              name: call.function.name,
+              arguments: call.function.arguments.trim() === '' ? {} : JSON.parse(call.function.arguments),
+            },
+          };
         } catch {
-          throw new InvalidRequestError('Tool call arguments must be a JSON string.', `${where}.tool_calls[${callIndex}].function.arguments`);
+          throw new InvalidRequestError(
+            'Tool call arguments must be a JSON string.',
+            `${where}.tool_calls[${callIndex}].function.arguments`,
+          );
         }
       });
     }
-    if (role === 'tool' && message.tool_call_id && toolNames.has(message.tool_call_id)) converted.tool_name = toolNames.get(message.tool_call_id)!;
+    if (role === 'tool' && message.tool_call_id && toolNames.has(message.tool_call_id))
+      converted.tool_name = toolNames.get(message.tool_call_id)!;
     return converted;
   });
 }

@@ -25,7 +25,11 @@ export const ollamaAdapter: ProviderAdapter = {
     try {
       parsed = JSON.parse(new TextDecoder().decode(body)) as OllamaChatObject;
     } catch {
-      throw new UpstreamError(502, 'upstream_bad_response', `${context.provider.name} answered with a body that is not JSON.`);
+      throw new UpstreamError(
+        502,
+        'upstream_bad_response',
+        `${context.provider.name} answered with a body that is not JSON.`,
+      );
     }
     if (!parsed || typeof parsed !== 'object' || (parsed.message === undefined && parsed.response === undefined)) {
       throw new UpstreamError(502, 'upstream_bad_response', `${context.provider.name} answered without a message.`);

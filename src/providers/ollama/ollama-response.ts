@@ -3,7 +3,12 @@ import type { TranslationContext } from '../provider-adapter.js';
 
 /** One `/api/chat` object (a whole answer, or one NDJSON line of a stream). */
 export interface OllamaChatObject {
-  message?: { role?: string; content?: string; thinking?: string; tool_calls?: Array<{ function?: { name?: string; arguments?: unknown } }> };
+  message?: {
+    role?: string;
+    content?: string;
+    thinking?: string;
+    tool_calls?: Array<{ function?: { name?: string; arguments?: unknown } }>;
+  };
   /** `/api/generate` lines carry the text here; accepted so both endpoints' lines read alike. */
   response?: string;
   done?: boolean;
@@ -18,7 +23,13 @@ export function convertOllamaToolCalls(object: OllamaChatObject, context: Transl
   return (object.message?.tool_calls ?? []).map((call) => ({
     id: context.generateId('call_'),
     type: 'function',
-    function: { name: call.function?.name ?? '', arguments: typeof call.function?.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function?.arguments ?? {}) },
+    function: {
+      name: call.function?.name ?? '',
+      arguments:
+        typeof call.function?.arguments === 'string'
+          ? call.function.arguments
+          : JSON.stringify(call.function?.arguments ?? {}),
+    },
   }));
 }
 
@@ -36,7 +47,10 @@ export function convertOllamaUsage(object: OllamaChatObject): Usage | undefined 
 
 export function buildOllamaCompletion(object: OllamaChatObject, context: TranslationContext): ChatCompletion {
   const toolCalls = convertOllamaToolCalls(object, context);
-  const message: ChatCompletion['choices'][number]['message'] = { role: 'assistant', content: object.message?.content ?? object.response ?? '' };
+  const message: ChatCompletion['choices'][number]['message'] = {
+    role: 'assistant',
+    content: object.message?.content ?? object.response ?? '',
+  };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
   if (object.message?.thinking) message.reasoning = object.message.thinking;
   const completion: ChatCompletion = {
@@ -44,7 +58,14 @@ export function buildOllamaCompletion(object: OllamaChatObject, context: Transla
     object: 'chat.completion',
     created: context.created,
     model: context.publicModel,
-    choices: [{ index: 0, message, finish_reason: mapOllamaFinishReason(object.done_reason, toolCalls.length > 0), logprobs: null }],
+    choices: [
+      {
+        index: 0,
+        message,
+        finish_reason: mapOllamaFinishReason(object.done_reason, toolCalls.length > 0),
+        logprobs: null,
+      },
+    ],
   };
   const usage = convertOllamaUsage(object);
   if (usage) completion.usage = usage;

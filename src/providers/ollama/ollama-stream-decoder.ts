@@ -2,7 +2,12 @@ import { GatewayError, UpstreamError } from '../../shared/errors.js';
 import type { ChatCompletionChunk } from '../../shared/openai-types.js';
 import { NdjsonDecoder, NdjsonFormatError } from '../framing/ndjson-decoder.js';
 import type { StreamDecoder, StreamEvent, TranslationContext } from '../provider-adapter.js';
-import { convertOllamaToolCalls, convertOllamaUsage, mapOllamaFinishReason, type OllamaChatObject } from './ollama-response.js';
+import {
+  convertOllamaToolCalls,
+  convertOllamaUsage,
+  mapOllamaFinishReason,
+  type OllamaChatObject,
+} from './ollama-response.js';
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 
@@ -35,14 +40,24 @@ export class OllamaStreamDecoder implements StreamDecoder {
     try {
       values = read();
     } catch (error) {
-      if (error instanceof NdjsonFormatError) throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a broken stream: ${error.message}.`);
+      if (error instanceof NdjsonFormatError)
+        throw new UpstreamError(
+          502,
+          'upstream_bad_response',
+          `${this.context.provider.name} sent a broken stream: ${error.message}.`,
+        );
       throw error;
     }
     const out: StreamEvent[] = [];
     for (const value of values) {
       if (this.finished) break;
       try {
-        if (!value || typeof value !== 'object') throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a stream line that is not an object.`);
+        if (!value || typeof value !== 'object')
+          throw new UpstreamError(
+            502,
+            'upstream_bad_response',
+            `${this.context.provider.name} sent a stream line that is not an object.`,
+          );
         this.translateObject(value as OllamaChatObject, out);
       } catch (error) {
         if (!(error instanceof GatewayError) || out.length === 0) throw error;
@@ -83,7 +98,13 @@ export class OllamaStreamDecoder implements StreamDecoder {
   private chunk(delta: Delta, finishReason: string | null): StreamEvent {
     return {
       type: 'chunk',
-      chunk: { id: this.context.completionId, object: 'chat.completion.chunk', created: this.context.created, model: this.context.publicModel, choices: [{ index: 0, delta, finish_reason: finishReason }] },
+      chunk: {
+        id: this.context.completionId,
+        object: 'chat.completion.chunk',
+        created: this.context.created,
+        model: this.context.publicModel,
+        choices: [{ index: 0, delta, finish_reason: finishReason }],
+      },
     };
   }
 }

@@ -9,7 +9,10 @@ const GATEWAY_ONLY_FIELDS = ['enable_search', 'models', 'provider', 'route', 'tr
  * through), with the upstream's model name, and stream usage always requested so metering
  * gets exact figures (the core drops the usage chunk when the client did not ask for it).
  */
-export function convertToOpenAIRequest(request: ChatCompletionRequest, context: TranslationContext): Record<string, unknown> {
+export function convertToOpenAIRequest(
+  request: ChatCompletionRequest,
+  context: TranslationContext,
+): Record<string, unknown> {
   const body: Record<string, unknown> = { ...request, model: context.upstreamModel };
   for (const field of GATEWAY_ONLY_FIELDS) delete body[field];
   if (request.stream) body.stream_options = { ...(request.stream_options ?? {}), include_usage: true };

@@ -28,7 +28,8 @@ export function normalizeMessage(message: Message): void {
   moveReasoningContent(message);
   splitThinkingContent(message);
   if (Array.isArray(message.tool_calls)) {
-    for (const call of message.tool_calls as Array<{ type?: string }>) if (call.type === undefined) call.type = 'function';
+    for (const call of message.tool_calls as Array<{ type?: string }>)
+      if (call.type === undefined) call.type = 'function';
   }
 }
 
@@ -65,7 +66,10 @@ function splitThinkingContent(target: Record<string, unknown>): void {
   let text = '';
   for (const part of target.content as ContentChunk[]) {
     if (part?.type === 'thinking') {
-      reasoning += typeof part.thinking === 'string' ? part.thinking : (part.thinking ?? []).map((inner) => inner.text ?? '').join('');
+      reasoning +=
+        typeof part.thinking === 'string'
+          ? part.thinking
+          : (part.thinking ?? []).map((inner) => inner.text ?? '').join('');
     } else if (part?.type === 'text' && typeof part.text === 'string') {
       text += part.text;
     }

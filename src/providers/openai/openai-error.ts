@@ -8,7 +8,12 @@ interface OpenAIErrorBody {
 const CLIENT_STATUSES = new Set([400, 401, 403, 404, 409, 413, 415, 422, 429]);
 
 /** Upstream status + body → our error. Client errors keep their status and the provider's words. */
-export function mapOpenAIError(status: number, body: Uint8Array, headers: Record<string, string | string[] | undefined>, providerName: string): GatewayError {
+export function mapOpenAIError(
+  status: number,
+  body: Uint8Array,
+  headers: Record<string, string | string[] | undefined>,
+  providerName: string,
+): GatewayError {
   const text = new TextDecoder().decode(body);
   let parsed: OpenAIErrorBody | undefined;
   try {
@@ -29,12 +34,28 @@ export function mapOpenAIError(status: number, body: Uint8Array, headers: Record
   const param = typeof inner?.param === 'string' ? inner.param : null;
   const retryAfter = headerValue(headers['retry-after']);
   if (status === 429) {
-    return new UpstreamClientError(429, 'rate_limit_error', code ?? 'upstream_rate_limited', message, null, retryAfter ? { 'retry-after': retryAfter } : undefined);
+    return new UpstreamClientError(
+      429,
+      'rate_limit_error',
+      code ?? 'upstream_rate_limited',
+      message,
+      null,
+      retryAfter ? { 'retry-after': retryAfter } : undefined,
+    );
   }
   if (CLIENT_STATUSES.has(status)) {
-    return new UpstreamClientError(status, type ?? 'invalid_request_error', code ?? `upstream_${status}`, message, param);
+    return new UpstreamClientError(
+      status,
+      type ?? 'invalid_request_error',
+      code ?? `upstream_${status}`,
+      message,
+      param,
+    );
   }
-  if (status === 503 || status === 529) return new UpstreamError(503, code ?? 'upstream_unavailable', message, { headers: retryAfter ? { 'retry-after': retryAfter } : undefined });
+  if (status === 503 || status === 529)
+    return new UpstreamError(503, code ?? 'upstream_unavailable', message, {
+      headers: retryAfter ? { 'retry-after': retryAfter } : undefined,
+    });
   if (status === 504 || status === 408) return new UpstreamError(504, 'upstream_timeout', message);
   return new UpstreamError(502, code ?? 'upstream_error', message);
 }

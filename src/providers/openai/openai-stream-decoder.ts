@@ -56,10 +56,18 @@ export class OpenAIStreamDecoder implements StreamDecoder {
     try {
       payload = JSON.parse(data) as Record<string, unknown>;
     } catch {
-      throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a stream event that is not JSON.`);
+      throw new UpstreamError(
+        502,
+        'upstream_bad_response',
+        `${this.context.provider.name} sent a stream event that is not JSON.`,
+      );
     }
     if (payload === null || typeof payload !== 'object') {
-      throw new UpstreamError(502, 'upstream_bad_response', `${this.context.provider.name} sent a stream event that is not an object.`);
+      throw new UpstreamError(
+        502,
+        'upstream_bad_response',
+        `${this.context.provider.name} sent a stream event that is not an object.`,
+      );
     }
     if (event.event === 'error' || payload.error !== undefined) {
       throw streamError(payload, this.context);

@@ -9,7 +9,11 @@ export function parseOpenAIResponse(body: Uint8Array, context: TranslationContex
   try {
     parsed = JSON.parse(new TextDecoder().decode(body)) as ChatCompletion;
   } catch {
-    throw new UpstreamError(502, 'upstream_bad_response', `${context.provider.name} answered with a body that is not JSON.`);
+    throw new UpstreamError(
+      502,
+      'upstream_bad_response',
+      `${context.provider.name} answered with a body that is not JSON.`,
+    );
   }
   if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.choices)) {
     throw new UpstreamError(502, 'upstream_bad_response', `${context.provider.name} answered without a choices array.`);

@@ -4,7 +4,12 @@ import type { TranslationContext } from '../provider-adapter.js';
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 
 /** One OpenAI chat.completion.chunk with our ids, for decoders that build chunks from other protocols. */
-export function createChunk(context: TranslationContext, delta: Delta, finishReason: FinishReason | null = null, index = 0): ChatCompletionChunk {
+export function createChunk(
+  context: TranslationContext,
+  delta: Delta,
+  finishReason: FinishReason | null = null,
+  index = 0,
+): ChatCompletionChunk {
   return {
     id: context.completionId,
     object: 'chat.completion.chunk',

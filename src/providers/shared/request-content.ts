@@ -16,10 +16,16 @@ export function parseToolCallArguments(call: ToolCall, where: string): Record<st
   try {
     parsed = JSON.parse(text);
   } catch {
-    throw new InvalidRequestError(`Invalid '${where}.function.arguments': not valid JSON.`, `${where}.function.arguments`);
+    throw new InvalidRequestError(
+      `Invalid '${where}.function.arguments': not valid JSON.`,
+      `${where}.function.arguments`,
+    );
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-    throw new InvalidRequestError(`Invalid '${where}.function.arguments': must be a JSON object.`, `${where}.function.arguments`);
+    throw new InvalidRequestError(
+      `Invalid '${where}.function.arguments': must be a JSON object.`,
+      `${where}.function.arguments`,
+    );
   }
   return parsed as Record<string, unknown>;
 }
@@ -39,7 +45,11 @@ export function stopSequences(request: ChatCompletionRequest): string[] | undefi
  * Warnings for parameters the client set that this provider cannot honour and that are safe to
  * drop (the answer is still the answer the client asked for, only less tuned).
  */
-export function droppedParameterWarnings(request: ChatCompletionRequest, names: readonly string[], providerName: string): string[] {
+export function droppedParameterWarnings(
+  request: ChatCompletionRequest,
+  names: readonly string[],
+  providerName: string,
+): string[] {
   return names
     .filter((name) => request[name] !== undefined && request[name] !== null)
     .map((name) => `${name} is not supported by ${providerName} and was ignored`);

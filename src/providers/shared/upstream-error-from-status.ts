@@ -28,16 +28,34 @@ const TYPE_BY_STATUS: Record<number, string> = {
  * provider's words (so fallbacks stop), 429 stays a rate limit (so fallbacks try the next),
  * overload becomes 503, timeouts 504, anything else 502.
  */
-export function upstreamErrorFromStatus(status: number, details: UpstreamErrorDetails, providerName: string): GatewayError {
+export function upstreamErrorFromStatus(
+  status: number,
+  details: UpstreamErrorDetails,
+  providerName: string,
+): GatewayError {
   const message = `${providerName}: ${details.message}`;
   const retryHeaders = details.retryAfter ? { 'retry-after': details.retryAfter } : undefined;
   if (status === 429) {
-    return new UpstreamClientError(429, 'rate_limit_error', details.code ?? 'upstream_rate_limited', message, null, retryHeaders);
+    return new UpstreamClientError(
+      429,
+      'rate_limit_error',
+      details.code ?? 'upstream_rate_limited',
+      message,
+      null,
+      retryHeaders,
+    );
   }
   if (CLIENT_STATUSES.has(status)) {
-    return new UpstreamClientError(status, details.type ?? TYPE_BY_STATUS[status] ?? 'invalid_request_error', details.code ?? `upstream_${status}`, message, details.param ?? null);
+    return new UpstreamClientError(
+      status,
+      details.type ?? TYPE_BY_STATUS[status] ?? 'invalid_request_error',
+      details.code ?? `upstream_${status}`,
+      message,
+      details.param ?? null,
+    );
   }
-  if (status === 503 || status === 529) return new UpstreamError(503, details.code ?? 'upstream_unavailable', message, { headers: retryHeaders });
+  if (status === 503 || status === 529)
+    return new UpstreamError(503, details.code ?? 'upstream_unavailable', message, { headers: retryHeaders });
   if (status === 504 || status === 408) return new UpstreamError(504, details.code ?? 'upstream_timeout', message);
   return new UpstreamError(502, details.code ?? 'upstream_error', message);
 }

@@ -32,8 +32,16 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('attempts', 'text', (column) => column.notNull().defaultTo('[]'))
     .addColumn('created_at', 'bigint', (column) => column.notNull())
     .execute();
-  await db.schema.createIndex('usage_events_user_created').on('usage_events').columns(['user_id', 'created_at']).execute();
-  await db.schema.createIndex('usage_events_key_created').on('usage_events').columns(['key_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('usage_events_user_created')
+    .on('usage_events')
+    .columns(['user_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('usage_events_key_created')
+    .on('usage_events')
+    .columns(['key_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('usage_events_created').on('usage_events').column('created_at').execute();
 
   await db.schema
@@ -46,7 +54,11 @@ export async function up(db: Kysely<unknown>, dialect: Dialect): Promise<void> {
     .addColumn('description', 'text', (column) => column.notNull().defaultTo(''))
     .addColumn('created_at', 'bigint', (column) => column.notNull())
     .execute();
-  await db.schema.createIndex('credit_ledger_user_created').on('credit_ledger').columns(['user_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('credit_ledger_user_created')
+    .on('credit_ledger')
+    .columns(['user_id', 'created_at'])
+    .execute();
 
   await db.schema
     .createTable('credit_balances')

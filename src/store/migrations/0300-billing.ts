@@ -21,8 +21,16 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn('paid_at', 'bigint')
     .addColumn('closed_at', 'bigint')
     .execute();
-  await db.schema.createIndex('billing_orders_user_created').on('billing_orders').columns(['user_id', 'created_at']).execute();
-  await db.schema.createIndex('billing_orders_payment_reference').on('billing_orders').column('payment_reference').execute();
+  await db.schema
+    .createIndex('billing_orders_user_created')
+    .on('billing_orders')
+    .columns(['user_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('billing_orders_payment_reference')
+    .on('billing_orders')
+    .column('payment_reference')
+    .execute();
 
   await db.schema
     .createTable('billing_documents')

@@ -14,5 +14,7 @@ export async function up(db: Kysely<unknown>, _dialect: Dialect): Promise<void> 
     .addColumn('users', 'bigint', (column) => column.notNull().defaultTo(0))
     .addPrimaryKeyConstraint('usage_model_users_day_count_pk', ['day_start', 'model_id'])
     .execute();
-  await sql`insert into usage_model_users_day_count (day_start, model_id, users) select day_start, model_id, count(*) from usage_model_users_day group by day_start, model_id`.execute(db);
+  await sql`insert into usage_model_users_day_count (day_start, model_id, users) select day_start, model_id, count(*) from usage_model_users_day group by day_start, model_id`.execute(
+    db,
+  );
 }
