@@ -5,7 +5,7 @@ import { BENCH_MODELS } from './bench-models.js';
  * serving each benchmark model. Connections are raised so 1,000 open streams are really open
  * upstream rather than queued in the pool; timeouts are long enough for the slowest stream.
  */
-export function benchGatewayConfigText(upstreamUrl: string, options: { requireCredits: boolean }): string {
+export function benchGatewayConfigText(upstreamUrl: string): string {
   const models = Object.values(BENCH_MODELS)
     .map(
       (model) => `
@@ -18,11 +18,10 @@ export function benchGatewayConfigText(upstreamUrl: string, options: { requireCr
         context_length: 128000`,
     )
     .join('');
-  // With metering on, every request is admitted against the user's credit balance (a hold).
-  const billing = options.requireCredits ? '\nbilling:\n  require_credits: true' : '';
+  // No billing section: the default config, where charging is on (every request holds and is charged).
   return `
 server:
-  log_level: warn${billing}
+  log_level: warn
 providers:
   - id: fake
     name: Fake upstream

@@ -28,7 +28,7 @@ const metering = process.env.BENCH_METERING !== 'off';
 const upstreamUrl = process.env.BENCH_UPSTREAM_URL;
 if (!upstreamUrl) throw new Error('BENCH_UPSTREAM_URL is not set');
 const { config } = loadConfig({
-  text: benchGatewayConfigText(upstreamUrl, { requireCredits: metering }),
+  text: benchGatewayConfigText(upstreamUrl),
   env: { ...process.env, HOST: '127.0.0.1', PORT: '0' },
   knownProviderTypes: [...createProviderRegistry().keys()],
 });

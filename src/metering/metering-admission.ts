@@ -104,7 +104,7 @@ export function holdRefusal(outcome: Exclude<HoldOutcome, 'held'>): Error {
   switch (outcome) {
     case 'insufficient_credits':
       return new InsufficientCreditsError(
-        'Your credit balance does not cover the most this request can cost. Add credits, or lower max_tokens.',
+        'Your credit balance does not cover the most this request can cost. Add credits (POST /api-account/user/billing/create-checkout, or an operator runs `gateway credits grant --email <your email> --amount <USD>`), or lower max_tokens.',
       );
     case 'quota_exceeded':
       return new PermissionDeniedError('This API key has used its monthly quota.', 'quota_exceeded');

@@ -4,7 +4,7 @@ import type { RedisFailureMode } from './resilient-limit-backend.js';
 
 /** The metering settings of the config file's `billing:` and `limits:` sections. */
 export interface MeteringSettings {
-  /** billing.require_credits: refuse requests (402) the balance cannot cover. Default false. */
+  /** billing.require_credits: hold before, charge after, refuse (402) what the balance cannot cover. Default true (CONTRACT §5). */
   requireCredits: boolean;
   /** billing.default_max_output_tokens: output held for when neither request nor model bounds it. */
   defaultMaxOutputTokens: number;
@@ -17,7 +17,7 @@ export interface MeteringSettings {
 export function readMeteringSettings(config: Pick<GatewayConfig, 'sections'>): MeteringSettings {
   const billing = config.sections.billing ?? {};
   const limits = config.sections.limits ?? {};
-  const requireCredits = billing.require_credits ?? false;
+  const requireCredits = billing.require_credits ?? true;
   if (typeof requireCredits !== 'boolean') throw new ConfigError('billing.require_credits must be true or false.');
   const defaultMaxOutputTokens = billing.default_max_output_tokens ?? 4096;
   if (!Number.isSafeInteger(defaultMaxOutputTokens) || (defaultMaxOutputTokens as number) < 1) {

@@ -100,6 +100,19 @@ describe('the gateway CLI', () => {
     const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
     try {
       const [, url] = await waitForLine(child, /gateway listening on (http:\/\/\S+)/);
+      // Charging is on by default: no credits, no answer, and the refusal says how to add them.
+      const unpaid = await fetch(`${url}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${apiKey}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: 'test/chat', messages: [{ role: 'user', content: 'hi' }] }),
+      });
+      expect(unpaid.status).toBe(402);
+      expect((await unpaid.json()).error).toMatchObject({
+        code: 'insufficient_credits',
+        message: expect.stringContaining('gateway credits grant'),
+      });
+      // A grant from another process (the CLI) is seen by the running gateway at once.
+      expect(runCli(['credits', 'grant', '--email', 'dev@example.com', '--amount', '5']).status).toBe(0);
       const client = new OpenAI({ apiKey, baseURL: `${url}/v1`, maxRetries: 0 });
       const whole = await client.chat.completions.create({
         model: 'test/chat',

@@ -72,6 +72,10 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     env: options.env ?? {},
     knownProviderTypes: [...createProviderRegistry().keys()],
   });
+  // Charging is on by default (CONTRACT §5). Tests that are not about credits would all need a
+  // balance, so the shared helper turns it off unless the config says otherwise: tests about
+  // credits set billing.require_credits explicitly. This is the one place that decides it.
+  config.sections.billing = { require_credits: false, ...config.sections.billing };
   const testStore = options.testStore ?? (await createTestStore(options.storeKind ?? 'sqlite'));
   const logs: string[] = [];
   const sink = new Writable({
