@@ -40,3 +40,57 @@ export function useProviderEndToEnd(
   });
   return harness;
 }
+
+/** The parts of a chat.completion.chunk a client assembles (the SDK's chunks and a recording's payloads alike). */
+export interface StreamChunk {
+  usage?: unknown;
+  choices?: Array<{ delta: Record<string, any>; finish_reason: string | null }>;
+}
+
+export interface AssembledStream {
+  content: string;
+  reasoning: string;
+  refusal: string;
+  finishReasons: string[];
+  toolCalls: Array<{ id: string; name: string; arguments: string }>;
+  /** The last usage seen. */
+  usage: any;
+}
+
+/** What a client assembles from a stream's chunks: text, reasoning, refusal, tool calls by index, finish reasons. */
+export function assembleChunks(chunks: StreamChunk[]): AssembledStream {
+  const assembled: AssembledStream = {
+    content: '',
+    reasoning: '',
+    refusal: '',
+    finishReasons: [],
+    toolCalls: [],
+    usage: undefined,
+  };
+  const toolCalls = new Map<number, { id: string; name: string; arguments: string }>();
+  for (const chunk of chunks) {
+    if (chunk.usage) assembled.usage = chunk.usage;
+    for (const choice of chunk.choices ?? []) {
+      assembled.content += choice.delta.content ?? '';
+      assembled.reasoning += choice.delta.reasoning ?? '';
+      assembled.refusal += choice.delta.refusal ?? '';
+      for (const call of choice.delta.tool_calls ?? []) {
+        const entry = toolCalls.get(call.index) ?? { id: '', name: '', arguments: '' };
+        entry.id += call.id ?? '';
+        entry.name += call.function?.name ?? '';
+        entry.arguments += call.function?.arguments ?? '';
+        toolCalls.set(call.index, entry);
+      }
+      if (choice.finish_reason) assembled.finishReasons.push(choice.finish_reason);
+    }
+  }
+  assembled.toolCalls = [...toolCalls.values()];
+  return assembled;
+}
+
+/** Reads an SDK stream to its end and assembles it. */
+export async function collectStream(stream: AsyncIterable<OpenAI.ChatCompletionChunk>): Promise<AssembledStream> {
+  const chunks: StreamChunk[] = [];
+  for await (const chunk of stream) chunks.push(chunk as StreamChunk);
+  return assembleChunks(chunks);
+}

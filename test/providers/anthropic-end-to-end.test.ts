@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
+import { collectStream, useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
 import { fixtureBytes, reframeAnthropicJsonl } from '../helpers/fixtures.js';
 
 const SSE = { 'content-type': 'text/event-stream; charset=utf-8' };
@@ -175,12 +175,7 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
       stream: true,
       messages: [{ role: 'user', content: 'How do I cross the street?' }],
     });
-    let reasoning = '';
-    let content = '';
-    for await (const chunk of stream) {
-      reasoning += (chunk.choices[0]?.delta as { reasoning?: string } | undefined)?.reasoning ?? '';
-      content += chunk.choices[0]?.delta?.content ?? '';
-    }
+    const { reasoning, content } = await collectStream(stream);
     expect(reasoning).toMatch(/^This is a straightforward question about pedestrian safety\./);
     expect(content).toMatch(/when crossing streets\.$/);
   });
@@ -199,12 +194,7 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
       stream_options: { include_usage: true },
       messages: [{ role: 'user', content: 'ping' }],
     });
-    let content = '';
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    for await (const chunk of stream) {
-      content += chunk.choices[0]?.delta?.content ?? '';
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { content, usage } = await collectStream(stream);
     expect(content).toBe('pong');
     expect(usage).toMatchObject({ prompt_tokens: 61, completion_tokens: 2 });
   });

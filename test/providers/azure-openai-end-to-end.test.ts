@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
+import {
+  assembleChunks,
+  collectStream,
+  useProviderEndToEnd,
+  type StreamChunk,
+} from '../helpers/provider-end-to-end.js';
 import { splitBytes } from '../helpers/byte-pieces.js';
 import { chunksJsonlAsSse, fixtureBytes, fixtureJson, fixtureText, sseDataPayloads } from '../helpers/fixtures.js';
 
@@ -61,39 +66,9 @@ models:
 
 const e2e = useProviderEndToEnd(configText);
 
-interface StreamChunk {
-  usage?: unknown;
-  choices?: Array<{ delta: Record<string, any>; finish_reason: string | null }>;
-}
-
-/** What a client assembles from a stream's chunks: used on the SDK's chunks and on the recording's payloads. */
-function assemble(chunks: StreamChunk[]) {
-  let content = '';
-  let refusal = '';
-  const finishReasons: string[] = [];
-  const toolCalls = new Map<number, { id: string; name: string; arguments: string }>();
-  let usage: unknown;
-  for (const chunk of chunks) {
-    if (chunk.usage) usage = chunk.usage;
-    for (const choice of chunk.choices ?? []) {
-      content += choice.delta.content ?? '';
-      refusal += choice.delta.refusal ?? '';
-      for (const call of choice.delta.tool_calls ?? []) {
-        const entry = toolCalls.get(call.index) ?? { id: '', name: '', arguments: '' };
-        entry.id += call.id ?? '';
-        entry.name += call.function?.name ?? '';
-        entry.arguments += call.function?.arguments ?? '';
-        toolCalls.set(call.index, entry);
-      }
-      if (choice.finish_reason) finishReasons.push(choice.finish_reason);
-    }
-  }
-  return { content, refusal, finishReasons, toolCalls: [...toolCalls.values()], usage };
-}
-
 /** What a client should assemble from a recorded stream: computed from the fixture itself. */
 function expectedFromFixture(sse: string) {
-  return assemble(sseDataPayloads(sse) as StreamChunk[]);
+  return assembleChunks(sseDataPayloads(sse) as StreamChunk[]);
 }
 
 async function replayStream(sse: string, request: Partial<OpenAI.ChatCompletionCreateParamsStreaming> = {}) {
@@ -105,9 +80,7 @@ async function replayStream(sse: string, request: Partial<OpenAI.ChatCompletionC
     stream_options: { include_usage: true },
     ...request,
   });
-  const chunks: StreamChunk[] = [];
-  for await (const chunk of stream) chunks.push(chunk as StreamChunk);
-  return assemble(chunks);
+  return collectStream(stream);
 }
 
 describe('Azure OpenAI through the gateway with the openai SDK', () => {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
+import { collectStream, useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
 import { splitBytes } from '../helpers/byte-pieces.js';
 import type { RecordedRequest } from '../helpers/fake-upstream.js';
 import { fixtureBytes, fixtureJson, fixtureText, reframeBedrockChunks } from '../helpers/fixtures.js';
@@ -124,14 +124,7 @@ describe('Bedrock through the gateway with the openai SDK', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    const finishReasons: string[] = [];
-    let usage: OpenAI.CompletionUsage | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      if (chunk.choices[0]?.finish_reason) finishReasons.push(chunk.choices[0].finish_reason);
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { content: text, finishReasons, usage } = await collectStream(stream);
     expect(text.startsWith('The capital of France is Paris.')).toBe(true);
     expect(finishReasons).toEqual(['stop']);
     expect(usage).toEqual({ prompt_tokens: 13, completion_tokens: 82, total_tokens: 95 });
@@ -183,13 +176,7 @@ describe('Bedrock through the gateway with the openai SDK', () => {
       reasoning_effort: 'low',
       stream: true,
     });
-    let reasoning = '';
-    let text = '';
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta as { content?: string; reasoning?: string } | undefined;
-      reasoning += delta?.reasoning ?? '';
-      text += delta?.content ?? '';
-    }
+    const { reasoning, content: text } = await collectStream(stream);
     expect(reasoning.startsWith('The user has greeted me')).toBe(true);
     expect(text.length).toBeGreaterThan(0);
     const sent = JSON.parse(e2e.upstream.requests[0]!.body);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
+import { collectStream, useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
 import { splitBytes } from '../helpers/byte-pieces.js';
 import { fixtureBytes } from '../helpers/fixtures.js';
 
@@ -48,16 +48,9 @@ describe('Ollama native API through the gateway', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | undefined;
-    const finish: string[] = [];
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      if (chunk.choices[0]?.finish_reason) finish.push(chunk.choices[0].finish_reason);
-      if (chunk.usage) usage = chunk.usage;
-    }
-    expect(text).toBe('The');
-    expect(finish).toEqual(['stop']);
+    const { content, finishReasons, usage } = await collectStream(stream);
+    expect(content).toBe('The');
+    expect(finishReasons).toEqual(['stop']);
     expect(usage).toEqual({ prompt_tokens: 26, completion_tokens: 282, total_tokens: 308 });
     expect(e2e.upstream.requests[0]!.url).toBe('/api/chat');
     expect(JSON.parse(e2e.upstream.requests[0]!.body)).toEqual({
