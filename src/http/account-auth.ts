@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { Auth } from '../accounts/auth/create-auth.js';
+import type { Auth } from '../users/create-auth.js';
 import { AuthenticationError } from '../shared/errors.js';
 
 export interface SignedInUser {

@@ -1,8 +1,8 @@
-import type { ApiKeyRecord, DefaultModel } from '../accounts/keys/api-key-record.js';
-import { isModelAllowed } from '../accounts/keys/api-key-record.js';
+import type { ApiKeyRecord, DefaultModel } from './api-key-record.js';
+import { isModelAllowed } from './api-key-record.js';
 import type { ModelConfig } from '../config/gateway-config.js';
 import { InvalidRequestError, NotFoundError, PermissionDeniedError } from '../shared/errors.js';
-import type { ModelDirectory, RouteCandidate } from '../gateway/model-directory.js';
+import type { ModelDirectory, RouteCandidate } from './model-directory.js';
 import type { RequestRouting } from './provider-preferences.js';
 import type { RoutingTemplateSource } from './routing-templates.js';
 

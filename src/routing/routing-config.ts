@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import { ConfigError } from '../config/load-config.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
-import { resolveRoutingTemplates } from '../accounts/keys/routing-templates.js';
+import { resolveRoutingTemplates } from './resolve-routing-templates.js';
 
 /** The `routing:` section of gateway.config.yaml (every field optional). */
 const RoutingSectionSchema = Type.Object(

@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestStore, STORE_KINDS, type TestStore } from '../../test/helpers/test-store.js';
 import { migrateToLatest } from './migrate.js';
-import { createApiKey } from '../accounts/keys/create-api-key.js';
-import { findApiKeyByHash, keyChangesSince, latestKeyChangeId } from '../accounts/keys/api-key-repository.js';
-import { hashApiKey } from '../accounts/keys/api-key-format.js';
+import { createApiKey } from '../keys/create-api-key.js';
+import { findApiKeyByHash, keyChangesSince, latestKeyChangeId } from '../keys/api-key-repository.js';
+import { hashApiKey } from '../keys/api-key-format.js';
 import { randomIdGenerator } from '../shared/ids.js';
 import { getOrCreateSetting } from './settings-repository.js';
 

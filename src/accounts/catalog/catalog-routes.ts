@@ -4,10 +4,10 @@ import { NotFoundError } from '../../shared/errors.js';
 import { sendCacheable } from '../../http/cacheable-response.js';
 import { describeTotals } from '../../statistics/rollup-queries.js';
 import type { UsageStatsService } from '../../statistics/usage-stats-service.js';
-import { CAPABILITIES } from './catalog-data.js';
-import { CATALOG_SORTS, catalogFilterValues, checkKnownValues, queryCatalog, type CatalogQuery, type KnownValues } from './catalog-query.js';
-import type { ModelCatalog } from './model-catalog.js';
-import { presentCatalogModel } from './present-catalog-model.js';
+import { CAPABILITIES } from '../../catalog/catalog-data.js';
+import { CATALOG_SORTS, catalogFilterValues, checkKnownValues, queryCatalog, type CatalogQuery, type KnownValues } from '../../catalog/catalog-query.js';
+import type { ModelCatalog } from '../../catalog/model-catalog.js';
+import { presentCatalogModel } from '../../catalog/present-catalog-model.js';
 
 const MODALITIES = ['text', 'image', 'audio', 'video', 'file'];
 const enumOf = (values: readonly string[]) => Type.Union(values.map((value) => Type.Literal(value)));

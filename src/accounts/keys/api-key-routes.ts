@@ -5,8 +5,8 @@ import type { ApiKeysTable } from '../../store/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { IdGenerator } from '../../shared/ids.js';
 import { NotFoundError } from '../../shared/errors.js';
-import type { KeyChangeAnnouncer } from './key-change-broadcast.js';
-import { createApiKey } from './create-api-key.js';
+import type { KeyChangeAnnouncer } from '../../keys/key-change-broadcast.js';
+import { createApiKey } from '../../keys/create-api-key.js';
 import {
   findApiKeyForUser,
   listApiKeysForUser,
@@ -14,10 +14,15 @@ import {
   revokeApiKey,
   updateApiKey,
   type ApiKeyChanges,
-} from './api-key-repository.js';
-import { toApiKeyChanges, toDefaultModelsChanges, toNewApiKey, type KeyInputContext } from './api-key-input.js';
-import { toApiKeyView } from './api-key-view.js';
-import { keySpend } from './key-spend.js';
+} from '../../keys/api-key-repository.js';
+import {
+  toApiKeyChanges,
+  toDefaultModelsChanges,
+  toNewApiKey,
+  type KeyInputContext,
+} from '../../keys/api-key-input.js';
+import { toApiKeyView } from '../../keys/api-key-view.js';
+import { keySpend } from '../../keys/key-spend-view.js';
 import {
   ApiKeyListSchema,
   CreateApiKeyBodySchema,
@@ -30,7 +35,7 @@ import {
   type PutDefaultModelsBody,
   type UpdateApiKeyBody,
 } from './api-key-schemas.js';
-import type { RoutingTemplate } from './routing-templates.js';
+import type { RoutingTemplate } from '../../routing/resolve-routing-templates.js';
 
 export interface ApiKeyRouteDeps {
   store: Store;

@@ -5,8 +5,8 @@ import { sendCacheable } from '../../http/cacheable-response.js';
 import { describeTotals } from '../../statistics/rollup-queries.js';
 import { STATS_WINDOWS, type StatsWindow, type UsageStatsService } from '../../statistics/usage-stats-service.js';
 import type { ProviderConfig } from '../../config/gateway-config.js';
-import type { ModelCatalog, CatalogModel } from '../catalog/model-catalog.js';
-import { endpointStatus, presentPricing } from '../catalog/present-catalog-model.js';
+import type { ModelCatalog, CatalogModel } from '../../catalog/model-catalog.js';
+import { endpointStatus, presentPricing } from '../../catalog/present-catalog-model.js';
 
 const StatsQuerySchema = Type.Object(
   {

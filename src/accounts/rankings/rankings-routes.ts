@@ -8,7 +8,7 @@ import {
   type ChartMetric,
   type ChartWindow,
   type RankingsService,
-} from './rankings-service.js';
+} from '../../rankings/rankings-service.js';
 
 const enumOf = (values: readonly string[], defaultValue?: string) =>
   Type.Union(

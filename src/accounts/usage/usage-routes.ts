@@ -3,10 +3,10 @@ import { Type } from '@sinclair/typebox';
 import type { Store } from '../../store/database.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Metering } from '../../metering/metering.js';
-import { getBalance } from '../../metering/credit-ledger.js';
+import { getBalance } from '../../credits/credit-ledger.js';
 import { nanosToUsdNumber } from '../../metering/money.js';
 import { usageReport, type UsageTotals } from '../../metering/usage-report.js';
-import { formatDay, parseDateRange } from './usage-date-range.js';
+import { formatDay, parseDateRange } from '../../metering/usage-date-range.js';
 
 export interface UsageRouteDeps {
   store: Store;
