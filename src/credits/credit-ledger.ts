@@ -1,8 +1,8 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Dialect, Store } from '../store/database.js';
 import type { Database } from '../store/schema.js';
-import type { LedgerKind } from '../metering/metering-schema.js';
-import '../metering/metering-schema.js';
+import type { LedgerKind } from './credits-schema.js';
+import './credits-schema.js';
 
 export interface LedgerEntry {
   userId: string;

@@ -1,10 +1,23 @@
 import type { Store } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
 import { applyLedgerEntry, getBalance } from './credit-ledger.js';
-import type { CreditLedger } from '../billing/credit-ledger.js';
 
-/** Billing's view of the metering ledger: purchases and refunds are ledger entries with unique references. */
-export function createMeteringLedger(store: Store, clock: Clock): CreditLedger {
+/**
+ * What billing needs from the credit ledger: purchases and refunds. Entries carry a unique reference,
+ * so crediting the same order twice is a no-op: that is what makes "credited exactly once" hold
+ * however often, late or concurrently a payment is confirmed.
+ */
+export interface PurchaseLedger {
+  /** Adds a purchase; false when an entry with this reference already exists. */
+  creditPurchase(userId: string, nanos: number, reference: string): Promise<boolean>;
+  /** Takes a refunded purchase back (never below a zero balance); false when already applied. */
+  debitRefund(userId: string, nanos: number, reference: string): Promise<boolean>;
+  /** The user's balance in nano-USD (the project’s money unit). */
+  balanceNanos(userId: string): Promise<number>;
+}
+
+/** Purchases and refunds as credit-ledger entries with unique references. */
+export function createPurchaseLedger(store: Store, clock: Clock): PurchaseLedger {
   return {
     async creditPurchase(userId, nanos, reference) {
       const result = await applyLedgerEntry(

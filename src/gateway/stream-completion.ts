@@ -4,7 +4,7 @@ import type { ChatCompletionChunk, ChatCompletionRequest } from '../shared/opena
 import type { Clock } from '../shared/clock.js';
 import { SSE_DONE, SSE_HEADERS, sseData, sseError, waitForDrain } from './sse.js';
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
-import type { OpenedAttempt } from './chat-completions-handler.js';
+import type { OpenedAttempt } from '../routing/open-with-fallback.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
 
 export interface StreamCompletionInput {

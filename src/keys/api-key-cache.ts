@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
-import { toApiKeyRecord, type ApiKeyRecord } from '../routing/api-key-record.js';
+import type { ApiKeyRecord } from '../routing/api-key-record.js';
+import { toApiKeyRecord } from './to-api-key-record.js';
 import { findApiKeyByHash, keyChangesSince, latestKeyChangeId, touchApiKeys } from './api-key-repository.js';
 
 export interface ApiKeyCacheOptions {

@@ -12,7 +12,7 @@ export interface KeySpendView {
  * Spend per key for the key records of the account API (this calendar month, UTC, and in total),
  * read from metering's per-key counters in one query for a whole page of keys.
  */
-export async function keySpend(
+export async function keySpendViews(
   store: Store,
   keyIds: readonly string[],
   now: number,

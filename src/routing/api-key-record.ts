@@ -1,5 +1,3 @@
-import type { ApiKeysTable } from '../store/schema.js';
-
 export type RoutingMode = 'code' | 'manual';
 
 export interface DefaultModel {
@@ -7,7 +5,11 @@ export interface DefaultModel {
   priority: number;
 }
 
-/** An API key as the hot path sees it: parsed once when loaded into the cache. */
+/**
+ * An API key as the hot path sees it: parsed once when keys/ loads it into the cache. It lives in
+ * routing, its first reader (models allowed, routing mode, template, default models), so the
+ * gateway, routing and metering read it without importing the keys domain above them.
+ */
 export interface ApiKeyRecord {
   id: string;
   userId: string;
@@ -26,29 +28,6 @@ export interface ApiKeyRecord {
   templateId: string | null;
   defaultModels: DefaultModel[];
   revoked: boolean;
-}
-
-export function toApiKeyRecord(row: ApiKeysTable): ApiKeyRecord {
-  const allowedModels = row.allowed_models ? (JSON.parse(row.allowed_models) as string[]) : null;
-  const defaultModels = row.default_models ? (JSON.parse(row.default_models) as DefaultModel[]) : [];
-  return {
-    id: row.id,
-    userId: row.user_id,
-    name: row.name,
-    keyHash: row.key_hash,
-    routingMode: row.routing_mode === 'manual' ? 'manual' : 'code',
-    allowedModels,
-    allowedMatchers: allowedModels ? allowedModels.map(globToRegExp) : null,
-    rpmLimit: row.rpm_limit,
-    tpmLimit: row.tpm_limit,
-    monthlyQuotaMicros: row.monthly_quota_micros,
-    creditLimitMicros: row.credit_limit_micros,
-    expiresAt: row.expires_at,
-    disabled: row.disabled === 1,
-    templateId: row.template_id,
-    defaultModels: [...defaultModels].sort((a, b) => a.priority - b.priority),
-    revoked: row.revoked_at !== null,
-  };
 }
 
 /** `openai/*` matches every model id starting with `openai/`; `*` alone matches all. */

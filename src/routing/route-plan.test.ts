@@ -12,7 +12,7 @@ const templates = configRoutingTemplates([
     id: 'cheap',
     name: 'Cheap',
     description: '',
-    models: [
+    defaultModels: [
       { model_id: 'chat/d', priority: 1 },
       { model_id: 'chat/b', priority: 2 },
     ],

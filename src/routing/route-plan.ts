@@ -109,5 +109,5 @@ export function planRoute(input: PlanRouteInput): RouteCandidate[] {
 export function defaultModelsOf(key: ApiKeyRecord | null, templates: RoutingTemplateSource): DefaultModel[] {
   if (!key) return [];
   if (key.defaultModels.length > 0) return key.defaultModels;
-  return key.templateId ? (templates.get(key.templateId)?.models ?? []) : [];
+  return key.templateId ? (templates.get(key.templateId)?.defaultModels ?? []) : [];
 }

@@ -8,7 +8,7 @@ export function registerRoutingTemplatesRoute(
   templates: readonly RoutingTemplate[],
   isKnownModel: (modelId: string) => boolean,
 ): void {
-  app.get('/api-account/routing-templates', {
+  app.get('/routing-templates', {
     schema: {
       tags: ['api-keys'],
       summary: 'The curated routing templates a key can adopt with template_id',

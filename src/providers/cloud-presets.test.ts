@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadConfig } from './load-config.js';
-import { createProviderRegistry } from '../providers/provider-registry.js';
-import { resolveBedrockAuth, bedrockBaseUrl } from '../providers/bedrock/bedrock-credentials.js';
+import { loadConfig } from '../config/load-config.js';
+import { createProviderRegistry } from './provider-registry.js';
+import { resolveBedrockAuth, bedrockBaseUrl } from './bedrock/bedrock-credentials.js';
 
 const knownProviderTypes = [...createProviderRegistry().keys()];
 

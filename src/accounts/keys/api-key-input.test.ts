@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestError } from '../shared/errors.js';
-import type { ApiKeysTable } from '../store/schema.js';
+import { InvalidRequestError } from '../../shared/errors.js';
+import type { ApiKeysTable } from '../../store/schema.js';
 import {
   parseExpiration,
   toApiKeyChanges,
