@@ -6,7 +6,8 @@ import type { Clock } from '../../shared/clock.js';
 import { UsageStatsRecorder } from '../../statistics/usage-stats-recorder.js';
 import { UsageStatsService } from '../../statistics/usage-stats-service.js';
 import { loadCatalogData } from './load-catalog-data.js';
-import { ConfigError } from '../../config/load-config.js';
+import { Type } from '@sinclair/typebox';
+import { parseConfigSection } from '../../config/config-section.js';
 import type { CatalogData } from './catalog-data.js';
 import type { ModelDirectory } from '../../gateway/model-directory.js';
 import { ModelCatalog } from './model-catalog.js';
@@ -27,10 +28,12 @@ export interface CatalogFeatures {
  * `catalog.stats_cache_ms` (default 5000): how long a statistics answer is reused. 0 computes every
  * answer afresh (the statistics benchmark measures both).
  */
+const CatalogSection = Type.Object(
+  { stats_cache_ms: Type.Optional(Type.Integer({ minimum: 0 })) },
+  { additionalProperties: true },
+);
 function statsCacheMs(section: Record<string, unknown> | undefined): number {
-  const value = section?.stats_cache_ms ?? 5000;
-  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) throw new ConfigError(`catalog.stats_cache_ms must be a whole number of milliseconds ≥ 0 (got ${JSON.stringify(value)}).`);
-  return value;
+  return parseConfigSection('catalog', section, CatalogSection).stats_cache_ms ?? 5000;
 }
 
 /** Catalog, providers, statistics and rankings: one call from buildApp. */
