@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { parseConfigSection } from '../config/config-section.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
-import { resolveRoutingTemplates } from '../accounts/keys/routing-templates.js';
+import { resolveRoutingTemplates, type RoutingTemplate } from './resolve-routing-templates.js';
 
 /** The `routing:` section of gateway.config.yaml (every field optional). */
 const RoutingSectionSchema = Type.Object(
@@ -22,17 +22,9 @@ const RoutingSectionSchema = Type.Object(
       ),
     ),
   },
-  // `templates` and `builtin_templates` are read by the key API's resolveRoutingTemplates (one format for both).
+  // `templates` and `builtin_templates` are checked by resolveRoutingTemplates (one format, one parse).
   { additionalProperties: true },
 );
-
-export interface RoutingTemplate {
-  id: string;
-  name: string;
-  description: string;
-  /** Sorted by priority, 1 first. */
-  models: Array<{ model_id: string; priority: number }>;
-}
 
 export interface RoutingSettings {
   requestTimeoutMs: number | null;
@@ -55,13 +47,8 @@ export const DEFAULT_ROUTING_SETTINGS: RoutingSettings = {
 /** Reads and validates the routing section; a bad field is a ConfigError naming `routing.<field>`. */
 export function parseRoutingSettings(config: Pick<GatewayConfig, 'sections'>): RoutingSettings {
   const section = parseConfigSection('routing', config.sections.routing, RoutingSectionSchema);
-  // Built-in templates plus config ones, validated once, in the key API's format.
-  const templates = resolveRoutingTemplates(section).map((template) => ({
-    id: template.id,
-    name: template.name,
-    description: template.description,
-    models: template.defaultModels,
-  }));
+  // Built-in templates plus config ones, validated once here; the key API serves this same list.
+  const templates = resolveRoutingTemplates(section);
   const defaults = DEFAULT_ROUTING_SETTINGS;
   return {
     requestTimeoutMs: section.request_timeout_ms ?? null,
