@@ -31,6 +31,7 @@ import { loadCatalogData } from './accounts/catalog/load-catalog-data.js';
 import { routableCatalogModels } from './accounts/catalog/routable-catalog-models.js';
 import { Metering, type MeteringOptions } from './metering/metering.js';
 import { registerUsageRoutes } from './accounts/usage/usage-routes.js';
+import { registerConsoleStatic } from './http/console-static.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -52,6 +53,8 @@ export interface AppDeps {
   routing?: { overrides?: Partial<RoutingRuntime>; redisKeyPrefix?: string };
   /** Metering, limits and credits (on by default); false turns it off (benchmarks compare both). */
   metering?: MeteringOptions | false;
+  /** The built web console to serve at / (default: console/dist of this checkout). */
+  consoleDir?: string;
 }
 
 export interface GatewayApp {
@@ -204,6 +207,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerConsoleStatic(app, deps.consoleDir);
 
   return {
     app,
