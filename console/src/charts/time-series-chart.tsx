@@ -33,6 +33,7 @@ export function TimeSeriesChart<T extends object>({
   formatY,
   summary,
   height = 260,
+  integers = true,
 }: {
   data: T[];
   xKey: keyof T & string;
@@ -43,13 +44,15 @@ export function TimeSeriesChart<T extends object>({
   formatY?: (value: number) => string;
   summary: string;
   height?: number;
+  /** Whole-number axis ticks (counts); false for money and rates. */
+  integers?: boolean;
 }) {
   const axisStyle = { fontSize: 12, fill: 'var(--muted)' };
   const common = (
     <>
       <CartesianGrid stroke="var(--border)" strokeDasharray="3 3" vertical={false} />
       <XAxis dataKey={xKey as string} tick={axisStyle} tickFormatter={formatX} stroke="var(--border)" minTickGap={16} />
-      <YAxis tick={axisStyle} tickFormatter={formatY} stroke="var(--border)" width={64} allowDecimals={false} />
+      <YAxis tick={axisStyle} tickFormatter={formatY} stroke="var(--border)" width={64} allowDecimals={!integers} />
       <Tooltip
         labelFormatter={(label) => (formatX ? formatX(String(label)) : String(label))}
         formatter={(value) => (formatY && typeof value === 'number' ? formatY(value) : String(value))}

@@ -109,6 +109,7 @@ function UsageReport({ usage }: { usage: Usage }) {
             xKey="date"
             kind="bar"
             series={[{ key: 'cost', label: 'Cost', color: 'var(--chart-3)' }]}
+            integers={false}
             formatX={days}
             formatY={(value) => formatMoney(value, usage.currency)}
             summary={`${formatMoney(usage.totals.cost, usage.currency)} in all`}
