@@ -11,6 +11,8 @@ export default defineConfig({
         test: {
           name: 'gateway',
           include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+          // Stops the run with one line when PostgreSQL or Redis is down.
+          globalSetup: ['./test/setup/require-services.ts'],
           // Real sockets and real databases: files run in parallel processes, tests inside a file in order.
           pool: 'forks',
         },
