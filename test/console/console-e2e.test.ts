@@ -195,6 +195,17 @@ describe('web console in a real browser', { timeout: 60_000 }, () => {
     expect(cells.slice(0, 2)).toEqual(['e2e app', '1']);
     await page.locator('.recharts-surface').first().waitFor();
     await shot('usage');
+
+    const [csv] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'Export CSV' }).click(),
+    ]);
+    expect(csv.suggestedFilename()).toMatch(/^usage-\d{4}-\d{2}-\d{2}-\d{4}-\d{2}-\d{2}\.csv$/);
+    const text: Buffer[] = [];
+    for await (const chunk of await csv.createReadStream()) text.push(chunk as Buffer);
+    const lines = Buffer.concat(text).toString().split('\r\n');
+    expect(lines[0]).toBe('section,name,requests,prompt_tokens,completion_tokens,total_tokens,cost_usd');
+    expect(lines).toContainEqual(expect.stringMatching(/^key,e2e app,1,\d+,20,\d+,0\.0000\d+$/));
   });
 
   it('streams a playground answer token by token, with tokens, cost and latency', async () => {
@@ -219,6 +230,19 @@ describe('web console in a real browser', { timeout: 60_000 }, () => {
     expect(stats).toContain('first token');
     expect(await answer.textContent()).toContain('lorem ipsum');
     await shot('playground');
+  });
+
+  it('revokes a key after confirmation, and the SDK is refused at once', async () => {
+    await page.goto(`${base}/keys`);
+    await page.getByRole('button', { name: 'Revoke e2e app' }).click();
+    const confirm = page.getByRole('alertdialog');
+    await confirm.getByText('This cannot be undone.').waitFor();
+    await confirm.getByRole('button', { name: 'Revoke key' }).click();
+    await page.getByRole('cell', { name: 'e2e app', exact: true }).waitFor({ state: 'detached' });
+    const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: fullKey, maxRetries: 0 });
+    await expect(
+      client.chat.completions.create({ model: 'mock/chat', messages: [{ role: 'user', content: 'Hi' }] }),
+    ).rejects.toMatchObject({ status: 401 });
   });
 
   it('browses the catalog to a model page', async () => {
