@@ -38,6 +38,9 @@ import { accountRoutes } from './accounts/account-routes.js';
 import { registerRankingsRoutes } from './accounts/rankings/rankings-routes.js';
 import { ApiKeySchema } from './accounts/keys/api-key-schemas.js';
 import { randomBytes } from 'node:crypto';
+import { registerConsoleStatic } from './http/console-static.js';
+import type { Redis } from 'ioredis';
+import { DEFAULT_REDIS_KEY_PREFIX, openRedis } from './store/open-redis.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -55,10 +58,19 @@ export interface AppDeps {
   secret?: string;
   /** Stripe settings; without them billing uses the sandbox payment provider. */
   stripe?: StripeSettings;
-  /** Routing pieces to replace (tests: a fake breaker store, sleep, random) and the Redis key prefix. */
-  routing?: { overrides?: Partial<RoutingRuntime>; redisKeyPrefix?: string };
+  /** Routing pieces to replace (tests: a fake breaker store, sleep, random). */
+  routing?: { overrides?: Partial<RoutingRuntime> };
+  /**
+   * The installation's Redis, shared by breakers, limits and key invalidation. Absent: buildApp
+   * opens one from config.redisUrl (and closes it); null: no Redis (per-instance state).
+   */
+  redis?: Redis | null;
+  /** Prefix of every Redis key and channel (default `gateway:`; tests use a random one). */
+  redisKeyPrefix?: string;
   /** Metering, limits and credits (on by default); false turns it off (benchmarks compare both). */
   metering?: MeteringOptions | false;
+  /** The built web console to serve at / (default: console/dist of this checkout). */
+  consoleDir?: string;
 }
 
 /** The catalog and the statistics built on finished requests. */
@@ -93,21 +105,25 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   // Catalog models become routable when a configured provider serves them (CONTRACT §1).
   const catalogData = loadCatalogData();
   const directory = new ModelDirectory(config, routableCatalogModels(catalogData, config));
+  // Infrastructure comes in through deps; what buildApp opens itself, it closes in close().
+  const ownsRedis = deps.redis === undefined && config.redisUrl !== undefined;
+  const redis = (ownsRedis ? openRedis(config.redisUrl!) : deps.redis) ?? undefined;
+  const redisKeyPrefix = deps.redisKeyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
   // The `routing:` section is parsed here, once: routing and the key API read the same templates.
   const routingSettings = parseRoutingSettings(config);
   const routing = createRoutingRuntime({
     settings: routingSettings,
     clock,
-    redisUrl: config.redisUrl,
-    redisKeyPrefix: deps.routing?.redisKeyPrefix,
+    redis,
+    redisKeyPrefix,
     overrides: deps.routing?.overrides,
   });
   await keyCache.start();
   const metering =
     deps.metering === false
       ? null
-      : new Metering({ config, store, logger, clock, ids, directory, options: deps.metering });
+      : new Metering({ config, store, logger, clock, ids, directory, redis, redisKeyPrefix, options: deps.metering });
   await metering?.start();
 
   const app = Fastify({
@@ -186,10 +202,10 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   registerRankingsRoutes(app, rankings);
 
   // Key changes reach every instance's cache (Redis), or this one's only.
-  const announcer = config.redisUrl
+  const announcer = redis
     ? await startRedisAnnouncer({
-        redisUrl: config.redisUrl,
-        channel: deps.keyCacheOptions?.invalidationChannel,
+        redis,
+        channel: `${redisKeyPrefix}key-changes`,
         cache: keyCache,
         logger,
       })
@@ -233,6 +249,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerConsoleStatic(app, deps.consoleDir);
 
   return {
     app,
@@ -248,6 +265,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       await keyCache.stop();
       await upstream.close();
       await routing.health.close();
+      if (ownsRedis) redis?.disconnect();
     },
   };
 }

@@ -5,6 +5,8 @@ import { openStore, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrate.js';
 import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './users/create-auth.js';
 import { systemClock } from './shared/clock.js';
+import type { Redis } from 'ioredis';
+import { openRedis } from './store/open-redis.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
 
 export interface Runtime {
@@ -36,6 +38,8 @@ export async function openRuntime(
 
 export interface StartedGateway extends GatewayApp {
   runtime: Runtime;
+  /** REDIS_URL's Redis, opened here once and shared by every feature that needs it. */
+  redis: Redis | null;
   url: string;
 }
 
@@ -48,6 +52,7 @@ export async function startGateway(
 ): Promise<StartedGateway> {
   const runtime = await openRuntime(config, env);
   const stripe = stripeSettingsFromEnvironment(env);
+  const redis = config.redisUrl ? openRedis(config.redisUrl) : null;
   const gateway = await buildApp({
     config,
     store: runtime.store,
@@ -55,15 +60,18 @@ export async function startGateway(
     auth: runtime.auth,
     secret: runtime.secret,
     stripe,
+    redis,
     ...overrides,
   });
   const address = await gateway.app.listen({ host: config.server.host, port: config.server.port });
   return {
     ...gateway,
     runtime,
+    redis,
     url: address,
     async close() {
       await gateway.close();
+      redis?.disconnect();
       await runtime.store.destroy();
     },
   };
