@@ -31,6 +31,9 @@ import { loadCatalogData } from './accounts/catalog/load-catalog-data.js';
 import { routableCatalogModels } from './accounts/catalog/routable-catalog-models.js';
 import { Metering, type MeteringOptions } from './metering/metering.js';
 import { registerUsageRoutes } from './accounts/usage/usage-routes.js';
+import { Observability, type ObservabilityOptions } from './observability/observability.js';
+import type { ReadinessCheck } from './observability/health-routes.js';
+import { migrationsCheck, storeCheck } from './observability/readiness-checks.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -52,6 +55,10 @@ export interface AppDeps {
   routing?: { overrides?: Partial<RoutingRuntime>; redisKeyPrefix?: string };
   /** Metering, limits and credits (on by default); false turns it off (benchmarks compare both). */
   metering?: MeteringOptions | false;
+  /** Trace exporter override (tests) and environment for the OTEL_* variables. */
+  observability?: ObservabilityOptions;
+  /** Readiness checks beyond the store's own (the composition root adds Redis when configured). */
+  readinessChecks?: ReadinessCheck[];
 }
 
 export interface GatewayApp {
@@ -62,6 +69,8 @@ export interface GatewayApp {
   catalogFeatures: CatalogFeatures;
   /** null when built with metering: false. */
   metering: Metering | null;
+  /** Metrics, traces and health checks. */
+  observability: Observability;
   /** Stops background work and flushes pending writes; the caller closes the store. */
   close(): Promise<void>;
 }
@@ -87,10 +96,21 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     overrides: deps.routing?.overrides,
   });
   await keyCache.start();
+  const observability = new Observability(config, deps.observability);
+  const metrics = observability.metrics;
   const metering =
     deps.metering === false
       ? null
-      : new Metering({ config, store, logger, clock, ids, directory, options: deps.metering });
+      : new Metering({
+          config,
+          store,
+          logger,
+          clock,
+          ids,
+          directory,
+          options: deps.metering,
+          onUsage: metrics ? (event) => metrics.onUsage(event) : undefined,
+        });
   await metering?.start();
 
   const app = Fastify({
@@ -136,6 +156,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     reply.header('x-request-id', request.id);
     done();
   });
+  observability.registerHooks(app);
+  observability.watch({
+    directory,
+    health: routing.health,
+    usageBacklog: metering ? () => metering.writer.pending : undefined,
+    now: () => clock.now(),
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -155,6 +182,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
   const observers = [
     ...(deps.observers ?? []),
+    ...observability.observers,
     routing.stats,
     catalogFeatures.recorder,
     ...(metering ? [metering] : []),
@@ -202,7 +230,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     auth: deps.auth,
     invalidationChannel: deps.keyCacheOptions?.invalidationChannel,
   });
-  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  observability.registerRoutes(app, [storeCheck(store), migrationsCheck(store), ...(deps.readinessChecks ?? [])]);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
 
   return {
@@ -211,8 +239,10 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     directory,
     catalogFeatures,
     metering,
+    observability,
     async close() {
       await app.close();
+      await observability.close();
       // After the server stopped: every finished request has queued its usage event by now.
       await metering?.stop();
       await catalogFeatures.recorder.stop();

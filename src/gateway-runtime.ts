@@ -6,6 +6,8 @@ import { migrateToLatest } from './store/migrate.js';
 import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './accounts/auth/create-auth.js';
 import { systemClock } from './shared/clock.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
+import { Redis } from 'ioredis';
+import { redisCheck } from './observability/readiness-checks.js';
 
 export interface Runtime {
   store: Store;
@@ -37,6 +39,8 @@ export async function openRuntime(
 export interface StartedGateway extends GatewayApp {
   runtime: Runtime;
   url: string;
+  /** The admin metrics URL when metrics.port is configured. */
+  metricsUrl: string | null;
 }
 
 /** Everything `gateway serve` does before listening, reusable by tests and benchmarks. */
@@ -48,6 +52,11 @@ export async function startGateway(
 ): Promise<StartedGateway> {
   const runtime = await openRuntime(config, env);
   const stripe = stripeSettingsFromEnvironment(env);
+  // Readiness asks Redis on a connection of its own that never queues: a dead Redis answers at once.
+  const readinessRedis = config.redisUrl
+    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 })
+    : null;
+  readinessRedis?.on('error', () => undefined);
   const gateway = await buildApp({
     config,
     store: runtime.store,
@@ -55,15 +64,19 @@ export async function startGateway(
     auth: runtime.auth,
     secret: runtime.secret,
     stripe,
+    readinessChecks: readinessRedis ? [redisCheck(() => readinessRedis.ping())] : [],
     ...overrides,
   });
   const address = await gateway.app.listen({ host: config.server.host, port: config.server.port });
+  const metricsUrl = await gateway.observability.startAdminServer();
   return {
     ...gateway,
     runtime,
     url: address,
+    metricsUrl,
     async close() {
       await gateway.close();
+      readinessRedis?.disconnect();
       await runtime.store.destroy();
     },
   };

@@ -213,6 +213,8 @@ function resolveConfig(
       billing: file.billing ?? {},
       limits: file.limits ?? {},
       catalog: file.catalog ?? {},
+      metrics: file.metrics ?? {},
+      tracing: file.tracing ?? {},
     },
     source,
   };

@@ -146,6 +146,7 @@ async function attemptOnce(
     upstreamModel: candidate.endpoint.upstreamModel,
     status: 0,
     errorCode: null,
+    startedAt: attemptStarted,
     latencyMs: 0,
   };
   outcome.attempts.push(attempt);
