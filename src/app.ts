@@ -25,6 +25,7 @@ import type { StripeSettings } from './billing/stripe-payment-provider.js';
 import { randomBytes } from 'node:crypto';
 import { parseRoutingSettings } from './routing/routing-config.js';
 import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
+import { configRoutingTemplates } from './routing/routing-templates.js';
 import { registerCatalogFeatures, type CatalogFeatures } from './accounts/catalog/register-catalog-features.js';
 import { registerApiKeys } from './accounts/keys/register-api-keys.js';
 import { loadCatalogData } from './accounts/catalog/load-catalog-data.js';
@@ -71,6 +72,11 @@ export interface GatewayApp {
   metering: Metering | null;
   /** Metrics, traces and health checks. */
   observability: Observability;
+  /**
+   * Puts a reloaded config's providers, models and routing settings into service at once; throws,
+   * changing nothing, when they cannot be applied. Returns a one-line summary.
+   */
+  reloadConfig(next: GatewayConfig): string;
   /** Stops background work and flushes pending writes; the caller closes the store. */
   close(): Promise<void>;
 }
@@ -240,6 +246,20 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     catalogFeatures,
     metering,
     observability,
+    reloadConfig(next) {
+      // Everything is built before anything is swapped: a bad config leaves the running one whole.
+      const nextDirectory = new ModelDirectory(next, routableCatalogModels(catalogData, next));
+      const settings = parseRoutingSettings(next);
+      const templates = deps.routing?.overrides?.templates ?? configRoutingTemplates(settings.templates);
+      directory.replaceWith(nextDirectory);
+      routing.settings = settings;
+      routing.templates = templates;
+      upstream.reconfigure(next.providers);
+      config.providers = next.providers;
+      config.models = next.models;
+      config.sections.routing = next.sections.routing;
+      return `${next.providers.length} providers, ${nextDirectory.list().length} routable models`;
+    },
     async close() {
       await app.close();
       await observability.close();

@@ -43,12 +43,17 @@ export interface StartedGateway extends GatewayApp {
   metricsUrl: string | null;
 }
 
-/** Everything `gateway serve` does before listening, reusable by tests and benchmarks. */
+/**
+ * Everything `gateway serve` does, reusable by tests and benchmarks. `beforeListen` runs once the
+ * app is built and before the port opens (the first account), so nothing answers on the port
+ * before start-up has finished.
+ */
 export async function startGateway(
   config: GatewayConfig,
   logger: Logger,
   overrides: Partial<AppDeps> = {},
   env: Record<string, string | undefined> = process.env,
+  beforeListen?: (runtime: Runtime) => Promise<void>,
 ): Promise<StartedGateway> {
   const runtime = await openRuntime(config, env);
   const stripe = stripeSettingsFromEnvironment(env);
@@ -67,6 +72,14 @@ export async function startGateway(
     readinessChecks: readinessRedis ? [redisCheck(() => readinessRedis.ping())] : [],
     ...overrides,
   });
+  try {
+    await beforeListen?.(runtime);
+  } catch (error) {
+    await gateway.close();
+    readinessRedis?.disconnect();
+    await runtime.store.destroy();
+    throw error;
+  }
   const address = await gateway.app.listen({ host: config.server.host, port: config.server.port });
   const metricsUrl = await gateway.observability.startAdminServer();
   return {

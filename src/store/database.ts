@@ -28,6 +28,14 @@ function parseBigInt(text: string): number {
   return value;
 }
 
+/** Where a DATABASE_URL points, for messages: a PostgreSQL password masked, a SQLite path made absolute. */
+export function describeDatabaseUrl(databaseUrl: string): string {
+  if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://'))
+    return databaseUrl.replace(/:[^:@/]*@/, ':***@');
+  const path = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : databaseUrl;
+  return `sqlite:${path === ':memory:' ? path : resolve(path)}`;
+}
+
 export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Store {
   if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
     const pool = new pg.Pool({
@@ -49,7 +57,7 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
     return {
       db,
       dialect: 'postgres',
-      description: databaseUrl.replace(/:[^:@/]*@/, ':***@'),
+      description: describeDatabaseUrl(databaseUrl),
       destroy: () => db.destroy(),
     };
   }
