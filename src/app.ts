@@ -102,7 +102,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     overrides: deps.routing?.overrides,
   });
   await keyCache.start();
-  const observability = new Observability(config, deps.observability);
+  const observability = await Observability.create(config, deps.observability);
   const metrics = observability.metrics;
   const metering =
     deps.metering === false

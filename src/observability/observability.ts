@@ -7,10 +7,15 @@ import type { EndpointHealth } from '../routing/circuit-breaker.js';
 import { breakerPhase } from '../routing/circuit-breaker.js';
 import { endpointKey } from '../routing/endpoint-key.js';
 import { GatewayMetrics, type BreakerSample } from './gateway-metrics.js';
-import { GatewayTracing } from './gateway-tracing.js';
+import type { GatewayTracing } from './gateway-tracing.js';
 import { registerHealthRoutes, type ReadinessCheck } from './health-routes.js';
 import { registerHttpMetrics, registerMetricsRoute, startMetricsServer } from './metrics-endpoint.js';
-import { readMetricsSettings, readTracingSettings, type MetricsSettings } from './observability-settings.js';
+import {
+  readMetricsSettings,
+  readTracingSettings,
+  type MetricsSettings,
+  type TracingSettings,
+} from './observability-settings.js';
 
 export interface ObservabilityOptions {
   /** Replaces the OTLP exporter (tests). */
@@ -28,11 +33,20 @@ export class Observability {
   readonly metricsSettings: MetricsSettings;
   private adminServer: { url: string; close(): Promise<void> } | undefined;
 
-  constructor(config: GatewayConfig, options: ObservabilityOptions = {}) {
-    this.metricsSettings = readMetricsSettings(config);
-    const tracing = readTracingSettings(config, options.env ?? process.env);
-    this.metrics = this.metricsSettings.enabled ? new GatewayMetrics() : null;
-    this.tracing = tracing.enabled ? new GatewayTracing(tracing, options.traceExporter) : null;
+  private constructor(metricsSettings: MetricsSettings, tracing: GatewayTracing | null) {
+    this.metricsSettings = metricsSettings;
+    this.metrics = metricsSettings.enabled ? new GatewayMetrics() : null;
+    this.tracing = tracing;
+  }
+
+  /** The OpenTelemetry SDK is loaded only when tracing is configured (it adds to every start otherwise). */
+  static async create(config: GatewayConfig, options: ObservabilityOptions = {}): Promise<Observability> {
+    const metricsSettings = readMetricsSettings(config);
+    const tracingSettings: TracingSettings = readTracingSettings(config, options.env ?? process.env);
+    const tracing = tracingSettings.enabled
+      ? new (await import('./gateway-tracing.js')).GatewayTracing(tracingSettings, options.traceExporter)
+      : null;
+    return new Observability(metricsSettings, tracing);
   }
 
   /** Observers for finished chat requests. */
