@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
 import { ConfigError } from '../config/load-config.js';
-import { findUserByEmail } from '../accounts/users/user-repository.js';
-import { createApiKey } from '../accounts/keys/create-api-key.js';
+import { findUserByEmail } from '../users/user-repository.js';
+import { createApiKey } from '../keys/create-api-key.js';
 import { randomIdGenerator } from '../shared/ids.js';
 import { GatewayError } from '../shared/errors.js';
 import { CreditsCommandError, runCreditsCommand } from './credits-command.js';

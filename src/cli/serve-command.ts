@@ -4,7 +4,7 @@ import { ConfigReloader } from '../config/config-reloader.js';
 import { createProviderRegistry } from '../providers/provider-registry.js';
 import { createLogger } from '../shared/logger.js';
 import { startGateway } from '../gateway-runtime.js';
-import { bootstrapAdmin, type BootstrapResult } from '../accounts/users/bootstrap-admin.js';
+import { bootstrapAdmin, type BootstrapResult } from '../users/bootstrap-admin.js';
 import type { CliContext } from './cli-context.js';
 
 /**

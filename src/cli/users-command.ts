@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import { createUser } from '../accounts/users/create-user.js';
-import { findUserByEmail } from '../accounts/users/user-repository.js';
+import { createUser } from '../users/create-user.js';
+import { findUserByEmail } from '../users/user-repository.js';
 import { randomId } from '../shared/ids.js';
 import type { Runtime } from '../gateway-runtime.js';
 import { CliError, UsageError } from './cli-context.js';

@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { CompletionObserver, CompletionOutcome } from '../gateway/completion-outcome.js';
+import type { CompletionObserver, CompletionOutcome } from '../routing/completion-outcome.js';
 
 /** What one usage record adds to the token and cost counters (the metering's own figures). */
 export interface MeteredUsage {

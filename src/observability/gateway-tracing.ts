@@ -18,7 +18,7 @@ import {
 } from '@opentelemetry/sdk-trace';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import type { FastifyInstance } from 'fastify';
-import type { CompletionObserver, CompletionOutcome } from '../gateway/completion-outcome.js';
+import type { CompletionObserver, CompletionOutcome } from '../routing/completion-outcome.js';
 import type { TracingSettings } from './observability-settings.js';
 
 /**

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { SpanExporter } from '@opentelemetry/sdk-trace';
 import type { GatewayConfig } from '../config/gateway-config.js';
-import type { CompletionObserver } from '../gateway/completion-outcome.js';
-import type { ModelDirectory } from '../gateway/model-directory.js';
+import type { CompletionObserver } from '../routing/completion-outcome.js';
+import type { ModelDirectory } from '../routing/model-directory.js';
 import type { EndpointHealth } from '../routing/circuit-breaker.js';
 import { breakerPhase } from '../routing/circuit-breaker.js';
 import { endpointKey } from '../routing/endpoint-key.js';

@@ -1,17 +1,27 @@
 import { GatewayError, InvalidRequestError, UpstreamClientError, UpstreamError } from '../shared/errors.js';
-import type { ChatCompletionRequest } from '../shared/openai-types.js';
-import type { TranslationContext } from '../providers/provider-adapter.js';
+import type { ChatCompletion, ChatCompletionRequest } from '../shared/openai-types.js';
+import type { ProviderAdapter, TranslationContext } from '../providers/provider-adapter.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
-import type { RouteCandidate } from '../gateway/model-directory.js';
-import { toUpstreamError, type UpstreamClient } from '../gateway/upstream-client.js';
-import type { AttemptRecord, CompletionOutcome } from '../gateway/completion-outcome.js';
-import type { OpenedAttempt } from '../gateway/chat-completions-handler.js';
+import type { RouteCandidate } from './model-directory.js';
+import { toUpstreamError, type UpstreamClient, type UpstreamResponse } from '../providers/upstream-client.js';
+import type { AttemptRecord, CompletionOutcome } from './completion-outcome.js';
 import type { RoutingRuntime } from './routing-runtime.js';
 import type { RequestDeadline } from './request-deadline.js';
 import { candidateKey } from './endpoint-key.js';
 import { backoffDelayMs, parseRetryAfterMs } from './retry-policy.js';
+
+/** An upstream call that answered 2xx, ready to be read. */
+export interface OpenedAttempt {
+  candidate: RouteCandidate;
+  adapter: ProviderAdapter;
+  context: TranslationContext;
+  response: UpstreamResponse;
+  warnings: string[];
+  /** A whole (non-stream) answer, already read and parsed inside the attempt. */
+  completion?: ChatCompletion;
+}
 
 export interface OpenWithFallbackInput {
   body: ChatCompletionRequest;

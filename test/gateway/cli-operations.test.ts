@@ -8,8 +8,8 @@ import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mo
 import { testConfigText } from '../helpers/test-gateway.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { openRuntime } from '../../src/gateway-runtime.js';
-import { createUser } from '../../src/accounts/users/create-user.js';
-import { createApiKey } from '../../src/accounts/keys/create-api-key.js';
+import { createUser } from '../../src/users/create-user.js';
+import { createApiKey } from '../../src/keys/create-api-key.js';
 import { randomIdGenerator } from '../../src/shared/ids.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
