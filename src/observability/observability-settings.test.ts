@@ -21,10 +21,10 @@ describe('metrics settings', () => {
   });
 
   it.each([
-    [{ enabled: 'yes' }, 'metrics.enabled must be true or false.'],
-    [{ path: 'metrics' }, 'metrics.path must be a URL path such as /metrics.'],
-    [{ bearer_token: 12 }, 'metrics.bearer_token must be a string.'],
-    [{ port: 70000 }, 'metrics.port must be an integer from 0 to 65535.'],
+    [{ enabled: 'yes' }, 'metrics.enabled must be true or false'],
+    [{ path: 'metrics' }, 'metrics.path must be a URL path such as /metrics'],
+    [{ bearer_token: 12 }, 'metrics.bearer_token must be a string'],
+    [{ port: 70000 }, 'metrics.port must be an integer from 0 to 65535'],
   ])('refuses %j', (section, message) => {
     expect(() => metrics(section)).toThrow(message);
   });
@@ -47,9 +47,9 @@ describe('tracing settings', () => {
 
   it.each([
     [{ endpoint: 'c:4318' }, 'tracing.endpoint must be an http(s) URL'],
-    [{ enabled: true }, 'tracing.enabled is true but no tracing.endpoint is set.'],
-    [{ endpoint: 'http://c', sample_ratio: 2 }, 'tracing.sample_ratio must be a number from 0 to 1.'],
-    [{ endpoint: 'http://c', headers: { a: 1 } }, 'tracing.headers must map header names to strings.'],
+    [{ enabled: true }, 'tracing.enabled is true but no tracing.endpoint is set'],
+    [{ endpoint: 'http://c', sample_ratio: 2 }, 'tracing.sample_ratio must be a number from 0 to 1'],
+    [{ endpoint: 'http://c', headers: { a: 1 } }, 'tracing.headers must map header names to strings'],
   ])('refuses %j', (section, message) => {
     expect(() => tracing(section)).toThrow(message);
   });
