@@ -42,6 +42,9 @@ import { randomBytes } from 'node:crypto';
 import { Observability, type ObservabilityOptions } from './observability/observability.js';
 import type { ReadinessCheck } from './observability/health-routes.js';
 import { migrationsCheck, storeCheck } from './observability/readiness-checks.js';
+import { registerConsoleStatic } from './http/console-static.js';
+import type { Redis } from 'ioredis';
+import { DEFAULT_REDIS_KEY_PREFIX, openRedis } from './store/open-redis.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -59,14 +62,23 @@ export interface AppDeps {
   secret?: string;
   /** Stripe settings; without them billing uses the sandbox payment provider. */
   stripe?: StripeSettings;
-  /** Routing pieces to replace (tests: a fake breaker store, sleep, random) and the Redis key prefix. */
-  routing?: { overrides?: Partial<RoutingRuntime>; redisKeyPrefix?: string };
+  /** Routing pieces to replace (tests: a fake breaker store, sleep, random). */
+  routing?: { overrides?: Partial<RoutingRuntime> };
+  /**
+   * The installation's Redis, shared by breakers, limits and key invalidation. Absent: buildApp
+   * opens one from config.redisUrl (and closes it); null: no Redis (per-instance state).
+   */
+  redis?: Redis | null;
+  /** Prefix of every Redis key and channel (default `gateway:`; tests use a random one). */
+  redisKeyPrefix?: string;
   /** Metering, limits and credits (on by default); false turns it off (benchmarks compare both). */
   metering?: MeteringOptions | false;
   /** Trace exporter override (tests) and environment for the OTEL_* variables. */
   observability?: ObservabilityOptions;
   /** Readiness checks beyond the store's own (the composition root adds Redis when configured). */
   readinessChecks?: ReadinessCheck[];
+  /** The built web console to serve at / (default: console/dist of this checkout). */
+  consoleDir?: string;
 }
 
 /** The catalog and the statistics built on finished requests. */
@@ -108,14 +120,18 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   // Catalog models become routable when a configured provider serves them (CONTRACT §1).
   const catalogData = loadCatalogData();
   const directory = new ModelDirectory(config, routableCatalogModels(catalogData, config));
+  // Infrastructure comes in through deps; what buildApp opens itself, it closes in close().
+  const ownsRedis = deps.redis === undefined && config.redisUrl !== undefined;
+  const redis = (ownsRedis ? openRedis(config.redisUrl!) : deps.redis) ?? undefined;
+  const redisKeyPrefix = deps.redisKeyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
   // The `routing:` section is parsed here, once: routing and the key API read the same templates.
   const routingSettings = parseRoutingSettings(config);
   const routing = createRoutingRuntime({
     settings: routingSettings,
     clock,
-    redisUrl: config.redisUrl,
-    redisKeyPrefix: deps.routing?.redisKeyPrefix,
+    redis,
+    redisKeyPrefix,
     overrides: deps.routing?.overrides,
   });
   await keyCache.start();
@@ -131,6 +147,8 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
           clock,
           ids,
           directory,
+          redis,
+          redisKeyPrefix,
           options: deps.metering,
           onUsage: metrics ? (event) => metrics.onUsage(event) : undefined,
         });
@@ -225,10 +243,10 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   registerRankingsRoutes(app, rankings);
 
   // Key changes reach every instance's cache (Redis), or this one's only.
-  const announcer = config.redisUrl
+  const announcer = redis
     ? await startRedisAnnouncer({
-        redisUrl: config.redisUrl,
-        channel: deps.keyCacheOptions?.invalidationChannel,
+        redis,
+        channel: `${redisKeyPrefix}key-changes`,
         cache: keyCache,
         logger,
       })
@@ -272,6 +290,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   });
   observability.registerRoutes(app, [storeCheck(store), migrationsCheck(store), ...(deps.readinessChecks ?? [])]);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerConsoleStatic(app, deps.consoleDir);
 
   return {
     app,
@@ -303,6 +322,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       await keyCache.stop();
       await upstream.close();
       await routing.health.close();
+      if (ownsRedis) redis?.disconnect();
     },
   };
 }

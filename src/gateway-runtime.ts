@@ -5,6 +5,7 @@ import { openStore, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrate.js';
 import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './users/create-auth.js';
 import { systemClock } from './shared/clock.js';
+import { openRedis } from './store/open-redis.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
 import { Redis } from 'ioredis';
 import { redisCheck } from './observability/readiness-checks.js';
@@ -38,6 +39,8 @@ export async function openRuntime(
 
 export interface StartedGateway extends GatewayApp {
   runtime: Runtime;
+  /** REDIS_URL's Redis, opened here once and shared by every feature that needs it. */
+  redis: Redis | null;
   url: string;
   /** The admin metrics URL when metrics.port is configured. */
   metricsUrl: string | null;
@@ -62,6 +65,7 @@ export async function startGateway(
     ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 })
     : null;
   readinessRedis?.on('error', () => undefined);
+  const redis = config.redisUrl ? openRedis(config.redisUrl) : null;
   const gateway = await buildApp({
     config,
     store: runtime.store,
@@ -70,6 +74,7 @@ export async function startGateway(
     secret: runtime.secret,
     stripe,
     readinessChecks: readinessRedis ? [redisCheck(() => readinessRedis.ping())] : [],
+    redis,
     ...overrides,
   });
   try {
@@ -77,6 +82,7 @@ export async function startGateway(
   } catch (error) {
     await gateway.close();
     readinessRedis?.disconnect();
+    redis?.disconnect();
     await runtime.store.destroy();
     throw error;
   }
@@ -85,11 +91,13 @@ export async function startGateway(
   return {
     ...gateway,
     runtime,
+    redis,
     url: address,
     metricsUrl,
     async close() {
       await gateway.close();
       readinessRedis?.disconnect();
+      redis?.disconnect();
       await runtime.store.destroy();
     },
   };

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig, Pricing } from '../config/gateway-config.js';
 import type { Store } from '../store/database.js';
@@ -27,12 +28,7 @@ import {
   type MeteredRequest,
 } from './metering-admission.js';
 
-export interface MeteringOptions extends UsageWriterOptions {
-  /** Overrides config.redisUrl (tests); null forces memory. */
-  redisUrl?: string | null;
-  /** Prefix of every Redis key (tests use a random one). */
-  redisPrefix?: string;
-}
+export type MeteringOptions = UsageWriterOptions;
 
 export interface MeteringDeps {
   config: GatewayConfig;
@@ -41,6 +37,10 @@ export interface MeteringDeps {
   clock: Clock;
   ids: IdGenerator;
   directory: ModelDirectory;
+  /** Limits and holds shared by every instance; without it they are kept per instance, in memory. */
+  redis?: Redis;
+  /** Prefix of every Redis key (tests use a random one). */
+  redisKeyPrefix?: string;
   options?: MeteringOptions;
   /** Sees every usage record as it is queued (metrics count tokens and cost from it). */
   onUsage?: (event: UsageEventsTable) => void;
@@ -60,9 +60,8 @@ export class Metering implements RequestAdmission, CompletionObserver {
 
   constructor(private readonly deps: MeteringDeps) {
     this.settings = readMeteringSettings(deps.config);
-    const redisUrl = deps.options?.redisUrl === undefined ? deps.config.redisUrl : (deps.options.redisUrl ?? undefined);
-    if (redisUrl) {
-      this.redis = new RedisLimitBackend(redisUrl, deps.options?.redisPrefix ?? 'gw:');
+    if (deps.redis) {
+      this.redis = new RedisLimitBackend(deps.redis, deps.redisKeyPrefix);
       this.backend = new ResilientLimitBackend(this.redis, this.settings.redisFailureMode, deps.logger, deps.clock);
     } else {
       this.backend = new MemoryLimitBackend();

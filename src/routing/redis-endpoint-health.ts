@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Clock } from '../shared/clock.js';
 import {
   CLOSED,
@@ -79,20 +79,20 @@ export class RedisEndpointHealth implements EndpointHealth {
   private subscribed = false;
 
   constructor(
-    redisUrl: string,
+    redis: Redis,
     private readonly settings: BreakerSettings,
     private readonly clock: Clock,
     options: RedisEndpointHealthOptions = {},
   ) {
     // Routing must not wait on a dead Redis forever: fail fast, and the caller treats the endpoint as healthy.
     const connection = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false, connectTimeout: 2000 };
-    this.redis = new Redis(redisUrl, connection);
+    this.redis = redis.duplicate(connection);
     this.redis.on('error', () => undefined);
     this.prefix = `${options.keyPrefix ?? 'gateway:'}breaker:`;
     this.channel = `${this.prefix}failures`;
     this.ttlMs = Math.max(settings.cooldownMs * 10, 10 * 60_000);
     this.closedSnapshotMs = options.closedSnapshotMs ?? 1000;
-    this.subscriber = new Redis(redisUrl, connection);
+    this.subscriber = redis.duplicate(connection);
     this.subscriber.on('error', () => undefined);
     // Messages may have been missed while disconnected: forget everything and trust nothing until subscribed again.
     this.subscriber.on('close', () => {
