@@ -13,6 +13,7 @@ import { ModelDirectory } from './routing/model-directory.js';
 import type { CompletionObserver } from './routing/completion-outcome.js';
 import { parseRoutingSettings } from './routing/routing-config.js';
 import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
+import { configRoutingTemplates } from './routing/routing-templates.js';
 import { registerChatCompletionsRoute } from './gateway/chat-completions-route.js';
 import { registerModelsRoute } from './gateway/models-route.js';
 import { ApiKeyCache, type ApiKeyCacheOptions } from './keys/api-key-cache.js';
@@ -38,6 +39,9 @@ import { accountRoutes } from './accounts/account-routes.js';
 import { registerRankingsRoutes } from './accounts/rankings/rankings-routes.js';
 import { ApiKeySchema } from './accounts/keys/api-key-schemas.js';
 import { randomBytes } from 'node:crypto';
+import { Observability, type ObservabilityOptions } from './observability/observability.js';
+import type { ReadinessCheck } from './observability/health-routes.js';
+import { migrationsCheck, storeCheck } from './observability/readiness-checks.js';
 import { registerConsoleStatic } from './http/console-static.js';
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_KEY_PREFIX, openRedis } from './store/open-redis.js';
@@ -69,6 +73,10 @@ export interface AppDeps {
   redisKeyPrefix?: string;
   /** Metering, limits and credits (on by default); false turns it off (benchmarks compare both). */
   metering?: MeteringOptions | false;
+  /** Trace exporter override (tests) and environment for the OTEL_* variables. */
+  observability?: ObservabilityOptions;
+  /** Readiness checks beyond the store's own (the composition root adds Redis when configured). */
+  readinessChecks?: ReadinessCheck[];
   /** The built web console to serve at / (default: console/dist of this checkout). */
   consoleDir?: string;
 }
@@ -89,6 +97,13 @@ export interface GatewayApp {
   catalogFeatures: CatalogFeatures;
   /** null when built with metering: false. */
   metering: Metering | null;
+  /** Metrics, traces and health checks. */
+  observability: Observability;
+  /**
+   * Puts a reloaded config's providers, models and routing settings into service at once; throws,
+   * changing nothing, when they cannot be applied. Returns a one-line summary.
+   */
+  reloadConfig(next: GatewayConfig): string;
   /** Stops background work and flushes pending writes; the caller closes the store. */
   close(): Promise<void>;
 }
@@ -120,10 +135,23 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     overrides: deps.routing?.overrides,
   });
   await keyCache.start();
+  const observability = await Observability.create(config, deps.observability);
+  const metrics = observability.metrics;
   const metering =
     deps.metering === false
       ? null
-      : new Metering({ config, store, logger, clock, ids, directory, redis, redisKeyPrefix, options: deps.metering });
+      : new Metering({
+          config,
+          store,
+          logger,
+          clock,
+          ids,
+          directory,
+          redis,
+          redisKeyPrefix,
+          options: deps.metering,
+          onUsage: metrics ? (event) => metrics.onUsage(event) : undefined,
+        });
   await metering?.start();
 
   const app = Fastify({
@@ -169,6 +197,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     reply.header('x-request-id', request.id);
     done();
   });
+  observability.registerHooks(app);
+  observability.watch({
+    directory,
+    health: routing.health,
+    usageBacklog: metering ? () => metering.writer.pending : undefined,
+    now: () => clock.now(),
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -192,7 +227,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
 
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  const observers = [...(deps.observers ?? []), routing.stats, recorder, ...(metering ? [metering] : [])];
+  const observers = [
+    ...(deps.observers ?? []),
+    ...observability.observers,
+    routing.stats,
+    recorder,
+    ...(metering ? [metering] : []),
+  ];
   registerChatCompletionsRoute(
     app,
     { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined },
@@ -247,7 +288,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     auth: deps.auth,
     billing,
   });
-  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  observability.registerRoutes(app, [storeCheck(store), migrationsCheck(store), ...(deps.readinessChecks ?? [])]);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await registerConsoleStatic(app, deps.consoleDir);
 
@@ -257,8 +298,24 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     directory,
     catalogFeatures,
     metering,
+    observability,
+    reloadConfig(next) {
+      // Everything is built before anything is swapped: a bad config leaves the running one whole.
+      const nextDirectory = new ModelDirectory(next, routableCatalogModels(catalogData, next));
+      const settings = parseRoutingSettings(next);
+      const templates = deps.routing?.overrides?.templates ?? configRoutingTemplates(settings.templates);
+      directory.replaceWith(nextDirectory);
+      routing.settings = settings;
+      routing.templates = templates;
+      upstream.reconfigure(next.providers);
+      config.providers = next.providers;
+      config.models = next.models;
+      config.sections.routing = next.sections.routing;
+      return `${next.providers.length} providers, ${nextDirectory.list().length} routable models`;
+    },
     async close() {
       await app.close();
+      await observability.close();
       // After the server stopped: every finished request has queued its usage event by now.
       await metering?.stop();
       await recorder.stop();

@@ -17,6 +17,7 @@ import { ResilientLimitBackend } from './resilient-limit-backend.js';
 import { readMeteringSettings, type MeteringSettings } from './metering-settings.js';
 import { buildUsageEvent } from './usage-event.js';
 import { UsageWriter, type UsageWriterOptions } from './usage-writer.js';
+import type { UsageEventsTable } from './metering-schema.js';
 import {
   holdAmount,
   holdRefusal,
@@ -41,6 +42,8 @@ export interface MeteringDeps {
   /** Prefix of every Redis key (tests use a random one). */
   redisKeyPrefix?: string;
   options?: MeteringOptions;
+  /** Sees every usage record as it is queued (metrics count tokens and cost from it). */
+  onUsage?: (event: UsageEventsTable) => void;
 }
 
 /**
@@ -163,6 +166,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
           .adjustTokens(outcome.keyId, metered.keyLimits, delta, this.deps.clock.now())
           .catch(() => undefined);
       }
+      this.deps.onUsage?.(event);
       const charge = this.settings.requireCredits && event.user_id !== null && event.cost_nanos > 0;
       if (metered?.hold && !charge && event.cost_nanos === 0) {
         // Nothing to charge and nothing to add to the key's spend: free the hold now.

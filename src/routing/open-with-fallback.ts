@@ -156,6 +156,7 @@ async function attemptOnce(
     upstreamModel: candidate.endpoint.upstreamModel,
     status: 0,
     errorCode: null,
+    startedAt: attemptStarted,
     latencyMs: 0,
   };
   outcome.attempts.push(attempt);

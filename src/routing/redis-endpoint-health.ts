@@ -1,6 +1,12 @@
 import type { Redis } from 'ioredis';
 import type { Clock } from '../shared/clock.js';
-import type { Admission, BreakerSettings, EndpointHealth } from './circuit-breaker.js';
+import {
+  CLOSED,
+  type Admission,
+  type BreakerSettings,
+  type BreakerState,
+  type EndpointHealth,
+} from './circuit-breaker.js';
 
 /*
  * The same transitions as circuit-breaker.ts, run atomically inside Redis so every gateway
@@ -136,6 +142,18 @@ export class RedisEndpointHealth implements EndpointHealth {
       this.channel,
       key,
     );
+  }
+
+  async inspect(keys: string[]): Promise<BreakerState[]> {
+    if (keys.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const key of keys) pipeline.hmget(this.prefix + key, 'f', 'o', 'p');
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, fields]) => {
+      if (error || !Array.isArray(fields)) return CLOSED;
+      const [failures, openUntil, probeUntil] = (fields as Array<string | null>).map((value) => Number(value ?? 0));
+      return { failures, openUntil, probeUntil };
+    });
   }
 
   async close(): Promise<void> {
