@@ -50,6 +50,7 @@ export async function openWithFallback(input: OpenWithFallbackInput): Promise<Op
   const notBefore = new Map<RouteCandidate, number>();
   let lastError: GatewayError | undefined;
   let reopensAt: number | null = null;
+  const lastErrors = new Map<RouteCandidate, GatewayError>();
 
   for (let round = 0; round <= routing.settings.retries; round++) {
     if (round > 0) {
@@ -101,12 +102,16 @@ export async function openWithFallback(input: OpenWithFallbackInput): Promise<Op
         void routing.health.recordSuccess(key).catch(() => undefined);
         throw error;
       }
-      void routing.health.recordFailure(key).catch(() => undefined);
+      // A rate limit is the provider saying "later", not a sick endpoint: it must not open the breaker
+      // (which would turn every later request into a 503).
+      if (!isRateLimit(error)) void routing.health.recordFailure(key).catch(() => undefined);
       if (result.retryAfterMs !== null) notBefore.set(candidate, clock.now() + result.retryAfterMs);
+      lastErrors.set(candidate, error);
       lastError = error;
     }
     if (!triedThisRound && notBefore.size === 0) break;
   }
+  if (lastErrors.size > 0 && [...lastErrors.values()].every(isRateLimit)) throw rateLimitedEverywhere(input, notBefore);
   if (lastError) throw lastError;
   if (reopensAt !== null) {
     const seconds = Math.max(1, Math.ceil((reopensAt - clock.now()) / 1000));
@@ -120,6 +125,29 @@ export async function openWithFallback(input: OpenWithFallbackInput): Promise<Op
     );
   }
   throw new UpstreamError(502, 'no_provider_available', 'No provider could serve this request.');
+}
+
+function isRateLimit(error: GatewayError): boolean {
+  return error instanceof UpstreamClientError && error.status === 429;
+}
+
+/**
+ * Every endpoint that was tried answered 429: the client gets a 429 too, with the earliest moment
+ * one of them said it would take traffic again (at least 1 s), never a 503.
+ */
+function rateLimitedEverywhere(input: OpenWithFallbackInput, notBefore: Map<RouteCandidate, number>): GatewayError {
+  const now = input.clock.now();
+  const waits = [...notBefore.values()].map((at) => at - now).filter((wait) => wait > 0);
+  const seconds = Math.max(1, Math.ceil((waits.length > 0 ? Math.min(...waits) : 1000) / 1000));
+  const providers = input.candidates.length > 1 ? 'Every provider of this model is' : 'The provider is';
+  return new UpstreamClientError(
+    429,
+    'rate_limit_error',
+    'upstream_rate_limited',
+    `${providers} rate-limiting requests right now; retry after ${seconds} s.`,
+    null,
+    { 'retry-after': String(seconds) },
+  );
 }
 
 type AttemptResult = { opened: OpenedAttempt } | { error: GatewayError; retryAfterMs: number | null };
