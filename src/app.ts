@@ -15,6 +15,8 @@ import { registerErrorHandling } from './http/error-handler.js';
 import { apiKeyAuth } from './http/api-key-auth.js';
 import { registerChatCompletionsRoute } from './gateway/chat-completions-route.js';
 import { registerModelsRoute } from './gateway/models-route.js';
+import { registerEmbeddingsRoute } from './gateway/embeddings/embeddings-route.js';
+import { createEmbeddingRegistry } from './providers/embedding-registry.js';
 import type { CompletionObserver } from './gateway/completion-outcome.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
 import type { Auth } from './accounts/auth/create-auth.js';
@@ -162,6 +164,19 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   registerChatCompletionsRoute(
     app,
     { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined },
+    authenticate,
+  );
+  registerEmbeddingsRoute(
+    app,
+    {
+      directory,
+      embeddings: createEmbeddingRegistry(),
+      upstream,
+      clock,
+      observers,
+      routing,
+      admission: metering ?? undefined,
+    },
     authenticate,
   );
   registerModelsRoute(app, directory, authenticateOptional);
