@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryEndpointHealth, type EndpointHealth } from './circuit-breaker.js';
 import { RedisEndpointHealth } from './redis-endpoint-health.js';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const settings = { failureThreshold: 3, cooldownMs: 10_000 };
 
 class FakeClock {

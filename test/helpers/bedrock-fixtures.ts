@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { bedrockEventFrame } from './aws-event-stream-encoder.js';
 
-export const BEDROCK_FIXTURES = new URL('../../../shared/fixtures/bedrock/', import.meta.url);
+export const BEDROCK_FIXTURES = new URL('../fixtures/bedrock/', import.meta.url);
 
 export function bedrockFixtureBytes(name: string): Uint8Array {
   return new Uint8Array(readFileSync(new URL(name, BEDROCK_FIXTURES)));

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 
-const FIXTURES = new URL('../../../shared/fixtures/', import.meta.url);
+const FIXTURES = new URL('../fixtures/', import.meta.url);
 
 export function fixtureBytes(family: string, name: string): Uint8Array {
   return new Uint8Array(readFileSync(new URL(`${family}/${name}`, FIXTURES)));

@@ -5,8 +5,8 @@ import { DEFAULT_TIMEOUTS } from '../../src/config/gateway-config.js';
 import type { StreamDecoder, StreamEvent, TranslationContext } from '../../src/providers/provider-adapter.js';
 import type { Usage } from '../../src/shared/openai-types.js';
 
-/** The recorded provider traffic shared by the team (see its SOURCES.md). */
-export const FIXTURES_DIRECTORY = fileURLToPath(new URL('../../../shared/fixtures/', import.meta.url));
+/** The recorded provider traffic, copied into the repository (see test/fixtures/SOURCES.md). */
+export const FIXTURES_DIRECTORY = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 export function readFixture(family: string, name: string): Buffer {
   return readFileSync(`${FIXTURES_DIRECTORY}${family}/${name}`);

@@ -5,7 +5,7 @@ import { startTestGateway } from '../helpers/test-gateway.js';
 import { hello, routingConfigText, startRoutingHarness, type RoutingHarness } from './routing-test-setup.js';
 import OpenAI from 'openai';
 
-const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const breaker = '  circuit_breaker: { failure_threshold: 2, cooldown_ms: 30000 }\n  retries: 0';
 
 /** A clock the test moves by hand; the gateway reads it for the breaker (and everything else). */

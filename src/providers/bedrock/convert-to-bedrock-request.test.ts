@@ -4,7 +4,7 @@ import type { ChatCompletionRequest } from '../../shared/openai-types.js';
 import { InvalidRequestError } from '../../shared/errors.js';
 import { convertToBedrockRequest, JSON_MODE_TOOL_NAME } from './convert-to-bedrock-request.js';
 
-const FIXTURES = new URL('../../../../shared/fixtures/bedrock/', import.meta.url);
+const FIXTURES = new URL('../../../test/fixtures/bedrock/', import.meta.url);
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8')) as unknown;
 const NOVA = 'us.amazon.nova-micro-v1:0';
 const CLAUDE = 'us.anthropic.claude-sonnet-4-20250514-v1:0';

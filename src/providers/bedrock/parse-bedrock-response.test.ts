@@ -13,9 +13,7 @@ const encode = (value: unknown) => new TextEncoder().encode(typeof value === 'st
 describe('parseBedrockResponse', () => {
   it('turns the recorded Converse answer into a chat.completion with exact usage', () => {
     const body = new Uint8Array(
-      readFileSync(
-        new URL('../../../../shared/fixtures/bedrock/converse.nonstream.text.response.json', import.meta.url),
-      ),
+      readFileSync(new URL('../../../test/fixtures/bedrock/converse.nonstream.text.response.json', import.meta.url)),
     );
     const completion = parseBedrockResponse(body, context);
     expect(completion).toEqual({

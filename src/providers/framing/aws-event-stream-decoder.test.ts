@@ -4,7 +4,7 @@ import { crc32 } from 'node:zlib';
 import { AwsEventStreamDecoder, EventStreamFormatError, type EventStreamMessage } from './aws-event-stream-decoder.js';
 import { encodeEventStreamMessage } from '../../../test/helpers/aws-event-stream-encoder.js';
 
-const FIXTURES = new URL('../../../../shared/fixtures/bedrock/', import.meta.url);
+const FIXTURES = new URL('../../../test/fixtures/bedrock/', import.meta.url);
 const STREAMS = ['converse-stream.text', 'converse-stream.tool-use', 'converse-stream.reasoning'];
 
 function load(name: string): {

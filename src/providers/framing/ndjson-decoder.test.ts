@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { NdjsonDecoder, NdjsonFormatError } from './ndjson-decoder.js';
 
 const fixture = (name: string) =>
-  new Uint8Array(readFileSync(new URL(`../../../../shared/fixtures/ollama/${name}`, import.meta.url)));
+  new Uint8Array(readFileSync(new URL(`../../../test/fixtures/ollama/${name}`, import.meta.url)));
 
 describe('NdjsonDecoder', () => {
   it.each([
