@@ -6,7 +6,7 @@ import type { AttemptRecord, CompletionOutcome } from '../gateway/completion-out
 import type { RoutingRuntime } from './routing-runtime.js';
 import type { RequestDeadline } from './request-deadline.js';
 import { candidateKey } from './endpoint-key.js';
-import { backoffDelayMs } from './retry-policy.js';
+import { backoffDelayMs, parseRetryAfterMs } from './retry-policy.js';
 
 /** One attempt's result: a value, or an error with the upstream's `retry-after` when it sent one. */
 export type AttemptResult<T> = { value: T } | { error: GatewayError; retryAfterMs: number | null };
@@ -99,7 +99,10 @@ export async function runWithFallback<T>(input: RunWithFallbackInput<T>): Promis
       // A rate limit is the provider saying "later", not a sick endpoint: it must not open the breaker
       // (which would turn every later request into a 503).
       if (!isRateLimit(error)) void routing.health.recordFailure(key).catch(() => undefined);
-      if (result.retryAfterMs !== null) notBefore.set(candidate, clock.now() + result.retryAfterMs);
+      // The wait may come from the HTTP header or from the error body (Gemini's RetryInfo), which the mapper put on the error.
+      const retryAfterMs =
+        result.retryAfterMs ?? (error.headers ? parseRetryAfterMs(error.headers, clock.now()) : null);
+      if (retryAfterMs !== null) notBefore.set(candidate, clock.now() + retryAfterMs);
       lastErrors.set(candidate, error);
       lastError = error;
     }
