@@ -12,10 +12,13 @@ import { UpstreamClient } from './gateway/upstream-client.js';
 import { ModelDirectory } from './gateway/model-directory.js';
 import { ApiKeyCache, type ApiKeyCacheOptions } from './accounts/keys/api-key-cache.js';
 import { registerErrorHandling } from './http/error-handler.js';
+import { registerCors } from './http/cors.js';
 import { apiKeyAuth } from './http/api-key-auth.js';
 import { registerChatCompletionsRoute } from './gateway/chat-completions-route.js';
 import { registerModelsRoute } from './gateway/models-route.js';
 import { registerEmbeddingsRoute } from './gateway/embeddings/embeddings-route.js';
+import { registerResponsesRoutes } from './gateway/responses/responses-route.js';
+import { ResponseStore } from './gateway/responses/response-store.js';
 import { createEmbeddingRegistry } from './providers/embedding-registry.js';
 import type { CompletionObserver } from './gateway/completion-outcome.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
@@ -150,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   });
   app.addSchema(ErrorEnvelopeSchema);
   registerErrorHandling(app, config.server.bodyLimitBytes);
+  registerCors(app, config.server.corsOrigins);
 
   // Statistics observe every finished request; the catalog, provider and rankings routes read them.
   const catalogFeatures = registerCatalogFeatures(app, { config, store, clock, logger, catalogData, directory });
@@ -161,11 +165,9 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     catalogFeatures.recorder,
     ...(metering ? [metering] : []),
   ];
-  registerChatCompletionsRoute(
-    app,
-    { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined },
-    authenticate,
-  );
+  const chatDeps = { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined };
+  registerChatCompletionsRoute(app, chatDeps, authenticate);
+  registerResponsesRoutes(app, { ...chatDeps, responses: new ResponseStore(store) }, authenticate);
   registerEmbeddingsRoute(
     app,
     {
