@@ -18,6 +18,7 @@ import { registerChatCompletionsRoute } from './gateway/chat-completions-route.j
 import { registerModelsRoute } from './gateway/models-route.js';
 import { registerEmbeddingsRoute } from './gateway/embeddings/embeddings-route.js';
 import { registerResponsesRoutes } from './gateway/responses/responses-route.js';
+import { registerMessagesRoute } from './gateway/messages/messages-route.js';
 import { ResponseStore } from './gateway/responses/response-store.js';
 import { createEmbeddingRegistry } from './providers/embedding-registry.js';
 import type { CompletionObserver } from './gateway/completion-outcome.js';
@@ -168,6 +169,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const chatDeps = { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined };
   registerChatCompletionsRoute(app, chatDeps, authenticate);
   registerResponsesRoutes(app, { ...chatDeps, responses: new ResponseStore(store) }, authenticate);
+  registerMessagesRoute(app, chatDeps, authenticate, config.server.bodyLimitBytes);
   registerEmbeddingsRoute(
     app,
     {
