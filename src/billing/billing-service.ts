@@ -5,7 +5,7 @@ import type { IdGenerator } from '../shared/ids.js';
 import { decimalToUnits } from '../shared/decimal.js';
 import { ConflictError, InvalidRequestError, NotFoundError } from '../shared/errors.js';
 import { currencyExponent, feeFor, type BillingConfig } from './billing-config.js';
-import type { CreditLedger } from './credit-ledger.js';
+import type { PurchaseLedger } from '../credits/purchase-ledger.js';
 import type { PaymentProvider, SessionState } from './payment-provider.js';
 import * as orders from './order-repository.js';
 import type { OrderRow } from './order-repository.js';
@@ -20,7 +20,7 @@ export interface CheckoutInput {
 
 export interface BillingServiceDeps {
   store: Store;
-  ledger: CreditLedger;
+  ledger: PurchaseLedger;
   provider: PaymentProvider;
   config: BillingConfig;
   clock: Clock;

@@ -8,7 +8,7 @@ import { checkDocumentLink, signDocumentPath } from './document-links.js';
 import { documentNumber, findDocument, getOrIssueDocument, type DocumentType } from './document-repository.js';
 import { renderDocument } from './document-render.js';
 import { findOrder, type OrderRow } from './order-repository.js';
-import '../accounts/users/user-repository.js';
+import '../users/user-repository.js';
 
 export interface DocumentServiceDeps {
   store: Store;

@@ -5,17 +5,16 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { parseBillingConfig } from './billing-config.js';
 import { BillingService } from './billing-service.js';
-import type { CreditLedger } from './credit-ledger.js';
+import type { PurchaseLedger } from '../credits/purchase-ledger.js';
 import { DocumentService } from './document-service.js';
 import { SandboxPaymentProvider } from './sandbox-payment-provider.js';
 import { createStripeClient, StripePaymentProvider, type StripeSettings } from './stripe-payment-provider.js';
 import { registerStripeWebhook } from './stripe-webhook-route.js';
 import { registerSandboxCheckout } from './sandbox-checkout-routes.js';
-import { registerBillingRoutes } from '../accounts/billing/billing-routes.js';
 
 export interface BillingDeps {
   store: Store;
-  ledger: CreditLedger;
+  ledger: PurchaseLedger;
   section: Record<string, unknown> | undefined;
   clock: Clock;
   ids: IdGenerator;
@@ -27,12 +26,15 @@ export interface BillingDeps {
   stripe?: StripeSettings;
 }
 
-/** Billing's routes: the account endpoints, the provider's callback (webhook or sandbox page), document downloads. */
+/**
+ * Billing's services, and its routes outside the account API: the provider's callback (webhook or
+ * sandbox page) and document downloads. The account endpoints are in accounts/billing/.
+ */
 export function registerBilling(
   app: FastifyInstance,
   deps: BillingDeps,
   signedIn: preHandlerAsyncHookHandler,
-): BillingService {
+): { billing: BillingService; documents: DocumentService } {
   const config = parseBillingConfig(deps.section);
   const stripeProvider = deps.stripe
     ? new StripePaymentProvider(createStripeClient(deps.stripe), deps.store.db, deps.clock)
@@ -56,7 +58,6 @@ export function registerBilling(
     publicUrl: deps.publicUrl,
     secret: deps.secret,
   });
-  registerBillingRoutes(app, billing, documents, signedIn);
   documents.register(app);
   if (stripeProvider && deps.stripe) {
     if (!deps.stripe.webhookSecret)
@@ -68,5 +69,5 @@ export function registerBilling(
     registerSandboxCheckout(app, billing, signedIn);
   }
   deps.logger.info({ paymentProvider: provider.name }, 'billing ready');
-  return billing;
+  return { billing, documents };
 }

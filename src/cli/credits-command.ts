@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/database.js';
-import { findUserByEmail } from '../accounts/users/user-repository.js';
-import { applyLedgerEntry, getBalance } from '../metering/credit-ledger.js';
+import { findUserByEmail } from '../users/user-repository.js';
+import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
 import { nanosToUsd, parseUsdAmount } from '../metering/money.js';
 
 /** Failures the CLI reports in one line; `usage` ones also print the usage text. */

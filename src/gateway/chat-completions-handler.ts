@@ -1,21 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyRecord } from '../accounts/keys/api-key-record.js';
+import type { ApiKeyRecord } from '../routing/api-key-record.js';
 import { GatewayError, UpstreamError } from '../shared/errors.js';
-import type { ChatCompletion, ChatCompletionRequest, Usage } from '../shared/openai-types.js';
-import type { ProviderAdapter, TranslationContext } from '../providers/provider-adapter.js';
+import type { ChatCompletionRequest, Usage } from '../shared/openai-types.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
-import type { ModelDirectory, RouteCandidate } from './model-directory.js';
+import type { ModelDirectory } from '../routing/model-directory.js';
 import { validateChatRequest } from './validate-chat-request.js';
-import { toUpstreamError, type UpstreamClient, type UpstreamResponse } from './upstream-client.js';
-import type { CompletionObserver, CompletionOutcome } from './completion-outcome.js';
+import { toUpstreamError, type UpstreamClient } from '../providers/upstream-client.js';
+import type { CompletionObserver, CompletionOutcome } from '../routing/completion-outcome.js';
 import { streamCompletion } from './stream-completion.js';
 import { conformCompletion } from './conform-chat-answer.js';
 import type { RoutingRuntime } from '../routing/routing-runtime.js';
 import { requestTimeoutMs } from '../routing/routing-runtime.js';
 import { planRequest } from '../routing/plan-request.js';
-import { openWithFallback } from '../routing/open-with-fallback.js';
+import { openWithFallback, type OpenedAttempt } from '../routing/open-with-fallback.js';
 import { RequestDeadline } from '../routing/request-deadline.js';
 
 export { isRetriable } from '../routing/open-with-fallback.js';
@@ -31,17 +30,6 @@ export interface ChatHandlerDeps {
   routing: RoutingRuntime;
   /** Limits, quotas and credit holds (metering), checked before the request is sent. */
   admission?: RequestAdmission;
-}
-
-/** An upstream call that answered 2xx, ready to be read. */
-export interface OpenedAttempt {
-  candidate: RouteCandidate;
-  adapter: ProviderAdapter;
-  context: TranslationContext;
-  response: UpstreamResponse;
-  warnings: string[];
-  /** A whole (non-stream) answer, already read and parsed inside the attempt. */
-  completion?: ChatCompletion;
 }
 
 export function createChatCompletionsHandler(deps: ChatHandlerDeps) {

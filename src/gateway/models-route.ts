@@ -1,9 +1,9 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ModelConfig } from '../config/gateway-config.js';
-import { isModelAllowed } from '../accounts/keys/api-key-record.js';
+import { isModelAllowed } from '../routing/api-key-record.js';
 import { unitsToDecimal } from '../shared/decimal.js';
-import type { ModelDirectory } from './model-directory.js';
+import type { ModelDirectory } from '../routing/model-directory.js';
 import { NotFoundError } from '../shared/errors.js';
 
 const ModelSchema = Type.Object({

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import type { ApiKeyRecord } from '../accounts/keys/api-key-record.js';
+import type { ApiKeyRecord } from '../routing/api-key-record.js';
 import type { ChatCompletionRequest } from '../shared/openai-types.js';
-import type { CompletionOutcome } from './completion-outcome.js';
-import type { RouteCandidate } from './model-directory.js';
+import type { CompletionOutcome } from '../routing/completion-outcome.js';
+import type { RouteCandidate } from '../routing/model-directory.js';
 
 export interface AdmissionInput {
   request: ChatCompletionRequest;

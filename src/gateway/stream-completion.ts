@@ -2,10 +2,10 @@ import type { FastifyReply } from 'fastify';
 import { GatewayError, UpstreamError } from '../shared/errors.js';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../shared/openai-types.js';
 import type { Clock } from '../shared/clock.js';
-import { SSE_DONE, SSE_HEADERS, sseData, sseError, waitForDrain } from '../http/sse.js';
-import type { CompletionOutcome } from './completion-outcome.js';
-import type { OpenedAttempt } from './chat-completions-handler.js';
-import { toUpstreamError } from './upstream-client.js';
+import { SSE_DONE, SSE_HEADERS, sseData, sseError, waitForDrain } from './sse.js';
+import type { CompletionOutcome } from '../routing/completion-outcome.js';
+import type { OpenedAttempt } from '../routing/open-with-fallback.js';
+import { toUpstreamError } from '../providers/upstream-client.js';
 import { conformChunk } from './conform-chat-answer.js';
 
 export interface StreamCompletionInput {

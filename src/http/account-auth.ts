@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { Auth } from '../accounts/auth/create-auth.js';
+import type { Auth } from '../users/create-auth.js';
 import { AuthenticationError } from '../shared/errors.js';
 
 export interface SignedInUser {
@@ -42,14 +42,14 @@ export function requireUser(auth: Auth): preHandlerAsyncHookHandler {
 }
 
 /**
- * Mounts better-auth under /api-account/auth/*. API clients (curl, SDKs) send no Origin; they
+ * Mounts better-auth under /api-account/auth/* (inside the account plugin). API clients (curl, SDKs) send no Origin; they
  * carry no cookie either, so there is nothing to forge: such requests are given our own origin.
  * Requests with a cookie keep better-auth's origin check, which protects browsers from CSRF.
  */
 export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: string): void {
   app.route({
     method: ['GET', 'POST'],
-    url: '/api-account/auth/*',
+    url: '/auth/*',
     schema: { hide: true },
     async handler(request, reply) {
       const headers = toFetchHeaders(request);

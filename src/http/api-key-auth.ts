@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
-import type { ApiKeyCache } from '../accounts/keys/api-key-cache.js';
-import { hashApiKey, looksLikeApiKey } from '../accounts/keys/api-key-format.js';
-import type { ApiKeyRecord } from '../accounts/keys/api-key-record.js';
+import type { ApiKeyCache } from '../keys/api-key-cache.js';
+import { hashApiKey, looksLikeApiKey } from '../keys/api-key-format.js';
+import type { ApiKeyRecord } from '../routing/api-key-record.js';
 import { AuthenticationError, PermissionDeniedError } from '../shared/errors.js';
 import type { Clock } from '../shared/clock.js';
 

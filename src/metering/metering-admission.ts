@@ -1,5 +1,5 @@
 import type { EndpointConfig } from '../config/gateway-config.js';
-import type { ApiKeyRecord } from '../accounts/keys/api-key-record.js';
+import type { ApiKeyRecord } from '../routing/api-key-record.js';
 import type { ChatCompletionRequest } from '../shared/openai-types.js';
 import { InsufficientCreditsError, PermissionDeniedError, RateLimitError } from '../shared/errors.js';
 import { maximumCostNanos } from './compute-cost.js';

@@ -1,5 +1,7 @@
 /** The metering feature's tables, merged into the store's Database type. Money: integer nano-USD. */
 import type { Generated } from 'kysely';
+// Metering charges usage to the credit ledger: its tables come with it.
+import '../credits/credits-schema.js';
 
 export interface UsageEventsTable {
   /** Our own id (also the ledger reference `usage:<id>`); the request id may come from a client. */
@@ -32,26 +34,6 @@ export interface UsageEventsTable {
   created_at: number;
 }
 
-export type LedgerKind = 'grant' | 'purchase' | 'usage' | 'refund';
-
-export interface CreditLedgerTable {
-  id: Generated<number>;
-  user_id: string;
-  kind: string;
-  /** Signed: credits added are positive, usage charges negative. */
-  amount_nanos: number;
-  /** Unique: re-applying an entry with the same reference changes nothing. */
-  reference: string;
-  description: string;
-  created_at: number;
-}
-
-export interface CreditBalancesTable {
-  user_id: string;
-  balance_nanos: number;
-  updated_at: number;
-}
-
 /** Running spend per key, updated with each usage batch, so limits need no aggregate query. */
 export interface KeySpendTable {
   key_id: string;
@@ -65,8 +47,6 @@ export interface KeySpendTable {
 declare module '../store/schema.js' {
   interface Database {
     usage_events: UsageEventsTable;
-    credit_ledger: CreditLedgerTable;
-    credit_balances: CreditBalancesTable;
     key_spend: KeySpendTable;
   }
 }

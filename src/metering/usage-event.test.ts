@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { CompletionOutcome } from '../gateway/completion-outcome.js';
+import type { CompletionOutcome } from '../routing/completion-outcome.js';
 import type { Pricing } from '../config/gateway-config.js';
 import { buildUsageEvent } from './usage-event.js';
 

@@ -1,5 +1,5 @@
 import type { Pricing } from '../config/gateway-config.js';
-import type { CompletionOutcome } from '../gateway/completion-outcome.js';
+import type { CompletionOutcome } from '../routing/completion-outcome.js';
 import { computeCostNanos, type TokenCounts } from './compute-cost.js';
 import { estimateOutputTokens } from './estimate-tokens.js';
 import type { UsageEventsTable } from './metering-schema.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
-import { applyLedgerEntriesForUser, type LedgerEntry } from './credit-ledger.js';
+import { applyLedgerEntriesForUser, type LedgerEntry } from '../credits/credit-ledger.js';
 import { addKeySpend, monthOf } from './key-spend.js';
 import type { Hold } from './limit-backend.js';
 import type { UsageEventsTable } from './metering-schema.js';

@@ -1,4 +1,4 @@
-import type { RouteCandidate } from '../gateway/model-directory.js';
+import type { RouteCandidate } from './model-directory.js';
 
 /**
  * Health and speed belong to an upstream deployment (provider + the model name it knows),

@@ -3,7 +3,7 @@ import { routingDirectory } from '../../test/helpers/routing-fixtures.js';
 import { rankEndpoints } from './endpoint-ranking.js';
 import { parseRequestRouting } from './provider-preferences.js';
 import { EndpointStats } from './endpoint-stats.js';
-import type { RouteCandidate } from '../gateway/model-directory.js';
+import type { RouteCandidate } from './model-directory.js';
 
 const directory = routingDirectory();
 const endpointsOf = (modelId: string) => directory.candidatesFor(directory.get(modelId)!);

@@ -1,4 +1,4 @@
-import type { RouteCandidate } from '../gateway/model-directory.js';
+import type { RouteCandidate } from './model-directory.js';
 import type { EndpointFigures } from './endpoint-stats.js';
 import type { ProviderPreferences } from './provider-preferences.js';
 import { candidateKey } from './endpoint-key.js';

@@ -1,4 +1,4 @@
-import type { CompletionObserver, CompletionOutcome } from '../gateway/completion-outcome.js';
+import type { CompletionObserver, CompletionOutcome } from './completion-outcome.js';
 import { endpointKey } from './endpoint-key.js';
 
 /** Measured figures of one endpoint; null until a successful request measured them. */

@@ -1,19 +1,29 @@
 import { InvalidRequestError } from '../shared/errors.js';
-import type { ChatCompletionRequest } from '../shared/openai-types.js';
-import type { TranslationContext } from '../providers/provider-adapter.js';
+import type { ChatCompletion, ChatCompletionRequest } from '../shared/openai-types.js';
+import type { ProviderAdapter, TranslationContext } from '../providers/provider-adapter.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
-import type { RouteCandidate } from '../gateway/model-directory.js';
-import type { UpstreamClient } from '../gateway/upstream-client.js';
-import type { CompletionOutcome } from '../gateway/completion-outcome.js';
-import type { OpenedAttempt } from '../gateway/chat-completions-handler.js';
+import type { RouteCandidate } from './model-directory.js';
+import type { UpstreamClient, UpstreamResponse } from '../providers/upstream-client.js';
+import type { CompletionOutcome } from './completion-outcome.js';
 import type { RoutingRuntime } from './routing-runtime.js';
 import type { RequestDeadline } from './request-deadline.js';
 import { parseRetryAfterMs } from './retry-policy.js';
 import { recordAttempt, runWithFallback, type AttemptResult } from './run-with-fallback.js';
 
 export { isRetriable } from './run-with-fallback.js';
+
+/** An upstream call that answered 2xx, ready to be read. */
+export interface OpenedAttempt {
+  candidate: RouteCandidate;
+  adapter: ProviderAdapter;
+  context: TranslationContext;
+  response: UpstreamResponse;
+  warnings: string[];
+  /** A whole (non-stream) answer, already read and parsed inside the attempt. */
+  completion?: ChatCompletion;
+}
 
 export interface OpenWithFallbackInput {
   body: ChatCompletionRequest;

@@ -1,6 +1,6 @@
-import type { ApiKeyRecord } from '../accounts/keys/api-key-record.js';
+import type { ApiKeyRecord } from './api-key-record.js';
 import type { ChatCompletionRequest } from '../shared/openai-types.js';
-import type { ModelDirectory, RouteCandidate } from '../gateway/model-directory.js';
+import type { ModelDirectory, RouteCandidate } from './model-directory.js';
 import { parseRequestRouting } from './provider-preferences.js';
 import { rankEndpoints } from './endpoint-ranking.js';
 import { planRoute } from './route-plan.js';

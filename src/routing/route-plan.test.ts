@@ -4,7 +4,7 @@ import { GatewayError } from '../shared/errors.js';
 import { planRoute } from './route-plan.js';
 import { parseRequestRouting } from './provider-preferences.js';
 import { configRoutingTemplates } from './routing-templates.js';
-import type { ApiKeyRecord } from '../accounts/keys/api-key-record.js';
+import type { ApiKeyRecord } from './api-key-record.js';
 
 const directory = routingDirectory();
 const templates = configRoutingTemplates([
@@ -12,7 +12,7 @@ const templates = configRoutingTemplates([
     id: 'cheap',
     name: 'Cheap',
     description: '',
-    models: [
+    defaultModels: [
       { model_id: 'chat/d', priority: 1 },
       { model_id: 'chat/b', priority: 2 },
     ],

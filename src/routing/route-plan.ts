@@ -1,8 +1,8 @@
-import type { ApiKeyRecord, DefaultModel } from '../accounts/keys/api-key-record.js';
-import { isModelAllowed } from '../accounts/keys/api-key-record.js';
+import type { ApiKeyRecord, DefaultModel } from './api-key-record.js';
+import { isModelAllowed } from './api-key-record.js';
 import type { ModelConfig } from '../config/gateway-config.js';
 import { InvalidRequestError, NotFoundError, PermissionDeniedError } from '../shared/errors.js';
-import type { ModelDirectory, RouteCandidate } from '../gateway/model-directory.js';
+import type { ModelDirectory, RouteCandidate } from './model-directory.js';
 import type { RequestRouting } from './provider-preferences.js';
 import type { RoutingTemplateSource } from './routing-templates.js';
 
@@ -109,5 +109,5 @@ export function planRoute(input: PlanRouteInput): RouteCandidate[] {
 export function defaultModelsOf(key: ApiKeyRecord | null, templates: RoutingTemplateSource): DefaultModel[] {
   if (!key) return [];
   if (key.defaultModels.length > 0) return key.defaultModels;
-  return key.templateId ? (templates.get(key.templateId)?.models ?? []) : [];
+  return key.templateId ? (templates.get(key.templateId)?.defaultModels ?? []) : [];
 }

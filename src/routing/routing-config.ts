@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { Ajv } from 'ajv';
 import { ConfigError } from '../config/load-config.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
-import { resolveRoutingTemplates } from '../accounts/keys/routing-templates.js';
+import { resolveRoutingTemplates, type RoutingTemplate } from './resolve-routing-templates.js';
 
 /** The `routing:` section of gateway.config.yaml (every field optional). */
 const RoutingSectionSchema = Type.Object(
@@ -23,18 +23,10 @@ const RoutingSectionSchema = Type.Object(
       ),
     ),
   },
-  // `templates` and `builtin_templates` are read by the key API's resolveRoutingTemplates (one format for both).
+  // `templates` and `builtin_templates` are checked by resolveRoutingTemplates (one format, one parse).
   { additionalProperties: true },
 );
 type RoutingSection = Static<typeof RoutingSectionSchema>;
-
-export interface RoutingTemplate {
-  id: string;
-  name: string;
-  description: string;
-  /** Sorted by priority, 1 first. */
-  models: Array<{ model_id: string; priority: number }>;
-}
 
 export interface RoutingSettings {
   requestTimeoutMs: number | null;
@@ -64,13 +56,8 @@ export function parseRoutingSettings(config: Pick<GatewayConfig, 'sections'>): R
     const path = `routing${(error?.instancePath ?? '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}`;
     throw new ConfigError(`${path} ${error?.message ?? 'is invalid'}`);
   }
-  // Built-in templates plus config ones, validated once, in the key API's format.
-  const templates = resolveRoutingTemplates(section).map((template) => ({
-    id: template.id,
-    name: template.name,
-    description: template.description,
-    models: template.defaultModels,
-  }));
+  // Built-in templates plus config ones, validated once here; the key API serves this same list.
+  const templates = resolveRoutingTemplates(section);
   const defaults = DEFAULT_ROUTING_SETTINGS;
   return {
     requestTimeoutMs: section.request_timeout_ms ?? null,

@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Clock } from '../shared/clock.js';
-import type { RouteCandidate } from '../gateway/model-directory.js';
+import type { RouteCandidate } from './model-directory.js';
 import type { EndpointHealth } from './circuit-breaker.js';
 import { MemoryEndpointHealth } from './circuit-breaker.js';
 import { RedisEndpointHealth } from './redis-endpoint-health.js';

@@ -1,4 +1,4 @@
-import type { RoutingTemplate } from './routing-config.js';
+import type { RoutingTemplate } from './resolve-routing-templates.js';
 
 /**
  * Where routing reads templates from. The key API (GET /api-account/routing-templates) serves

@@ -1,8 +1,8 @@
 import { GatewayError, UpstreamClientError, UpstreamError } from '../shared/errors.js';
 import type { Clock } from '../shared/clock.js';
-import type { RouteCandidate } from '../gateway/model-directory.js';
-import { toUpstreamError } from '../gateway/upstream-client.js';
-import type { AttemptRecord, CompletionOutcome } from '../gateway/completion-outcome.js';
+import type { RouteCandidate } from './model-directory.js';
+import { toUpstreamError } from '../providers/upstream-client.js';
+import type { AttemptRecord, CompletionOutcome } from './completion-outcome.js';
 import type { RoutingRuntime } from './routing-runtime.js';
 import type { RequestDeadline } from './request-deadline.js';
 import { candidateKey } from './endpoint-key.js';

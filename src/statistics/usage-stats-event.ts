@@ -1,4 +1,4 @@
-import type { CompletionOutcome } from '../gateway/completion-outcome.js';
+import type { CompletionOutcome } from '../routing/completion-outcome.js';
 
 /**
  * The plain event the statistics rollups consume. The gateway's CompletionObserver produces it

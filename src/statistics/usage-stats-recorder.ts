@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
-import type { CompletionObserver } from '../gateway/completion-outcome.js';
+import type { CompletionObserver } from '../routing/completion-outcome.js';
 import { RollupAccumulator } from './rollup-accumulator.js';
 import { pruneRollups, writeRollups } from './usage-rollup-writer.js';
 import { usageStatsEventFromOutcome, type UsageStatsEvent } from './usage-stats-event.js';

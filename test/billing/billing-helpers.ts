@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { createUser } from '../../src/accounts/users/create-user.js';
+import { createUser } from '../../src/users/create-user.js';
 import { randomIdGenerator } from '../../src/shared/ids.js';
 import type { TestGateway } from '../helpers/test-gateway.js';
 

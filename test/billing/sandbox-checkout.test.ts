@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
 import { pdfText } from '../helpers/pdf-text.js';
-import { getBalance } from '../../src/metering/credit-ledger.js';
+import { getBalance } from '../../src/credits/credit-ledger.js';
 import { signUpUser, type SignedInUser } from './billing-helpers.js';
 
 const BILLING = `

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
-import { getBalance } from '../../src/metering/credit-ledger.js';
+import { getBalance } from '../../src/credits/credit-ledger.js';
 import { FakeStripe } from './fake-stripe.js';
 import { signUpUser, type SignedInUser } from './billing-helpers.js';
 

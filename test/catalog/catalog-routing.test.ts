@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import type { CompletionOutcome } from '../../src/gateway/completion-outcome.js';
+import type { CompletionOutcome } from '../../src/routing/completion-outcome.js';
 import { computeCostNanos } from '../../src/metering/compute-cost.js';
-import { loadCatalogData } from '../../src/accounts/catalog/load-catalog-data.js';
+import { loadCatalogData } from '../../src/catalog/load-catalog-data.js';
 
 // A provider declared with a preset id and no models: the catalog supplies what it serves.
 let upstream: MockUpstream;

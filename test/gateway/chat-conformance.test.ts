@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startReplayUpstream, type ReplayUpstream } from '../helpers/replay-upstream.js';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
 import { openApiErrors } from '../helpers/openapi-conformance.js';
 
 // An OpenAI-compatible upstream that leaves out what OpenAI's document requires (logprobs, refusal)
 // and sends nulls it does not allow (system_fingerprint): the gateway's answers must still conform.
-let upstream: ReplayUpstream;
+let upstream: FakeUpstream;
 let gateway: TestGateway;
 let client: OpenAI;
 
@@ -46,7 +46,7 @@ const sparseChunks = [
 ];
 
 beforeAll(async () => {
-  upstream = await startReplayUpstream();
+  upstream = await startFakeUpstream();
   gateway = await startTestGateway({ configText: testConfigText(`${upstream.url}/v1`) });
   client = new OpenAI({ apiKey: gateway.apiKey, baseURL: gateway.baseURL, maxRetries: 0, timeout: 10_000 });
 });

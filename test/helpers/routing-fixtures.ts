@@ -1,6 +1,7 @@
 import { loadConfig } from '../../src/config/load-config.js';
-import { ModelDirectory } from '../../src/gateway/model-directory.js';
-import { toApiKeyRecord, type ApiKeyRecord } from '../../src/accounts/keys/api-key-record.js';
+import { ModelDirectory } from '../../src/routing/model-directory.js';
+import type { ApiKeyRecord } from '../../src/routing/api-key-record.js';
+import { toApiKeyRecord } from '../../src/keys/to-api-key-record.js';
 
 /**
  * A directory for routing unit tests: chat/a (three endpoints), chat/b, chat/c (search), chat/d.

@@ -6,7 +6,7 @@
 import { Agent, request } from 'undici';
 import { startMockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, testConfigText } from '../helpers/test-gateway.js';
-import { applyLedgerEntry } from '../../src/metering/credit-ledger.js';
+import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
 
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 4000);
 const CONCURRENCY = 32;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
-import { applyLedgerEntry } from '../../src/metering/credit-ledger.js';
+import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
 import { randomId } from '../../src/shared/ids.js';
 import { chat, ledgerFigures } from './metering-helpers.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
 import { STORE_KINDS } from '../helpers/test-store.js';
-import { applyLedgerEntry } from '../../src/metering/credit-ledger.js';
+import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
 import { accountGet, chat, ledgerFigures, signIn } from './metering-helpers.js';
 
 const CREDITS = `

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { openStore } from '../../src/store/database.js';
 import { testConfigText } from '../helpers/test-gateway.js';
-import { findUserByEmail } from '../../src/accounts/users/user-repository.js';
+import { findUserByEmail } from '../../src/users/user-repository.js';
 import { chat, ledgerFigures } from './metering-helpers.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

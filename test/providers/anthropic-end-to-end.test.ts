@@ -1,24 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { readFixture, reframeAnthropicJsonl } from './fixture-replay.js';
-import { startFixtureUpstream, type FixtureUpstream } from './fixture-upstream.js';
+import { collectStream, useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
+import { fixtureBytes, reframeAnthropicJsonl } from '../helpers/fixtures.js';
 
-let upstream: FixtureUpstream;
-let gateway: TestGateway;
-let client: OpenAI;
+const SSE = { 'content-type': 'text/event-stream; charset=utf-8' };
 
-const SSE = 'text/event-stream; charset=utf-8';
-
-beforeAll(async () => {
-  upstream = await startFixtureUpstream();
-  gateway = await startTestGateway({
-    configText: `
+const e2e = useProviderEndToEnd(
+  (url) => `
 providers:
   - id: claude
     name: Anthropic
     type: anthropic
-    base_url: ${upstream.url}/v1
+    base_url: ${url}/v1
     api_key: anthropic-secret
     timeouts: { connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000, total_ms: 15000 }
 models:
@@ -31,25 +24,15 @@ models:
         upstream_model: claude-sonnet-4-5
         pricing: { prompt: 3, completion: 15 }
 `,
-  });
-  client = new OpenAI({ apiKey: gateway.apiKey, baseURL: gateway.baseURL, maxRetries: 0, timeout: 15_000 });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+  { clientTimeoutMs: 15_000 },
+);
 
 const model = 'anthropic/claude-sonnet';
 
 describe('Anthropic through the gateway with the official openai SDK', () => {
   it('a whole answer: Messages request out, chat.completion with exact usage back', async () => {
-    upstream.answer({ body: readFixture('anthropic', 'messages.nonstream.text.response.json') });
-    const completion = await client.chat.completions.create({
+    e2e.upstream.answer({ body: fixtureBytes('anthropic', 'messages.nonstream.text.response.json') });
+    const completion = await e2e.client.chat.completions.create({
       model,
       messages: [
         { role: 'system', content: 'Be friendly.' },
@@ -71,13 +54,13 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
     expect(completion.choices[0].finish_reason).toBe('stop');
     expect(completion.usage).toMatchObject({ prompt_tokens: 12, completion_tokens: 29, total_tokens: 41 });
 
-    const sent = upstream.requests[0];
+    const sent = e2e.upstream.requests[0];
     expect(sent.method).toBe('POST');
     expect(sent.url).toBe('/v1/messages');
     expect(sent.headers['x-api-key']).toBe('anthropic-secret');
     expect(sent.headers['anthropic-version']).toBe('2023-06-01');
     expect(sent.headers.authorization).toBeUndefined();
-    expect(sent.body).toEqual({
+    expect(sent.json).toEqual({
       model: 'claude-sonnet-4-5',
       max_tokens: 4096,
       system: [{ type: 'text', text: 'Be friendly.' }],
@@ -96,8 +79,8 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
   });
 
   it('a whole tool-use answer becomes tool_calls; a clamped temperature is reported in x-gateway-warnings', async () => {
-    upstream.answer({ body: readFixture('anthropic', 'messages.nonstream.tool-use.response.json') });
-    const { data: completion, response } = await client.chat.completions
+    e2e.upstream.answer({ body: fixtureBytes('anthropic', 'messages.nonstream.tool-use.response.json') });
+    const { data: completion, response } = await e2e.client.chat.completions
       .create({
         model,
         temperature: 1.5,
@@ -120,7 +103,7 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
       },
     ]);
     expect(response.headers.get('x-gateway-warnings')).toMatch(/temperature 1.5 .* clamped to 1/);
-    expect(upstream.requests[0].body).toMatchObject({
+    expect(e2e.upstream.requests[0].json).toMatchObject({
       temperature: 1,
       tool_choice: { type: 'any' },
       tools: [{ name: 'weather' }],
@@ -128,7 +111,7 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
   });
 
   it('JSON mode: the forced tool answer comes back as message content', async () => {
-    upstream.answer({
+    e2e.upstream.answer({
       body: Buffer.from(
         JSON.stringify({
           id: 'msg_1',
@@ -141,23 +124,23 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
         }),
       ),
     });
-    const completion = await client.chat.completions.create({
+    const completion = await e2e.client.chat.completions.create({
       model,
       messages: [{ role: 'user', content: '1+1 as JSON' }],
       response_format: { type: 'json_object' },
     });
     expect(JSON.parse(completion.choices[0].message.content ?? '')).toEqual({ answer: 2 });
     expect(completion.choices[0].finish_reason).toBe('stop');
-    expect(upstream.requests[0].body.tool_choice).toEqual({ type: 'tool', name: 'json_response' });
+    expect(e2e.upstream.requests[0].json.tool_choice).toEqual({ type: 'tool', name: 'json_response' });
   });
 
   it('streams text then a tool call, argument fragments and usage included', async () => {
-    upstream.answer({
-      contentType: SSE,
-      body: readFixture('anthropic', 'messages.stream.text-then-tool-use.sse'),
-      pieces: 11,
+    e2e.upstream.answer({
+      headers: SSE,
+      body: fixtureBytes('anthropic', 'messages.stream.text-then-tool-use.sse'),
+      randomSplitSeed: 11,
     });
-    const stream = await client.chat.completions.create({
+    const stream = await e2e.client.chat.completions.create({
       model,
       stream: true,
       stream_options: { include_usage: true },
@@ -178,46 +161,40 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
     expect(JSON.parse(argumentsText)).toEqual({ location: 'Paris' });
     expect(finishReasons).toEqual(['tool_calls']);
     expect(usage).toMatchObject({ prompt_tokens: 377, completion_tokens: 65, total_tokens: 442 });
-    expect(upstream.requests[0].body.stream).toBe(true);
+    expect(e2e.upstream.requests[0].json.stream).toBe(true);
   });
 
   it('streams thinking as a reasoning field', async () => {
-    upstream.answer({ contentType: SSE, body: readFixture('anthropic', 'messages.stream.thinking.sse'), pieces: 3 });
-    const stream = await client.chat.completions.create({
+    e2e.upstream.answer({
+      headers: SSE,
+      body: fixtureBytes('anthropic', 'messages.stream.thinking.sse'),
+      randomSplitSeed: 3,
+    });
+    const stream = await e2e.client.chat.completions.create({
       model,
       stream: true,
       messages: [{ role: 'user', content: 'How do I cross the street?' }],
     });
-    let reasoning = '';
-    let content = '';
-    for await (const chunk of stream) {
-      reasoning += (chunk.choices[0]?.delta as { reasoning?: string } | undefined)?.reasoning ?? '';
-      content += chunk.choices[0]?.delta?.content ?? '';
-    }
+    const { reasoning, content } = await collectStream(stream);
     expect(reasoning).toMatch(/^This is a straightforward question about pedestrian safety\./);
     expect(content).toMatch(/when crossing streets\.$/);
   });
 
   it('streams a re-framed chunks.jsonl recording the same way', async () => {
-    upstream.answer({
-      contentType: SSE,
+    e2e.upstream.answer({
+      headers: SSE,
       body: reframeAnthropicJsonl(
-        readFixture('anthropic', 'messages.stream.message-delta-input-tokens.chunks.jsonl').toString(),
+        fixtureBytes('anthropic', 'messages.stream.message-delta-input-tokens.chunks.jsonl').toString(),
       ),
-      pieces: 5,
+      randomSplitSeed: 5,
     });
-    const stream = await client.chat.completions.create({
+    const stream = await e2e.client.chat.completions.create({
       model,
       stream: true,
       stream_options: { include_usage: true },
       messages: [{ role: 'user', content: 'ping' }],
     });
-    let content = '';
-    let usage: OpenAI.CompletionUsage | null | undefined;
-    for await (const chunk of stream) {
-      content += chunk.choices[0]?.delta?.content ?? '';
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { content, usage } = await collectStream(stream);
     expect(content).toBe('pong');
     expect(usage).toMatchObject({ prompt_tokens: 61, completion_tokens: 2 });
   });
@@ -225,26 +202,26 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
   it.each(['error.400.invalid_request_error.json', 'error.400.prompt-too-long.issue-quote.json'])(
     'an upstream 400 (%s) reaches the client as a 400 in our envelope',
     async (fixture) => {
-      upstream.answer({ status: 400, body: readFixture('anthropic', fixture) });
-      const error = await client.chat.completions
+      e2e.upstream.answer({ status: 400, body: fixtureBytes('anthropic', fixture) });
+      const error = await e2e.client.chat.completions
         .create({ model, messages: [{ role: 'user', content: 'x' }] })
         .catch((caught: unknown) => caught);
       expect(error).toBeInstanceOf(OpenAI.BadRequestError);
       const apiError = error as InstanceType<typeof OpenAI.APIError>;
       expect(apiError.status).toBe(400);
       expect(apiError.code).toBe('invalid_request_error');
-      expect(apiError.message).toContain(JSON.parse(readFixture('anthropic', fixture).toString()).error.message);
+      expect(apiError.message).toContain(JSON.parse(fixtureBytes('anthropic', fixture).toString()).error.message);
     },
   );
 
   it('a mid-stream overloaded_error ends the stream with one error event the SDK raises', async () => {
-    const text = readFixture('anthropic', 'messages.stream.text.sse').toString();
+    const text = fixtureBytes('anthropic', 'messages.stream.text.sse').toString();
     const body = Buffer.concat([
       Buffer.from(text.split('event: content_block_stop')[0]),
-      readFixture('anthropic', 'error.stream.overloaded_error.docs-example.sse'),
+      fixtureBytes('anthropic', 'error.stream.overloaded_error.docs-example.sse'),
     ]);
-    upstream.answer({ contentType: SSE, body, pieces: 4 });
-    const stream = await client.chat.completions.create({
+    e2e.upstream.answer({ headers: SSE, body, randomSplitSeed: 4 });
+    const stream = await e2e.client.chat.completions.create({
       model,
       stream: true,
       messages: [{ role: 'user', content: 'Hi' }],
@@ -259,9 +236,9 @@ describe('Anthropic through the gateway with the official openai SDK', () => {
   });
 
   it('a stream that stops before message_stop is reported, never silently truncated', async () => {
-    const text = readFixture('anthropic', 'messages.stream.text.sse').toString();
-    upstream.answer({ contentType: SSE, body: Buffer.from(text.slice(0, text.indexOf('event: message_delta'))) });
-    const stream = await client.chat.completions.create({
+    const text = fixtureBytes('anthropic', 'messages.stream.text.sse').toString();
+    e2e.upstream.answer({ headers: SSE, body: Buffer.from(text.slice(0, text.indexOf('event: message_delta'))) });
+    const stream = await e2e.client.chat.completions.create({
       model,
       stream: true,
       messages: [{ role: 'user', content: 'Hi' }],

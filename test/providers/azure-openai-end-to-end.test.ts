@@ -1,15 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { splitBytes, startReplayUpstream, type ReplayUpstream } from '../helpers/replay-upstream.js';
-import { chunksJsonlAsSse, fixtureBytes, fixtureJson, fixtureText, sseDataPayloads } from '../helpers/fixture-files.js';
+import {
+  assembleChunks,
+  collectStream,
+  useProviderEndToEnd,
+  type StreamChunk,
+} from '../helpers/provider-end-to-end.js';
+import { splitBytes } from '../helpers/byte-pieces.js';
+import { chunksJsonlAsSse, fixtureBytes, fixtureJson, fixtureText, sseDataPayloads } from '../helpers/fixtures.js';
 
 // Azure OpenAI speaks OpenAI's wire format at deployment URLs; the recorded OpenAI traffic is
 // replayed through a fake Azure resource that checks the URL, api-version and api-key.
-
-let upstream: ReplayUpstream;
-let gateway: TestGateway;
-let client: OpenAI;
 
 const SSE = { 'content-type': 'text/event-stream' };
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -63,83 +64,29 @@ models:
 `;
 }
 
-beforeAll(async () => {
-  upstream = await startReplayUpstream();
-  gateway = await startTestGateway({ configText: configText(upstream.url) });
-  client = new OpenAI({ apiKey: gateway.apiKey, baseURL: gateway.baseURL, maxRetries: 0, timeout: 10_000 });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+const e2e = useProviderEndToEnd(configText);
 
 /** What a client should assemble from a recorded stream: computed from the fixture itself. */
 function expectedFromFixture(sse: string) {
-  let content = '';
-  let refusal = '';
-  const finishReasons: string[] = [];
-  const toolCalls = new Map<number, { id: string; name: string; arguments: string }>();
-  let usage: unknown;
-  for (const payload of sseDataPayloads(sse)) {
-    if (payload.usage) usage = payload.usage;
-    for (const choice of (payload.choices as Array<{ delta: Record<string, any>; finish_reason: string | null }>) ??
-      []) {
-      content += choice.delta.content ?? '';
-      refusal += choice.delta.refusal ?? '';
-      for (const call of choice.delta.tool_calls ?? []) {
-        const entry = toolCalls.get(call.index) ?? { id: '', name: '', arguments: '' };
-        entry.id += call.id ?? '';
-        entry.name += call.function?.name ?? '';
-        entry.arguments += call.function?.arguments ?? '';
-        toolCalls.set(call.index, entry);
-      }
-      if (choice.finish_reason) finishReasons.push(choice.finish_reason);
-    }
-  }
-  return { content, refusal, finishReasons, toolCalls: [...toolCalls.values()], usage };
+  return assembleChunks(sseDataPayloads(sse) as StreamChunk[]);
 }
 
 async function replayStream(sse: string, request: Partial<OpenAI.ChatCompletionCreateParamsStreaming> = {}) {
-  upstream.answer({ headers: SSE, body: splitBytes(new TextEncoder().encode(sse), 257) });
-  const stream = await client.chat.completions.create({
+  e2e.upstream.answer({ headers: SSE, body: splitBytes(new TextEncoder().encode(sse), 257) });
+  const stream = await e2e.client.chat.completions.create({
     model: 'azure/gpt-4o',
     messages: [{ role: 'user', content: 'hi' }],
     stream: true,
     stream_options: { include_usage: true },
     ...request,
   });
-  let content = '';
-  let refusal = '';
-  const finishReasons: string[] = [];
-  const toolCalls = new Map<number, { id: string; name: string; arguments: string }>();
-  let usage: unknown;
-  for await (const chunk of stream) {
-    if (chunk.usage) usage = chunk.usage;
-    for (const choice of chunk.choices) {
-      content += choice.delta.content ?? '';
-      refusal += choice.delta.refusal ?? '';
-      for (const call of choice.delta.tool_calls ?? []) {
-        const entry = toolCalls.get(call.index) ?? { id: '', name: '', arguments: '' };
-        entry.id += call.id ?? '';
-        entry.name += call.function?.name ?? '';
-        entry.arguments += call.function?.arguments ?? '';
-        toolCalls.set(call.index, entry);
-      }
-      if (choice.finish_reason) finishReasons.push(choice.finish_reason);
-    }
-  }
-  return { content, refusal, finishReasons, toolCalls: [...toolCalls.values()], usage };
+  return collectStream(stream);
 }
 
 describe('Azure OpenAI through the gateway with the openai SDK', () => {
   it('non-stream: deployment URL, default api-version, api-key header and no bearer token', async () => {
-    upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('openai', 'chat.nonstream.text.response.json') });
-    const completion = await client.chat.completions.create({
+    e2e.upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('openai', 'chat.nonstream.text.response.json') });
+    const completion = await e2e.client.chat.completions.create({
       model: 'azure/gpt-4o',
       messages: [{ role: 'user', content: 'Hello' }],
     });
@@ -147,7 +94,7 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
     expect(completion.model).toBe('azure/gpt-4o');
     expect(completion.choices[0]!.message.content).toBe(recorded.choices[0]!.message.content);
     expect(completion.usage).toEqual(recorded.usage);
-    const sent = upstream.requests[0]!;
+    const sent = e2e.upstream.requests[0]!;
     expect(sent.url).toBe('/openai/deployments/gpt-4o-prod/chat/completions?api-version=2024-10-21');
     expect(sent.headers['api-key']).toBe('azure-secret');
     expect(sent.headers.authorization).toBeUndefined();
@@ -155,26 +102,29 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
   });
 
   it('options.api_version picks the version; a base_url ending in /openai is not doubled', async () => {
-    upstream.answer({
+    e2e.upstream.answer({
       headers: JSON_TYPE,
       body: fixtureBytes('openai', 'chat.nonstream.parallel-tool-calls.response.json'),
     });
-    const completion = await client.chat.completions.create({
+    const completion = await e2e.client.chat.completions.create({
       model: 'azure/gpt-4o-preview',
       messages: [{ role: 'user', content: 'Weather?' }],
     });
     expect(completion.choices[0]!.message.tool_calls?.length).toBeGreaterThan(1);
-    expect(upstream.requests[0]!.url).toBe(
+    expect(e2e.upstream.requests[0]!.url).toBe(
       '/openai/deployments/gpt-4o-preview/chat/completions?api-version=2025-04-01-preview',
     );
-    expect(upstream.requests[0]!.headers['api-key']).toBe('azure-secret-2');
+    expect(e2e.upstream.requests[0]!.headers['api-key']).toBe('azure-secret-2');
   });
 
   it('api_version v1 uses /openai/v1 with the deployment as the model', async () => {
-    upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('openai', 'chat.nonstream.text.response.json') });
-    await client.chat.completions.create({ model: 'azure/gpt-4o-v1', messages: [{ role: 'user', content: 'Hello' }] });
-    expect(upstream.requests[0]!.url).toBe('/openai/v1/chat/completions');
-    expect(JSON.parse(upstream.requests[0]!.body).model).toBe('gpt-4o-v1-deployment');
+    e2e.upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('openai', 'chat.nonstream.text.response.json') });
+    await e2e.client.chat.completions.create({
+      model: 'azure/gpt-4o-v1',
+      messages: [{ role: 'user', content: 'Hello' }],
+    });
+    expect(e2e.upstream.requests[0]!.url).toBe('/openai/v1/chat/completions');
+    expect(JSON.parse(e2e.upstream.requests[0]!.body).model).toBe('gpt-4o-v1-deployment');
   });
 
   it.each([
@@ -187,7 +137,7 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
     const sse = fixtureText('openai', file);
     const result = await replayStream(sse);
     expect(result).toEqual(expectedFromFixture(sse));
-    expect(JSON.parse(upstream.requests[0]!.body).stream_options).toEqual({ include_usage: true });
+    expect(JSON.parse(e2e.upstream.requests[0]!.body).stream_options).toEqual({ include_usage: true });
   });
 
   it('stream of the re-framed include-usage chunks', async () => {
@@ -197,7 +147,7 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
 
   it('a tool turn then the answer turn: the recorded requests go upstream unchanged but for the deployment', async () => {
     for (const turn of ['turn1', 'turn2']) {
-      upstream.requests.length = 0;
+      e2e.upstream.requests.length = 0;
       const request = fixtureJson<OpenAI.ChatCompletionCreateParamsStreaming>(
         'openai',
         `chat.stream.tool-then-text.${turn}.request.json`,
@@ -205,7 +155,7 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
       const sse = fixtureText('openai', `chat.stream.tool-then-text.${turn}.sse`);
       const result = await replayStream(sse, { ...request, model: 'azure/gpt-4o' });
       expect(result).toEqual(expectedFromFixture(sse));
-      expect(JSON.parse(upstream.requests[0]!.body)).toEqual({ ...request, model: 'gpt-4o-prod' });
+      expect(JSON.parse(e2e.upstream.requests[0]!.body)).toEqual({ ...request, model: 'gpt-4o-prod' });
     }
   });
 
@@ -220,8 +170,8 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
     ['error.400.unsupported_parameter.json', 'max_tokens', 'unsupported_parameter'],
     ['error.400.unsupported_value.json', 'messages[0].role', 'unsupported_value'],
   ])('the recorded %s keeps status, param and code', async (file, param, code) => {
-    upstream.answer({ status: 400, headers: JSON_TYPE, body: fixtureBytes('openai', file) });
-    const error = await client.chat.completions
+    e2e.upstream.answer({ status: 400, headers: JSON_TYPE, body: fixtureBytes('openai', file) });
+    const error = await e2e.client.chat.completions
       .create({ model: 'azure/gpt-4o', messages: [{ role: 'user', content: 'x' }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
@@ -230,7 +180,7 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
   });
 
   it('enable_search is refused with 400 before any upstream call', async () => {
-    const error = await client.chat.completions
+    const error = await e2e.client.chat.completions
       .create({
         model: 'azure/gpt-4o',
         messages: [{ role: 'user', content: 'x' }],
@@ -239,6 +189,6 @@ describe('Azure OpenAI through the gateway with the openai SDK', () => {
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('enable_search');
-    expect(upstream.requests).toHaveLength(0);
+    expect(e2e.upstream.requests).toHaveLength(0);
   });
 });

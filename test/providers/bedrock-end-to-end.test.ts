@@ -1,14 +1,10 @@
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import {
-  splitBytes,
-  startReplayUpstream,
-  type RecordedRequest,
-  type ReplayUpstream,
-} from '../helpers/replay-upstream.js';
-import { bedrockFixtureBytes, reframedBedrockChunks } from '../helpers/bedrock-fixtures.js';
+import { collectStream, useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
+import { splitBytes } from '../helpers/byte-pieces.js';
+import type { RecordedRequest } from '../helpers/fake-upstream.js';
+import { fixtureBytes, fixtureJson, fixtureText, reframeBedrockChunks } from '../helpers/fixtures.js';
 import { bedrockEventFrame, bedrockExceptionFrame } from '../helpers/aws-event-stream-encoder.js';
 import { signAwsRequest } from '../../src/providers/bedrock/sign-aws-request.js';
 
@@ -19,10 +15,6 @@ const CREDENTIALS = {
 };
 const EVENT_STREAM = { 'content-type': 'application/vnd.amazon.eventstream' };
 const JSON_TYPE = { 'content-type': 'application/json' };
-
-let upstream: ReplayUpstream;
-let gateway: TestGateway;
-let client: OpenAI;
 
 function configText(url: string): string {
   return `
@@ -53,20 +45,7 @@ models:
 `;
 }
 
-beforeAll(async () => {
-  upstream = await startReplayUpstream();
-  gateway = await startTestGateway({ configText: configText(upstream.url) });
-  client = new OpenAI({ apiKey: gateway.apiKey, baseURL: gateway.baseURL, maxRetries: 0, timeout: 10_000 });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+const e2e = useProviderEndToEnd(configText);
 
 /** Re-signs the request as received, with its own x-amz-date: a match proves path, headers and body arrived as signed. */
 async function expectValidSignature(request: RecordedRequest): Promise<void> {
@@ -90,7 +69,7 @@ async function expectValidSignature(request: RecordedRequest): Promise<void> {
     headers[name] = String(request.headers[name]);
   }
   const resigned = await signAwsRequest(
-    { method: request.method, url: `${upstream.url}${request.url}`, headers, body: request.body },
+    { method: request.method, url: `${e2e.upstream.url}${request.url}`, headers, body: request.body },
     { credentials: CREDENTIALS, region: 'eu-west-1', service: 'bedrock', signingDate },
   );
   expect(resigned.authorization).toBe(authorization);
@@ -98,8 +77,8 @@ async function expectValidSignature(request: RecordedRequest): Promise<void> {
 
 describe('Bedrock through the gateway with the openai SDK', () => {
   it('non-stream: signed Converse request, recorded answer, exact usage', async () => {
-    upstream.answer({ headers: JSON_TYPE, body: bedrockFixtureBytes('converse.nonstream.text.response.json') });
-    const completion = await client.chat.completions.create({
+    e2e.upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('bedrock', 'converse.nonstream.text.response.json') });
+    const completion = await e2e.client.chat.completions.create({
       model: 'amazon/nova-micro',
       messages: [
         { role: 'system', content: 'Count carefully.' },
@@ -115,7 +94,7 @@ describe('Bedrock through the gateway with the openai SDK', () => {
     expect(completion.choices[0]?.finish_reason).toBe('stop');
     expect(completion.usage).toEqual({ prompt_tokens: 22, completion_tokens: 57, total_tokens: 79 });
 
-    const sent = upstream.requests[0]!;
+    const sent = e2e.upstream.requests[0]!;
     expect(sent.method).toBe('POST');
     expect(sent.url).toBe('/model/us.amazon.nova-micro-v1%3A0/converse');
     expect(JSON.parse(sent.body)).toEqual({
@@ -131,11 +110,11 @@ describe('Bedrock through the gateway with the openai SDK', () => {
   });
 
   it('stream: the recorded event stream, split into small writes, becomes OpenAI chunks and a usage chunk', async () => {
-    upstream.answer({
+    e2e.upstream.answer({
       headers: EVENT_STREAM,
-      body: splitBytes(bedrockFixtureBytes('converse-stream.text.eventstream'), 97),
+      body: splitBytes(fixtureBytes('bedrock', 'converse-stream.text.eventstream'), 97),
     });
-    const stream = await client.chat.completions.create({
+    const stream = await e2e.client.chat.completions.create({
       model: 'amazon/nova-micro',
       messages: [
         { role: 'system', content: 'You are a helpful chatbot.' },
@@ -145,30 +124,23 @@ describe('Bedrock through the gateway with the openai SDK', () => {
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    const finishReasons: string[] = [];
-    let usage: OpenAI.CompletionUsage | undefined;
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      if (chunk.choices[0]?.finish_reason) finishReasons.push(chunk.choices[0].finish_reason);
-      if (chunk.usage) usage = chunk.usage;
-    }
+    const { content: text, finishReasons, usage } = await collectStream(stream);
     expect(text.startsWith('The capital of France is Paris.')).toBe(true);
     expect(finishReasons).toEqual(['stop']);
     expect(usage).toEqual({ prompt_tokens: 13, completion_tokens: 82, total_tokens: 95 });
-    const sent = upstream.requests[0]!;
+    const sent = e2e.upstream.requests[0]!;
     expect(sent.url).toBe('/model/us.amazon.nova-micro-v1%3A0/converse-stream');
     expect(sent.headers.accept).toBe('application/vnd.amazon.eventstream');
-    expect(JSON.parse(sent.body)).toEqual(JSON.parse(bedrockFixtureBytesText('converse-stream.text.request.json')));
+    expect(JSON.parse(sent.body)).toEqual(fixtureJson('bedrock', 'converse-stream.text.request.json'));
     await expectValidSignature(sent);
   });
 
   it('stream with tools: the tool call arrives whole through the SDK stream helper', async () => {
-    upstream.answer({
+    e2e.upstream.answer({
       headers: EVENT_STREAM,
-      body: splitBytes(bedrockFixtureBytes('converse-stream.tool-use.eventstream'), 61),
+      body: splitBytes(fixtureBytes('bedrock', 'converse-stream.tool-use.eventstream'), 61),
     });
-    const runner = client.chat.completions.stream({
+    const runner = e2e.client.chat.completions.stream({
       model: 'amazon/nova-micro',
       messages: [{ role: 'user', content: 'What is the temperature of the capital of France?' }],
       tools: [
@@ -190,37 +162,34 @@ describe('Bedrock through the gateway with the openai SDK', () => {
         function: { name: 'get_temperature', arguments: '{"city":"Paris"}' },
       },
     ]);
-    expect(JSON.parse(upstream.requests[0]!.body).toolConfig.tools[0].toolSpec.name).toBe('get_temperature');
+    expect(JSON.parse(e2e.upstream.requests[0]!.body).toolConfig.tools[0].toolSpec.name).toBe('get_temperature');
   });
 
   it('stream with reasoning: reasoning deltas are `reasoning`, then the answer', async () => {
-    upstream.answer({
+    e2e.upstream.answer({
       headers: EVENT_STREAM,
-      body: splitBytes(bedrockFixtureBytes('converse-stream.reasoning.eventstream'), 13),
+      body: splitBytes(fixtureBytes('bedrock', 'converse-stream.reasoning.eventstream'), 13),
     });
-    const stream = await client.chat.completions.create({
+    const stream = await e2e.client.chat.completions.create({
       model: 'anthropic/claude-sonnet-4',
       messages: [{ role: 'user', content: 'Hello' }],
       reasoning_effort: 'low',
       stream: true,
     });
-    let reasoning = '';
-    let text = '';
-    for await (const chunk of stream) {
-      const delta = chunk.choices[0]?.delta as { content?: string; reasoning?: string } | undefined;
-      reasoning += delta?.reasoning ?? '';
-      text += delta?.content ?? '';
-    }
+    const { reasoning, content: text } = await collectStream(stream);
     expect(reasoning.startsWith('The user has greeted me')).toBe(true);
     expect(text.length).toBeGreaterThan(0);
-    const sent = JSON.parse(upstream.requests[0]!.body);
+    const sent = JSON.parse(e2e.upstream.requests[0]!.body);
     expect(sent.additionalModelRequestFields).toEqual({ thinking: { type: 'enabled', budget_tokens: 1024 } });
-    expect(upstream.requests[0]!.url).toBe('/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream');
+    expect(e2e.upstream.requests[0]!.url).toBe('/model/us.anthropic.claude-sonnet-4-20250514-v1%3A0/converse-stream');
   });
 
   it('stream of the re-framed SDK chunks gives the recorded text', async () => {
-    upstream.answer({ headers: EVENT_STREAM, body: reframedBedrockChunks('converse-stream.text.chunks.jsonl') });
-    const stream = await client.chat.completions.create({
+    e2e.upstream.answer({
+      headers: EVENT_STREAM,
+      body: reframeBedrockChunks(fixtureText('bedrock', 'converse-stream.text.chunks.jsonl')),
+    });
+    const stream = await e2e.client.chat.completions.create({
       model: 'amazon/nova-micro',
       messages: [{ role: 'user', content: 'strawberry' }],
       stream: true,
@@ -233,7 +202,7 @@ describe('Bedrock through the gateway with the openai SDK', () => {
   });
 
   it('JSON mode: the forced tool answer comes back as message content', async () => {
-    upstream.answer({
+    e2e.upstream.answer({
       headers: JSON_TYPE,
       body: JSON.stringify({
         output: {
@@ -246,7 +215,7 @@ describe('Bedrock through the gateway with the openai SDK', () => {
         usage: { inputTokens: 30, outputTokens: 9, totalTokens: 39 },
       }),
     });
-    const completion = await client.chat.completions.create({
+    const completion = await e2e.client.chat.completions.create({
       model: 'amazon/nova-micro',
       messages: [{ role: 'user', content: 'Capital of France as JSON' }],
       response_format: {
@@ -256,14 +225,14 @@ describe('Bedrock through the gateway with the openai SDK', () => {
     });
     expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ capital: 'Paris' });
     expect(completion.choices[0]!.finish_reason).toBe('stop');
-    expect(JSON.parse(upstream.requests[0]!.body).toolConfig.toolChoice).toEqual({
+    expect(JSON.parse(e2e.upstream.requests[0]!.body).toolConfig.toolChoice).toEqual({
       tool: { name: 'gateway_json_response' },
     });
   });
 
   it('dropped parameters are named in x-gateway-warnings', async () => {
-    upstream.answer({ headers: JSON_TYPE, body: bedrockFixtureBytes('converse.nonstream.text.response.json') });
-    const { response } = await client.chat.completions
+    e2e.upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('bedrock', 'converse.nonstream.text.response.json') });
+    const { response } = await e2e.client.chat.completions
       .create({ model: 'amazon/nova-micro', messages: [{ role: 'user', content: 'hi' }], seed: 3 })
       .withResponse();
     expect(response.headers.get('x-gateway-warnings')).toBe('seed is not supported by Amazon Bedrock and was ignored');
@@ -272,15 +241,15 @@ describe('Bedrock through the gateway with the openai SDK', () => {
 
 describe('Bedrock failures through the gateway', () => {
   it('the recorded 400 becomes a 400 in the OpenAI envelope', async () => {
-    upstream.answer({
+    e2e.upstream.answer({
       status: 400,
       headers: {
         ...JSON_TYPE,
         'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/',
       },
-      body: bedrockFixtureBytes('error.400.converse-stream.json'),
+      body: fixtureBytes('bedrock', 'error.400.converse-stream.json'),
     });
-    const error = await client.chat.completions
+    const error = await e2e.client.chat.completions
       .create({ model: 'amazon/nova-micro', messages: [{ role: 'user', content: 'hi' }], stream: true })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
@@ -293,12 +262,12 @@ describe('Bedrock failures through the gateway', () => {
   });
 
   it('n > 1 is refused with 400 naming n, before any upstream call', async () => {
-    const error = await client.chat.completions
+    const error = await e2e.client.chat.completions
       .create({ model: 'amazon/nova-micro', messages: [{ role: 'user', content: 'hi' }], n: 2 })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
     expect((error as InstanceType<typeof OpenAI.BadRequestError>).param).toBe('n');
-    expect(upstream.requests).toHaveLength(0);
+    expect(e2e.upstream.requests).toHaveLength(0);
   });
 
   it.each([
@@ -316,7 +285,7 @@ describe('Bedrock failures through the gateway', () => {
     [
       'a corrupted CRC',
       () => {
-        const bytes = bedrockFixtureBytes('converse-stream.text.eventstream').slice();
+        const bytes = fixtureBytes('bedrock', 'converse-stream.text.eventstream').slice();
         bytes[400] ^= 0x04;
         return bytes;
       },
@@ -325,27 +294,27 @@ describe('Bedrock failures through the gateway', () => {
     ],
     [
       'a body that ends inside a frame',
-      () => bedrockFixtureBytes('converse-stream.text.eventstream').subarray(0, 2000),
+      () => fixtureBytes('bedrock', 'converse-stream.text.eventstream').subarray(0, 2000),
       false,
       'upstream_bad_response',
     ],
     [
       'a connection dropped inside a frame',
-      () => bedrockFixtureBytes('converse-stream.text.eventstream').subarray(0, 2000),
+      () => fixtureBytes('bedrock', 'converse-stream.text.eventstream').subarray(0, 2000),
       true,
       'upstream_connection_error',
     ],
     [
       'a connection dropped between frames, before messageStop',
-      () => bedrockFixtureBytes('converse-stream.text.eventstream').subarray(0, 143),
+      () => fixtureBytes('bedrock', 'converse-stream.text.eventstream').subarray(0, 143),
       false,
       'upstream_stream_interrupted',
     ],
   ])('%s ends the stream with one error event', async (_name, body, cut, code) => {
-    upstream.answer({ headers: EVENT_STREAM, body: body(), cut });
-    const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+    e2e.upstream.answer({ headers: EVENT_STREAM, body: body(), cut });
+    const response = await fetch(`${e2e.gateway.baseURL}/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${gateway.apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${e2e.gateway.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'amazon/nova-micro', messages: [{ role: 'user', content: 'hi' }], stream: true }),
     });
     expect(response.status).toBe(200);
@@ -358,7 +327,3 @@ describe('Bedrock failures through the gateway', () => {
     expect(envelope.error.code).toMatch(code);
   });
 });
-
-function bedrockFixtureBytesText(name: string): string {
-  return new TextDecoder().decode(bedrockFixtureBytes(name));
-}

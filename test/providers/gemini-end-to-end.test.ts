@@ -1,24 +1,17 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { readFixture, reframeGeminiJsonl } from './fixture-replay.js';
-import { startFixtureUpstream, type FixtureUpstream } from './fixture-upstream.js';
+import { useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
+import { fixtureBytes, reframeGeminiJsonl } from '../helpers/fixtures.js';
 
-let upstream: FixtureUpstream;
-let gateway: TestGateway;
-let client: OpenAI;
+const SSE = { 'content-type': 'text/event-stream' };
 
-const SSE = 'text/event-stream';
-
-beforeAll(async () => {
-  upstream = await startFixtureUpstream();
-  gateway = await startTestGateway({
-    configText: `
+const e2e = useProviderEndToEnd(
+  (url) => `
 providers:
   - id: google
     name: Gemini
     type: gemini
-    base_url: ${upstream.url}/v1beta
+    base_url: ${url}/v1beta
     api_key: gemini-secret
     timeouts: { connect_ms: 2000, first_byte_ms: 5000, idle_ms: 5000, total_ms: 15000 }
 models:
@@ -31,18 +24,8 @@ models:
         upstream_model: gemini-3-pro-preview
         pricing: { prompt: 2, completion: 12 }
 `,
-  });
-  client = new OpenAI({ apiKey: gateway.apiKey, baseURL: gateway.baseURL, maxRetries: 0, timeout: 15_000 });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+  { clientTimeoutMs: 15_000 },
+);
 
 const model = 'google/gemini-pro';
 
@@ -68,8 +51,8 @@ async function collect(stream: AsyncIterable<OpenAI.ChatCompletionChunk>) {
 
 describe('Gemini through the gateway with the official openai SDK', () => {
   it('a whole answer: generateContent out, chat.completion with exact usage back', async () => {
-    upstream.answer({ body: readFixture('gemini', 'generateContent.text.response.json') });
-    const completion = await client.chat.completions.create({
+    e2e.upstream.answer({ body: fixtureBytes('gemini', 'generateContent.text.response.json') });
+    const completion = await e2e.client.chat.completions.create({
       model,
       max_tokens: 500,
       messages: [
@@ -87,10 +70,10 @@ describe('Gemini through the gateway with the official openai SDK', () => {
       total_tokens: 281,
       completion_tokens_details: { reasoning_tokens: 244 },
     });
-    const sent = upstream.requests[0];
+    const sent = e2e.upstream.requests[0];
     expect(sent.url).toBe('/v1beta/models/gemini-3-pro-preview:generateContent');
     expect(sent.headers['x-goog-api-key']).toBe('gemini-secret');
-    expect(sent.body).toEqual({
+    expect(sent.json).toEqual({
       contents: [{ role: 'user', parts: [{ text: "How many r's in strawberry?" }] }],
       systemInstruction: { parts: [{ text: 'Count letters carefully.' }] },
       generationConfig: { maxOutputTokens: 500 },
@@ -98,8 +81,8 @@ describe('Gemini through the gateway with the official openai SDK', () => {
   });
 
   it('JSON mode asks for application/json with the schema', async () => {
-    upstream.answer({ body: readFixture('gemini', 'js-genai.nonstream.text.response.json') });
-    const completion = await client.chat.completions.create({
+    e2e.upstream.answer({ body: fixtureBytes('gemini', 'js-genai.nonstream.text.response.json') });
+    const completion = await e2e.client.chat.completions.create({
       model,
       messages: [{ role: 'user', content: 'why is the sky blue?' }],
       response_format: {
@@ -111,20 +94,20 @@ describe('Gemini through the gateway with the official openai SDK', () => {
       },
     });
     expect(completion.choices[0].finish_reason).toBe('length');
-    expect(upstream.requests[0].body.generationConfig).toEqual({
+    expect(e2e.upstream.requests[0].json.generationConfig).toEqual({
       responseMimeType: 'application/json',
       responseSchema: { type: 'object', properties: { reason: { type: 'string' } } },
     });
   });
 
   it('streams CRLF-framed text with the last running usage', async () => {
-    upstream.answer({
-      contentType: SSE,
-      body: readFixture('gemini', 'streamGenerateContent.sse.usage-every-chunk.sse'),
-      pieces: 13,
+    e2e.upstream.answer({
+      headers: SSE,
+      body: fixtureBytes('gemini', 'streamGenerateContent.sse.usage-every-chunk.sse'),
+      randomSplitSeed: 13,
     });
     const result = await collect(
-      await client.chat.completions.create({
+      await e2e.client.chat.completions.create({
         model,
         stream: true,
         stream_options: { include_usage: true },
@@ -134,14 +117,14 @@ describe('Gemini through the gateway with the official openai SDK', () => {
     expect(result.content.split('\n')).toHaveLength(30);
     expect(result.finishReasons).toEqual(['stop']);
     expect(result.usage).toMatchObject({ prompt_tokens: 18, completion_tokens: 115, total_tokens: 133 });
-    expect(upstream.requests[0].url).toBe('/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse');
+    expect(e2e.upstream.requests[0].url).toBe('/v1beta/models/gemini-3-pro-preview:streamGenerateContent?alt=sse');
   });
 
   it('a tool call, then the next turn sends the call back with its thoughtSignature and the function response', async () => {
-    upstream.answer({
-      contentType: SSE,
-      body: readFixture('gemini', 'streamGenerateContent.sse.function-call.turn1.sse'),
-      pieces: 21,
+    e2e.upstream.answer({
+      headers: SSE,
+      body: fixtureBytes('gemini', 'streamGenerateContent.sse.function-call.turn1.sse'),
+      randomSplitSeed: 21,
     });
     const tools: OpenAI.ChatCompletionTool[] = [
       {
@@ -156,20 +139,20 @@ describe('Gemini through the gateway with the official openai SDK', () => {
     const messages: OpenAI.ChatCompletionMessageParam[] = [
       { role: 'user', content: 'What is the capital of the user country? Call the tool' },
     ];
-    const first = await collect(await client.chat.completions.create({ model, stream: true, messages, tools }));
+    const first = await collect(await e2e.client.chat.completions.create({ model, stream: true, messages, tools }));
     expect(first.finishReasons).toEqual(['tool_calls']);
     expect(first.toolCalls).toEqual([
       { id: expect.stringMatching(/^call_\w+\.sig\./), name: 'get_country', arguments: '{}' },
     ]);
 
-    upstream.answer({
-      contentType: SSE,
-      body: readFixture('gemini', 'streamGenerateContent.sse.function-call.turn2.sse'),
-      pieces: 8,
+    e2e.upstream.answer({
+      headers: SSE,
+      body: fixtureBytes('gemini', 'streamGenerateContent.sse.function-call.turn2.sse'),
+      randomSplitSeed: 8,
     });
     const call = first.toolCalls[0];
     const second = await collect(
-      await client.chat.completions.create({
+      await e2e.client.chat.completions.create({
         model,
         stream: true,
         stream_options: { include_usage: true },
@@ -188,9 +171,9 @@ describe('Gemini through the gateway with the official openai SDK', () => {
     expect(second.content).toBe('The capital of Mexico is Mexico City.');
     expect(second.usage).toMatchObject({ prompt_tokens: 257, completion_tokens: 8, total_tokens: 265 });
     const recordedSignature = JSON.parse(
-      readFixture('gemini', 'streamGenerateContent.sse.function-call.turn1.sse').toString().split('\r\n')[0].slice(6),
+      fixtureBytes('gemini', 'streamGenerateContent.sse.function-call.turn1.sse').toString().split('\r\n')[0].slice(6),
     ).candidates[0].content.parts[0].thoughtSignature;
-    const sentContents = upstream.requests[1].body.contents;
+    const sentContents = e2e.upstream.requests[1].json.contents;
     expect(sentContents[1]).toEqual({
       role: 'model',
       parts: [
@@ -215,13 +198,13 @@ describe('Gemini through the gateway with the official openai SDK', () => {
   });
 
   it('streams a re-framed chunks.jsonl recording (max tokens) as finish_reason length', async () => {
-    upstream.answer({
-      contentType: SSE,
-      body: reframeGeminiJsonl(readFixture('gemini', 'js-genai.stream.max-tokens.response.chunks.jsonl').toString()),
-      pieces: 2,
+    e2e.upstream.answer({
+      headers: SSE,
+      body: reframeGeminiJsonl(fixtureBytes('gemini', 'js-genai.stream.max-tokens.response.chunks.jsonl').toString()),
+      randomSplitSeed: 2,
     });
     const result = await collect(
-      await client.chat.completions.create({
+      await e2e.client.chat.completions.create({
         model,
         stream: true,
         stream_options: { include_usage: true },
@@ -233,8 +216,8 @@ describe('Gemini through the gateway with the official openai SDK', () => {
   });
 
   it('a 404 google.rpc.Status sent with an SSE content type is a 404 in our envelope', async () => {
-    upstream.answer({ status: 404, contentType: SSE, body: readFixture('gemini', 'error.404.not_found.json') });
-    const error = await client.chat.completions
+    e2e.upstream.answer({ status: 404, headers: SSE, body: fixtureBytes('gemini', 'error.404.not_found.json') });
+    const error = await e2e.client.chat.completions
       .create({ model, stream: true, messages: [{ role: 'user', content: 'x' }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.NotFoundError);
@@ -246,8 +229,8 @@ describe('Gemini through the gateway with the official openai SDK', () => {
     ['error.429.resource_exhausted.json', 429, OpenAI.RateLimitError, 'resource_exhausted'],
     ['error.400.invalid_argument.json', 400, OpenAI.BadRequestError, 'invalid_argument'],
   ])('%s reaches the client as %s', async (fixture, status, errorClass, code) => {
-    upstream.answer({ status, body: readFixture('gemini', fixture) });
-    const error = await client.chat.completions
+    e2e.upstream.answer({ status, body: fixtureBytes('gemini', fixture) });
+    const error = await e2e.client.chat.completions
       .create({ model, messages: [{ role: 'user', content: 'x' }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(errorClass);
@@ -256,9 +239,13 @@ describe('Gemini through the gateway with the official openai SDK', () => {
   });
 
   it('a stream cut in the middle of an event ends in one error event', async () => {
-    const text = readFixture('gemini', 'streamGenerateContent.sse.legacy-gemini-pro.sse').toString();
-    upstream.answer({ contentType: SSE, body: Buffer.from(text.slice(0, Math.floor(text.length / 2))), pieces: 6 });
-    const stream = await client.chat.completions.create({
+    const text = fixtureBytes('gemini', 'streamGenerateContent.sse.legacy-gemini-pro.sse').toString();
+    e2e.upstream.answer({
+      headers: SSE,
+      body: Buffer.from(text.slice(0, Math.floor(text.length / 2))),
+      randomSplitSeed: 6,
+    });
+    const stream = await e2e.client.chat.completions.create({
       model,
       stream: true,
       messages: [{ role: 'user', content: 'cats and dogs' }],

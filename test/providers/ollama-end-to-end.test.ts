@@ -1,28 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { splitBytes, startReplayUpstream, type ReplayUpstream } from '../helpers/replay-upstream.js';
-import { fixtureBytes } from '../helpers/fixture-files.js';
+import { collectStream, useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
+import { splitBytes } from '../helpers/byte-pieces.js';
+import { fixtureBytes } from '../helpers/fixtures.js';
 
 // Ollama's native API (`type: ollama`, NDJSON) and its OpenAI-compatible /v1 (the `ollama` preset).
 
-let upstream: ReplayUpstream;
-let gateway: TestGateway;
-let client: OpenAI;
 const NDJSON = { 'content-type': 'application/x-ndjson' };
 const JSON_TYPE = { 'content-type': 'application/json' };
 
-beforeAll(async () => {
-  upstream = await startReplayUpstream();
-  gateway = await startTestGateway({
-    configText: `
+const e2e = useProviderEndToEnd(
+  (url) => `
 providers:
   - id: local-ollama
     type: ollama
-    base_url: ${upstream.url}
+    base_url: ${url}
     timeouts: { connect_ms: 1000, first_byte_ms: 3000, idle_ms: 3000, total_ms: 8000 }
   - id: ollama
-    base_url: ${upstream.url}/v1
+    base_url: ${url}/v1
 models:
   - id: ollama/llama3.2
     name: Llama 3.2
@@ -39,44 +34,26 @@ models:
       - provider: ollama
         upstream_model: gpt-oss:20b
 `,
-  });
-  client = new OpenAI({ apiKey: gateway.apiKey, baseURL: gateway.baseURL, maxRetries: 0, timeout: 10_000 });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+);
 
 describe('Ollama native API through the gateway', () => {
   it('stream: NDJSON lines become chunks, counts become the usage chunk', async () => {
-    upstream.answer({
+    e2e.upstream.answer({
       headers: NDJSON,
       body: splitBytes(fixtureBytes('ollama', 'api-chat.stream.docs-example.ndjson'), 17),
     });
-    const stream = await client.chat.completions.create({
+    const stream = await e2e.client.chat.completions.create({
       model: 'ollama/llama3.2',
       messages: [{ role: 'user', content: 'Why is the sky blue?' }],
       stream: true,
       stream_options: { include_usage: true },
     });
-    let text = '';
-    let usage: OpenAI.CompletionUsage | undefined;
-    const finish: string[] = [];
-    for await (const chunk of stream) {
-      text += chunk.choices[0]?.delta.content ?? '';
-      if (chunk.choices[0]?.finish_reason) finish.push(chunk.choices[0].finish_reason);
-      if (chunk.usage) usage = chunk.usage;
-    }
-    expect(text).toBe('The');
-    expect(finish).toEqual(['stop']);
+    const { content, finishReasons, usage } = await collectStream(stream);
+    expect(content).toBe('The');
+    expect(finishReasons).toEqual(['stop']);
     expect(usage).toEqual({ prompt_tokens: 26, completion_tokens: 282, total_tokens: 308 });
-    expect(upstream.requests[0]!.url).toBe('/api/chat');
-    expect(JSON.parse(upstream.requests[0]!.body)).toEqual({
+    expect(e2e.upstream.requests[0]!.url).toBe('/api/chat');
+    expect(JSON.parse(e2e.upstream.requests[0]!.body)).toEqual({
       model: 'llama3.2',
       messages: [{ role: 'user', content: 'Why is the sky blue?' }],
       stream: true,
@@ -84,8 +61,11 @@ describe('Ollama native API through the gateway', () => {
   });
 
   it('stream with a tool call: the SDK assembles it with a synthesized id', async () => {
-    upstream.answer({ headers: NDJSON, body: fixtureBytes('ollama', 'api-chat.stream.tool-call.docs-example.ndjson') });
-    const final = await client.chat.completions
+    e2e.upstream.answer({
+      headers: NDJSON,
+      body: fixtureBytes('ollama', 'api-chat.stream.tool-call.docs-example.ndjson'),
+    });
+    const final = await e2e.client.chat.completions
       .stream({
         model: 'ollama/llama3.2',
         messages: [{ role: 'user', content: 'Weather in Tokyo?' }],
@@ -101,11 +81,11 @@ describe('Ollama native API through the gateway', () => {
   });
 
   it('non-stream tool call with exact counts', async () => {
-    upstream.answer({
+    e2e.upstream.answer({
       headers: JSON_TYPE,
       body: fixtureBytes('ollama', 'api-chat.nonstream.tool-call.docs-example.json'),
     });
-    const completion = await client.chat.completions.create({
+    const completion = await e2e.client.chat.completions.create({
       model: 'ollama/llama3.2',
       messages: [{ role: 'user', content: 'Weather in Tokyo?' }],
     });
@@ -116,13 +96,13 @@ describe('Ollama native API through the gateway', () => {
   });
 
   it('an error line mid-stream (HTTP 200 kept) ends the stream with one error event', async () => {
-    upstream.answer({
+    e2e.upstream.answer({
       headers: NDJSON,
       body: fixtureBytes('ollama', 'api-generate.stream.mid-stream-error.docs-example.ndjson'),
     });
-    const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+    const response = await fetch(`${e2e.gateway.baseURL}/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${gateway.apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${e2e.gateway.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'ollama/llama3.2', messages: [{ role: 'user', content: 'hi' }], stream: true }),
     });
     const text = await response.text();
@@ -134,8 +114,8 @@ describe('Ollama native API through the gateway', () => {
   });
 
   it('the documented error body becomes our envelope', async () => {
-    upstream.answer({ status: 500, headers: JSON_TYPE, body: fixtureBytes('ollama', 'error.docs-example.json') });
-    const error = await client.chat.completions
+    e2e.upstream.answer({ status: 500, headers: JSON_TYPE, body: fixtureBytes('ollama', 'error.docs-example.json') });
+    const error = await e2e.client.chat.completions
       .create({ model: 'ollama/llama3.2', messages: [{ role: 'user', content: 'x' }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.APIError);
@@ -146,8 +126,8 @@ describe('Ollama native API through the gateway', () => {
   });
 
   it('text from the /api/generate-shaped stream reads the same way', async () => {
-    upstream.answer({ headers: NDJSON, body: fixtureBytes('ollama', 'api-generate.stream.docs-example.ndjson') });
-    const stream = await client.chat.completions.create({
+    e2e.upstream.answer({ headers: NDJSON, body: fixtureBytes('ollama', 'api-generate.stream.docs-example.ndjson') });
+    const stream = await e2e.client.chat.completions.create({
       model: 'ollama/llama3.2',
       messages: [{ role: 'user', content: 'hi' }],
       stream: true,
@@ -160,8 +140,11 @@ describe('Ollama native API through the gateway', () => {
 
 describe('Ollama OpenAI-compatible /v1 (the ollama preset)', () => {
   it('message.reasoning passes through with exact usage', async () => {
-    upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('ollama', 'openai-compat.chat.nonstream.response.json') });
-    const completion = await client.chat.completions.create({
+    e2e.upstream.answer({
+      headers: JSON_TYPE,
+      body: fixtureBytes('ollama', 'openai-compat.chat.nonstream.response.json'),
+    });
+    const completion = await e2e.client.chat.completions.create({
       model: 'ollama/gpt-oss',
       messages: [{ role: 'user', content: 'What is the capital of France?' }],
     });
@@ -169,6 +152,6 @@ describe('Ollama OpenAI-compatible /v1 (the ollama preset)', () => {
     expect(message.content).toBe('Paris.');
     expect(message.reasoning).toMatch(/^We need to answer question/);
     expect(completion.usage).toEqual({ prompt_tokens: 134, completion_tokens: 122, total_tokens: 256 });
-    expect(upstream.requests[0]!.url).toBe('/v1/chat/completions');
+    expect(e2e.upstream.requests[0]!.url).toBe('/v1/chat/completions');
   });
 });

@@ -1,15 +1,11 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { splitBytes, startReplayUpstream, type ReplayUpstream } from '../helpers/replay-upstream.js';
-import { chunksJsonlAsSse, fixtureBytes, fixtureJson, fixtureText } from '../helpers/fixture-files.js';
+import { useProviderEndToEnd } from '../helpers/provider-end-to-end.js';
+import { splitBytes } from '../helpers/byte-pieces.js';
+import { chunksJsonlAsSse, fixtureBytes, fixtureJson, fixtureText } from '../helpers/fixtures.js';
 
 // Recorded traffic of OpenAI-compatible presets (DeepSeek, Groq, Mistral), replayed byte for byte
 // through the openai adapter; `.chunks.jsonl` payloads are re-framed as SSE with [DONE].
-
-let upstream: ReplayUpstream;
-let gateway: TestGateway;
-let client: OpenAI;
 
 const SSE = { 'content-type': 'text/event-stream' };
 const JSON_TYPE = { 'content-type': 'application/json' };
@@ -35,20 +31,7 @@ models:${model('deepseek/reasoner', 'deepseek', 'deepseek-reasoner')}${model('gr
 `;
 }
 
-beforeAll(async () => {
-  upstream = await startReplayUpstream();
-  gateway = await startTestGateway({ configText: configText(upstream.url) });
-  client = new OpenAI({ apiKey: gateway.apiKey, baseURL: gateway.baseURL, maxRetries: 0, timeout: 10_000 });
-});
-
-afterAll(async () => {
-  await gateway?.close();
-  await upstream?.close();
-});
-
-beforeEach(() => {
-  upstream.requests.length = 0;
-});
+const e2e = useProviderEndToEnd(configText);
 
 interface Collected {
   content: string;
@@ -93,8 +76,8 @@ async function streamFixture(
   body: string,
   request: Partial<OpenAI.ChatCompletionCreateParamsStreaming> = {},
 ): Promise<Collected> {
-  upstream.answer({ headers: SSE, body: splitBytes(new TextEncoder().encode(body), 301) });
-  const stream = await client.chat.completions.create({
+  e2e.upstream.answer({ headers: SSE, body: splitBytes(new TextEncoder().encode(body), 301) });
+  const stream = await e2e.client.chat.completions.create({
     model,
     messages: [{ role: 'user', content: 'hi' }],
     stream: true,
@@ -123,9 +106,9 @@ describe('DeepSeek fixtures', () => {
       completion_tokens_details: { reasoning_tokens: 198 },
       prompt_tokens_details: { cached_tokens: 0 },
     });
-    const sent = JSON.parse(upstream.requests[0]!.body) as Record<string, unknown>;
+    const sent = JSON.parse(e2e.upstream.requests[0]!.body) as Record<string, unknown>;
     expect(sent).toEqual({ ...request, model: 'deepseek-reasoner' });
-    expect(upstream.requests[0]!.url).toBe('/deepseek/v1/chat/completions');
+    expect(e2e.upstream.requests[0]!.url).toBe('/deepseek/v1/chat/completions');
   });
 
   it('stream: reasoning then a tool call, with cached tokens', async () => {
@@ -146,8 +129,11 @@ describe('DeepSeek fixtures', () => {
   });
 
   it('non-stream: message.reasoning and exact usage', async () => {
-    upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('deepseek', 'chat.nonstream.reasoning.response.json') });
-    const completion = await client.chat.completions.create({
+    e2e.upstream.answer({
+      headers: JSON_TYPE,
+      body: fixtureBytes('deepseek', 'chat.nonstream.reasoning.response.json'),
+    });
+    const completion = await e2e.client.chat.completions.create({
       model: 'deepseek/reasoner',
       messages: [{ role: 'user', content: 'strawberry?' }],
     });
@@ -167,10 +153,10 @@ describe('a broken stream from an OpenAI-compatible provider', () => {
       .split('\n')
       .filter((line) => line.trim() !== '');
     const broken = `data: ${lines[0]}\n\ndata: ${lines[1]}\n\ndata: {"id": "x", "choices": [\n\ndata: ${lines[2]}\n\ndata: [DONE]\n\n`;
-    upstream.answer({ headers: SSE, body: broken });
-    const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+    e2e.upstream.answer({ headers: SSE, body: broken });
+    const response = await fetch(`${e2e.gateway.baseURL}/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${gateway.apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${e2e.gateway.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'mistral/model', messages: [{ role: 'user', content: 'hi' }], stream: true }),
     });
     const text = await response.text();
@@ -188,10 +174,10 @@ describe('Groq fixtures', () => {
       'groq',
       'chat.stream.mid-stream-error.request.json',
     );
-    upstream.answer({ headers: SSE, body: fixtureBytes('groq', 'chat.stream.mid-stream-error.sse') });
-    const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+    e2e.upstream.answer({ headers: SSE, body: fixtureBytes('groq', 'chat.stream.mid-stream-error.sse') });
+    const response = await fetch(`${e2e.gateway.baseURL}/chat/completions`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${gateway.apiKey}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${e2e.gateway.apiKey}`, 'content-type': 'application/json' },
       body: JSON.stringify({ ...request, model: 'groq/model' }),
     });
     const text = await response.text();
@@ -204,13 +190,17 @@ describe('Groq fixtures', () => {
     const envelope = JSON.parse(errors[0]!.split('\ndata: ')[1]!) as { error: { code: string; message: string } };
     expect(envelope.error.code).toBe('tool_use_failed');
     expect(envelope.error.message).toMatch(/^Groq: Tool call validation failed/);
-    expect(JSON.parse(upstream.requests[0]!.body)).toMatchObject({ tools: request.tools, tool_choice: 'auto', n: 1 });
+    expect(JSON.parse(e2e.upstream.requests[0]!.body)).toMatchObject({
+      tools: request.tools,
+      tool_choice: 'auto',
+      n: 1,
+    });
   });
 
   it('stream: raw <think> content passes as content, usage from x_groq', async () => {
     const request = fixtureJson<Record<string, unknown>>('groq', 'chat.stream.raw-think.request.json');
-    upstream.answer({ headers: SSE, body: fixtureBytes('groq', 'chat.stream.raw-think.sse') });
-    const stream = await client.chat.completions.create({
+    e2e.upstream.answer({ headers: SSE, body: fixtureBytes('groq', 'chat.stream.raw-think.sse') });
+    const stream = await e2e.client.chat.completions.create({
       ...(request as object),
       model: 'groq/model',
       stream: true,
@@ -219,7 +209,7 @@ describe('Groq fixtures', () => {
     const result = await collect(stream);
     expect(result.content.startsWith('<think>')).toBe(true);
     expect(result.usage).toMatchObject({ prompt_tokens: 21, completion_tokens: 988, total_tokens: 1009 });
-    expect(JSON.parse(upstream.requests[0]!.body).reasoning_format).toBe('raw');
+    expect(JSON.parse(e2e.upstream.requests[0]!.body).reasoning_format).toBe('raw');
   });
 
   it.each([
@@ -239,8 +229,8 @@ describe('Groq fixtures', () => {
   });
 
   it('non-stream tool call keeps usage', async () => {
-    upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('groq', 'chat.nonstream.tool-call.response.json') });
-    const completion = await client.chat.completions.create({
+    e2e.upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('groq', 'chat.nonstream.tool-call.response.json') });
+    const completion = await e2e.client.chat.completions.create({
       model: 'groq/model',
       messages: [{ role: 'user', content: 'weather' }],
     });
@@ -251,8 +241,12 @@ describe('Groq fixtures', () => {
   });
 
   it('the recorded 400 tool_use_failed keeps status, code and message', async () => {
-    upstream.answer({ status: 400, headers: JSON_TYPE, body: fixtureBytes('groq', 'error.400.tool_use_failed.json') });
-    const error = await client.chat.completions
+    e2e.upstream.answer({
+      status: 400,
+      headers: JSON_TYPE,
+      body: fixtureBytes('groq', 'error.400.tool_use_failed.json'),
+    });
+    const error = await e2e.client.chat.completions
       .create({ model: 'groq/model', messages: [{ role: 'user', content: 'x' }] })
       .catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
@@ -300,8 +294,8 @@ describe('Mistral fixtures', () => {
     ['chat.nonstream.text.response.json', 'stop', 434],
     ['chat.nonstream.tool-call.response.json', 'tool_calls', 22],
   ])('non-stream %s', async (file, finish, completionTokens) => {
-    upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('mistral', file) });
-    const completion = await client.chat.completions.create({
+    e2e.upstream.answer({ headers: JSON_TYPE, body: fixtureBytes('mistral', file) });
+    const completion = await e2e.client.chat.completions.create({
       model: 'mistral/model',
       messages: [{ role: 'user', content: 'x' }],
     });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/load-config.js';
 import { createProviderRegistry } from '../../src/providers/provider-registry.js';
-import { testContext } from './fixture-replay.js';
+import { testContext } from '../helpers/translation-context.js';
 
 const registry = createProviderRegistry();
 const knownProviderTypes = [...registry.keys()];

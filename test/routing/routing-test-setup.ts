@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
-import type { CompletionOutcome } from '../../src/gateway/completion-outcome.js';
+import type { CompletionOutcome } from '../../src/routing/completion-outcome.js';
 import type { AppDeps } from '../../src/app.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 

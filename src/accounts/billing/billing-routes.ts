@@ -1,4 +1,4 @@
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { BillingService } from '../../billing/billing-service.js';
 import type { DocumentService } from '../../billing/document-service.js';
@@ -24,20 +24,14 @@ const errors = {
 };
 
 /** Spec §4.8 billing endpoints under /api-account/user/billing, for the signed-in user. */
-export function registerBillingRoutes(
-  app: FastifyInstance,
-  billing: BillingService,
-  documents: DocumentService,
-  signedIn: preHandlerAsyncHookHandler,
-): void {
+export function registerBillingRoutes(app: FastifyInstance, billing: BillingService, documents: DocumentService): void {
   const { store, config, ledger } = billing.deps;
   const tags = ['billing'];
 
   app.get(
-    '/api-account/user/billing',
+    '/user/billing',
     {
       schema: { summary: 'Plan, credit balance, fee rate, payment methods and invoices', tags },
-      preValidation: signedIn,
     },
     async (request) => {
       const user = request.user!;
@@ -62,7 +56,7 @@ export function registerBillingRoutes(
   );
 
   app.post<{ Body: Static<typeof CheckoutBodySchema> }>(
-    '/api-account/user/billing/create-checkout',
+    '/user/billing/create-checkout',
     {
       schema: {
         summary: 'Start buying credits: a pending order and a checkout session',
@@ -70,7 +64,6 @@ export function registerBillingRoutes(
         body: CheckoutBodySchema,
         response: { 200: CheckoutResponseSchema, ...errors },
       },
-      preValidation: signedIn,
     },
     async (request) => {
       const { order, checkoutUrl, sessionId } = await billing.createCheckout(request.user!, request.body);
@@ -89,7 +82,7 @@ export function registerBillingRoutes(
   );
 
   app.get<{ Params: Static<typeof OrderIdParamsSchema> }>(
-    '/api-account/user/billing/payment-status/:order_id',
+    '/user/billing/payment-status/:order_id',
     {
       schema: {
         summary: 'One order, reconciled with the payment provider while pending',
@@ -97,16 +90,14 @@ export function registerBillingRoutes(
         params: OrderIdParamsSchema,
         response: { 200: OrderSchema, ...errors },
       },
-      preValidation: signedIn,
     },
     async (request) => orderView(await billing.orderStatus(request.user!.id, request.params.order_id)),
   );
 
   app.get<{ Querystring: Static<typeof OrdersQuerySchema> }>(
-    '/api-account/user/billing/orders',
+    '/user/billing/orders',
     {
       schema: { summary: 'The user’s orders, newest first', tags, querystring: OrdersQuerySchema },
-      preValidation: signedIn,
     },
     async (request) => {
       const { limit, offset } = request.query;
@@ -116,14 +107,13 @@ export function registerBillingRoutes(
   );
 
   app.post<{ Body: Static<typeof DocumentBodySchema> }>(
-    '/api-account/user/billing/document',
+    '/user/billing/document',
     {
       schema: {
         summary: 'A signed, expiring link to the invoice or receipt PDF of a paid order',
         tags,
         body: DocumentBodySchema,
       },
-      preValidation: signedIn,
     },
     async (request) => {
       const type = request.body.type ?? 'receipt';

@@ -4,10 +4,10 @@ import { NotFoundError } from '../../shared/errors.js';
 import { sendCacheable } from '../../http/cacheable-response.js';
 import { describeTotals } from '../../statistics/rollup-queries.js';
 import type { UsageStatsService } from '../../statistics/usage-stats-service.js';
-import { CAPABILITIES } from './catalog-data.js';
-import { CATALOG_SORTS, catalogFilterValues, checkKnownValues, queryCatalog, type CatalogQuery, type KnownValues } from './catalog-query.js';
-import type { ModelCatalog } from './model-catalog.js';
-import { presentCatalogModel } from './present-catalog-model.js';
+import { CAPABILITIES } from '../../catalog/catalog-data.js';
+import { CATALOG_SORTS, catalogFilterValues, checkKnownValues, queryCatalog, type CatalogQuery, type KnownValues } from '../../catalog/catalog-query.js';
+import type { ModelCatalog } from '../../catalog/model-catalog.js';
+import { presentCatalogModel } from '../../catalog/present-catalog-model.js';
 
 const MODALITIES = ['text', 'image', 'audio', 'video', 'file'];
 const enumOf = (values: readonly string[]) => Type.Union(values.map((value) => Type.Literal(value)));
@@ -43,7 +43,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
     tags: new Set(filters.tags.map((entry) => entry.value)),
   };
 
-  app.get('/api-account/models', {
+  app.get('/models', {
     schema: { summary: 'The public model catalog: filter, sort and page', tags: ['catalog'], querystring: CatalogQuerySchema },
     handler: async (request, reply) => {
       const raw = request.query as Static<typeof CatalogQuerySchema>;
@@ -55,13 +55,13 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
     },
   });
 
-  app.get('/api-account/models/filters', {
+  app.get('/models/filters', {
     schema: { summary: 'Available catalog filter values, with counts', tags: ['catalog'] },
     handler: async (request, reply) => sendCacheable(request, reply, filters, CATALOG_MAX_AGE),
   });
 
   // model_path may contain slashes (anthropic/claude-sonnet-4), hence the wildcard.
-  app.get('/api-account/models/*', {
+  app.get('/models/*', {
     schema: { summary: 'One model page, with its endpoints and their live statistics', tags: ['catalog'] },
     handler: async (request, reply) => {
       const path = decodeURIComponent((request.params as { '*': string })['*']);

@@ -1,11 +1,11 @@
 import { InvalidRequestError } from '../../shared/errors.js';
 import { decimalToUnits } from '../../shared/decimal.js';
 import type { ApiKeysTable } from '../../store/schema.js';
-import { globToRegExp, type DefaultModel, type RoutingMode } from './api-key-record.js';
-import type { ApiKeyChanges } from './api-key-repository.js';
+import { globToRegExp, type DefaultModel, type RoutingMode } from '../../routing/api-key-record.js';
+import type { ApiKeyChanges } from '../../keys/api-key-repository.js';
 import type { CreateApiKeyBody, PutDefaultModelsBody, UpdateApiKeyBody } from './api-key-schemas.js';
-import type { NewApiKey } from './create-api-key.js';
-import type { RoutingTemplate } from './routing-templates.js';
+import type { NewApiKey } from '../../keys/create-api-key.js';
+import type { RoutingTemplate } from '../../routing/resolve-routing-templates.js';
 
 /**
  * The rules of the key API a schema cannot express, as pure functions from a validated body to

@@ -1,12 +1,12 @@
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Store } from '../../store/database.js';
 import type { ApiKeysTable } from '../../store/schema.js';
 import type { Clock } from '../../shared/clock.js';
 import type { IdGenerator } from '../../shared/ids.js';
 import { NotFoundError } from '../../shared/errors.js';
-import type { KeyChangeAnnouncer } from './key-change-broadcast.js';
-import { createApiKey } from './create-api-key.js';
+import type { KeyChangeAnnouncer } from '../../keys/key-change-broadcast.js';
+import { createApiKey } from '../../keys/create-api-key.js';
 import {
   findApiKeyForUser,
   listApiKeysForUser,
@@ -14,10 +14,10 @@ import {
   revokeApiKey,
   updateApiKey,
   type ApiKeyChanges,
-} from './api-key-repository.js';
+} from '../../keys/api-key-repository.js';
 import { toApiKeyChanges, toDefaultModelsChanges, toNewApiKey, type KeyInputContext } from './api-key-input.js';
 import { toApiKeyView } from './api-key-view.js';
-import { keySpend } from './key-spend.js';
+import { keySpendViews } from '../../keys/key-spend-view.js';
 import {
   ApiKeyListSchema,
   CreateApiKeyBodySchema,
@@ -30,7 +30,7 @@ import {
   type PutDefaultModelsBody,
   type UpdateApiKeyBody,
 } from './api-key-schemas.js';
-import type { RoutingTemplate } from './routing-templates.js';
+import type { RoutingTemplate } from '../../routing/resolve-routing-templates.js';
 
 export interface ApiKeyRouteDeps {
   store: Store;
@@ -41,7 +41,7 @@ export interface ApiKeyRouteDeps {
   announcer: KeyChangeAnnouncer;
 }
 
-const BASE = '/api-account/user/api-keys';
+const BASE = '/user/api-keys';
 const errors = { 400: { $ref: 'ErrorEnvelope#' }, 401: { $ref: 'ErrorEnvelope#' }, 404: { $ref: 'ErrorEnvelope#' } };
 const common = {
   tags: ['api-keys'],
@@ -60,11 +60,7 @@ function signedInUserId(request: FastifyRequest): string {
 }
 
 /** The key API of spec §4.1, for the signed-in user's own keys only: another user's key is a 404. */
-export function registerApiKeyRoutes(
-  app: FastifyInstance,
-  deps: ApiKeyRouteDeps,
-  signedIn: preHandlerAsyncHookHandler,
-): void {
+export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps): void {
   const { store, clock } = deps;
   const context = (): KeyInputContext => ({
     now: clock.now(),
@@ -74,7 +70,7 @@ export function registerApiKeyRoutes(
 
   const view = async (row: ApiKeysTable) => {
     const now = clock.now();
-    const spend = await keySpend(store, [row.id], now);
+    const spend = await keySpendViews(store, [row.id], now);
     return toApiKeyView(row, spend.get(row.id)!, now);
   };
 
@@ -98,11 +94,10 @@ export function registerApiKeyRoutes(
 
   app.get(BASE, {
     schema: { ...common, summary: 'List your API keys (masked)', response: { 200: ApiKeyListSchema, ...errors } },
-    preHandler: signedIn,
     async handler(request) {
       const rows = await listApiKeysForUser(store.db, signedInUserId(request));
       const now = clock.now();
-      const spend = await keySpend(
+      const spend = await keySpendViews(
         store,
         rows.map((row) => row.id),
         now,
@@ -118,7 +113,6 @@ export function registerApiKeyRoutes(
       body: CreateApiKeyBodySchema,
       response: { 201: CreatedApiKeySchema, ...errors },
     },
-    preHandler: signedIn,
     async handler(request, reply) {
       const input = toNewApiKey(signedInUserId(request), request.body as CreateApiKeyBody, context());
       const { row, fullKey } = await createApiKey(store, deps.ids, clock.now(), input);
@@ -134,7 +128,6 @@ export function registerApiKeyRoutes(
       params: KeyIdParamsSchema,
       response: { 200: { $ref: 'ApiKey#' }, ...errors },
     },
-    preHandler: signedIn,
     async handler(request) {
       const { key_id: keyId } = request.params as { key_id: string };
       const row = await findApiKeyForUser(store.db, signedInUserId(request), keyId);
@@ -151,7 +144,6 @@ export function registerApiKeyRoutes(
       body: UpdateApiKeyBodySchema,
       response: { 200: { $ref: 'ApiKey#' }, ...errors },
     },
-    preHandler: signedIn,
     async handler(request) {
       const { key_id: keyId } = request.params as { key_id: string };
       const body = request.body as UpdateApiKeyBody;
@@ -167,7 +159,6 @@ export function registerApiKeyRoutes(
       body: PutDefaultModelsBodySchema,
       response: { 200: DefaultModelsConfigurationSchema, ...errors },
     },
-    preHandler: signedIn,
     async handler(request) {
       const { key_id: keyId } = request.params as { key_id: string };
       const body = request.body as PutDefaultModelsBody;
@@ -191,7 +182,6 @@ export function registerApiKeyRoutes(
       params: KeyIdParamsSchema,
       response: { 200: Type.Object({ key_id: Type.String(), deleted: Type.Literal(true) }), ...errors },
     },
-    preHandler: signedIn,
     async handler(request) {
       const { key_id: keyId } = request.params as { key_id: string };
       const userId = signedInUserId(request);

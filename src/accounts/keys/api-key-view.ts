@@ -1,9 +1,9 @@
 import { unitsToDecimal } from '../../shared/decimal.js';
 import type { ApiKeysTable } from '../../store/schema.js';
-import type { DefaultModel } from './api-key-record.js';
-import { maskedKey } from './api-key-format.js';
+import type { DefaultModel } from '../../routing/api-key-record.js';
+import { maskedKey } from '../../keys/api-key-format.js';
 import type { ApiKeyView } from './api-key-schemas.js';
-import type { KeySpendView } from './key-spend.js';
+import type { KeySpendView } from '../../keys/key-spend-view.js';
 
 function isoOrNull(epochMs: number | null): string | null {
   return epochMs === null ? null : new Date(epochMs).toISOString();

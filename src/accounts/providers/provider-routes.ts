@@ -5,8 +5,8 @@ import { sendCacheable } from '../../http/cacheable-response.js';
 import { describeTotals } from '../../statistics/rollup-queries.js';
 import { STATS_WINDOWS, type StatsWindow, type UsageStatsService } from '../../statistics/usage-stats-service.js';
 import type { ProviderConfig } from '../../config/gateway-config.js';
-import type { ModelCatalog, CatalogModel } from '../catalog/model-catalog.js';
-import { endpointStatus, presentPricing } from '../catalog/present-catalog-model.js';
+import type { ModelCatalog, CatalogModel } from '../../catalog/model-catalog.js';
+import { endpointStatus, presentPricing } from '../../catalog/present-catalog-model.js';
 
 const StatsQuerySchema = Type.Object(
   {
@@ -54,13 +54,13 @@ export function registerProviderRoutes(
     };
   };
 
-  app.get('/api-account/providers', {
+  app.get('/providers', {
     schema: { summary: 'Active providers: model counts, modalities, status from measured health', tags: ['providers'] },
     handler: async (request, reply) =>
       sendCacheable(request, reply, { data: await Promise.all(active.map(summary)) }, 30),
   });
 
-  app.get('/api-account/providers/:id', {
+  app.get('/providers/:id', {
     schema: { summary: 'One provider: its models, policies and token throughput', tags: ['providers'] },
     handler: async (request, reply) => {
       const provider = find((request.params as { id: string }).id);
@@ -96,7 +96,7 @@ export function registerProviderRoutes(
     },
   });
 
-  app.get('/api-account/providers/:id/stats', {
+  app.get('/providers/:id/stats', {
     schema: {
       summary: 'Provider statistics over a window (1h, 24h, 7d; default 24h), per time bucket',
       tags: ['providers'],

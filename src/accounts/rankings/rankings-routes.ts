@@ -8,7 +8,7 @@ import {
   type ChartMetric,
   type ChartWindow,
   type RankingsService,
-} from './rankings-service.js';
+} from '../../rankings/rankings-service.js';
 
 const enumOf = (values: readonly string[], defaultValue?: string) =>
   Type.Union(
@@ -39,68 +39,75 @@ const AllQuery = Type.Object({ window: Type.Optional(windowParam) }, { additiona
 
 const MAX_AGE = 60;
 
-/** The four rankings answer at /rankings/… and at /api-account/rankings/… (CONTRACT §6); /all only under /api-account. */
-export function registerRankingsRoutes(app: FastifyInstance, rankings: RankingsService): void {
-  for (const prefix of ['/rankings', '/api-account/rankings']) {
-    app.get(`${prefix}/models`, {
-      schema: {
-        summary: 'Model leaderboard by tokens, with change against the previous window',
-        tags: ['rankings'],
-        querystring: LeaderboardQuery,
-      },
-      handler: async (request, reply) => {
-        const query = request.query as Static<typeof LeaderboardQuery>;
-        return sendCacheable(
-          request,
-          reply,
-          await rankings.leaderboard((query.window ?? 'week') as RankingWindow, query.limit ?? 50),
-          MAX_AGE,
-        );
-      },
-    });
-    app.get(`${prefix}/charts`, {
-      schema: {
-        summary: 'Daily series per model (top N and others) of tokens, requests or users',
-        tags: ['rankings'],
-        querystring: ChartsQuery,
-      },
-      handler: async (request, reply) => {
-        const query = request.query as Static<typeof ChartsQuery>;
-        return sendCacheable(
-          request,
-          reply,
-          await rankings.charts(query.metric as ChartMetric, (query.window ?? 'week') as ChartWindow, query.top ?? 10),
-          MAX_AGE,
-        );
-      },
-    });
-    app.get(`${prefix}/benchmarks`, {
-      schema: {
-        summary: 'Benchmark scores by category, each with its source and date',
-        tags: ['rankings'],
-        querystring: EmptyQuery,
-      },
-      handler: async (request, reply) => sendCacheable(request, reply, rankings.benchmarksByCategory(), 3600),
-    });
-    app.get(`${prefix}/speed`, {
-      schema: {
-        summary: 'Fastest models by measured throughput and by time to first token',
-        tags: ['rankings'],
-        querystring: SpeedQuery,
-      },
-      handler: async (request, reply) => {
-        const query = request.query as Static<typeof SpeedQuery>;
-        return sendCacheable(
-          request,
-          reply,
-          await rankings.speed((query.window ?? 'day') as RankingWindow, query.limit ?? 20),
-          MAX_AGE,
-        );
-      },
-    });
-  }
+/**
+ * The four rankings answer at /rankings/… and at /api-account/rankings/… (CONTRACT §6): the app
+ * registers them at its root and the account plugin under its prefix, with `all` (/all only there).
+ */
+export function registerRankingsRoutes(
+  app: FastifyInstance,
+  rankings: RankingsService,
+  options: { all: boolean } = { all: false },
+): void {
+  const prefix = '/rankings';
+  app.get(`${prefix}/models`, {
+    schema: {
+      summary: 'Model leaderboard by tokens, with change against the previous window',
+      tags: ['rankings'],
+      querystring: LeaderboardQuery,
+    },
+    handler: async (request, reply) => {
+      const query = request.query as Static<typeof LeaderboardQuery>;
+      return sendCacheable(
+        request,
+        reply,
+        await rankings.leaderboard((query.window ?? 'week') as RankingWindow, query.limit ?? 50),
+        MAX_AGE,
+      );
+    },
+  });
+  app.get(`${prefix}/charts`, {
+    schema: {
+      summary: 'Daily series per model (top N and others) of tokens, requests or users',
+      tags: ['rankings'],
+      querystring: ChartsQuery,
+    },
+    handler: async (request, reply) => {
+      const query = request.query as Static<typeof ChartsQuery>;
+      return sendCacheable(
+        request,
+        reply,
+        await rankings.charts(query.metric as ChartMetric, (query.window ?? 'week') as ChartWindow, query.top ?? 10),
+        MAX_AGE,
+      );
+    },
+  });
+  app.get(`${prefix}/benchmarks`, {
+    schema: {
+      summary: 'Benchmark scores by category, each with its source and date',
+      tags: ['rankings'],
+      querystring: EmptyQuery,
+    },
+    handler: async (request, reply) => sendCacheable(request, reply, rankings.benchmarksByCategory(), 3600),
+  });
+  app.get(`${prefix}/speed`, {
+    schema: {
+      summary: 'Fastest models by measured throughput and by time to first token',
+      tags: ['rankings'],
+      querystring: SpeedQuery,
+    },
+    handler: async (request, reply) => {
+      const query = request.query as Static<typeof SpeedQuery>;
+      return sendCacheable(
+        request,
+        reply,
+        await rankings.speed((query.window ?? 'day') as RankingWindow, query.limit ?? 20),
+        MAX_AGE,
+      );
+    },
+  });
 
-  app.get('/api-account/rankings/all', {
+  if (!options.all) return;
+  app.get('/rankings/all', {
     schema: { summary: 'All rankings in one response', tags: ['rankings'], querystring: AllQuery },
     handler: async (request, reply) => {
       const window = ((request.query as Static<typeof AllQuery>).window ?? 'week') as RankingWindow;

@@ -1,12 +1,12 @@
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { Store } from '../../store/database.js';
 import type { Clock } from '../../shared/clock.js';
 import type { Metering } from '../../metering/metering.js';
-import { getBalance } from '../../metering/credit-ledger.js';
+import { getBalance } from '../../credits/credit-ledger.js';
 import { nanosToUsdNumber } from '../../metering/money.js';
 import { usageReport, type UsageTotals } from '../../metering/usage-report.js';
-import { formatDay, parseDateRange } from './usage-date-range.js';
+import { formatDay, parseDateRange } from '../../metering/usage-date-range.js';
 
 export interface UsageRouteDeps {
   store: Store;
@@ -34,16 +34,11 @@ function totalsJson(totals: UsageTotals) {
 const DateParam = Type.Optional(Type.String({ description: 'YYYY-MM-DD (UTC)' }));
 
 /** GET /api-account/user/balance and GET /api-account/user/usage (spec §4.8). */
-export function registerUsageRoutes(
-  app: FastifyInstance,
-  deps: UsageRouteDeps,
-  signedIn: preHandlerAsyncHookHandler,
-): void {
+export function registerUsageRoutes(app: FastifyInstance, deps: UsageRouteDeps): void {
   app.get(
-    '/api-account/user/balance',
+    '/user/balance',
     {
       schema: { summary: 'Credit balance available for API usage', tags: ['usage'], security: [{ bearerAuth: [] }] },
-      preHandler: signedIn,
     },
     async (request) => {
       const userId = request.user!.id;
@@ -60,7 +55,7 @@ export function registerUsageRoutes(
   );
 
   app.get(
-    '/api-account/user/usage',
+    '/user/usage',
     {
       schema: {
         summary: 'Token usage, cost summary, daily series and breakdowns by model and key',
@@ -68,7 +63,6 @@ export function registerUsageRoutes(
         security: [{ bearerAuth: [] }],
         querystring: Type.Object({ start_date: DateParam, end_date: DateParam }),
       },
-      preHandler: signedIn,
     },
     async (request) => {
       const query = request.query as { start_date?: string; end_date?: string };

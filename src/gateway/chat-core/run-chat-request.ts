@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyRecord } from '../../accounts/keys/api-key-record.js';
+import type { ApiKeyRecord } from '../../routing/api-key-record.js';
 import { GatewayError, UpstreamError } from '../../shared/errors.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, Usage } from '../../shared/openai-types.js';
-import type { ChatHandlerDeps, OpenedAttempt } from '../chat-completions-handler.js';
-import { toUpstreamError } from '../upstream-client.js';
-import type { CompletionOutcome } from '../completion-outcome.js';
+import type { ChatHandlerDeps } from '../chat-completions-handler.js';
+import type { OpenedAttempt } from '../../routing/open-with-fallback.js';
+import { toUpstreamError } from '../../providers/upstream-client.js';
+import type { CompletionOutcome } from '../../routing/completion-outcome.js';
 import { conformChunk, conformCompletion } from '../conform-chat-answer.js';
 import { requestTimeoutMs } from '../../routing/routing-runtime.js';
 import { planRequest } from '../../routing/plan-request.js';

@@ -1,12 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyRecord } from '../../accounts/keys/api-key-record.js';
+import type { ApiKeyRecord } from '../../routing/api-key-record.js';
 import { GatewayError, InvalidRequestError, UpstreamError } from '../../shared/errors.js';
 import type { Usage } from '../../shared/openai-types.js';
 import type { Clock } from '../../shared/clock.js';
 import type { EmbeddingContext, EmbeddingRegistry, EmbeddingResult } from '../../providers/embedding-adapter.js';
-import type { ModelDirectory, RouteCandidate } from '../model-directory.js';
-import type { UpstreamClient } from '../upstream-client.js';
-import type { CompletionObserver, CompletionOutcome } from '../completion-outcome.js';
+import type { ModelDirectory, RouteCandidate } from '../../routing/model-directory.js';
+import type { UpstreamClient } from '../../providers/upstream-client.js';
+import type { CompletionObserver, CompletionOutcome } from '../../routing/completion-outcome.js';
 import type { RequestAdmission } from '../request-admission.js';
 import type { RoutingRuntime } from '../../routing/routing-runtime.js';
 import { requestTimeoutMs } from '../../routing/routing-runtime.js';

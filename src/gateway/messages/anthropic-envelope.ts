@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { GatewayError } from '../../shared/errors.js';
-import { toGatewayError } from '../../http/error-handler.js';
 
 /** Our error types → Anthropic's error types. */
 function anthropicType(error: GatewayError): string {
@@ -27,9 +26,9 @@ export function anthropicErrorBody(error: GatewayError): { type: 'error'; error:
 }
 
 /** A route error handler that answers in Anthropic's envelope (same status and headers as ours). */
-export function anthropicErrorHandler(bodyLimitBytes: number) {
+export function anthropicErrorHandler(toGatewayError: (error: unknown) => GatewayError) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    const gatewayError = toGatewayError(error, bodyLimitBytes);
+    const gatewayError = toGatewayError(error);
     if (gatewayError.status >= 500)
       request.log.warn({ code: gatewayError.code, message: gatewayError.message }, 'messages failure');
     if (reply.sent || reply.raw.headersSent) return;

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../shared/errors.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { runChatRequest } from '../chat-core/run-chat-request.js';
-import { SseEventWriter } from '../../http/sse-events.js';
+import { SseEventWriter } from '../sse-events.js';
 import { messagesToChat } from './messages-to-chat.js';
 import { chatToMessage } from './chat-to-message.js';
 import { MessagesStreamTranslator } from './messages-stream-translator.js';

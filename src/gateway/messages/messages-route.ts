@@ -3,6 +3,7 @@ import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { MessagesRequestSchema } from './messages-request-schema.js';
 import { createMessagesHandler } from './messages-handler.js';
 import { anthropicErrorHandler } from './anthropic-envelope.js';
+import type { GatewayError } from '../../shared/errors.js';
 
 /** Anthropic clients send the key as x-api-key; the gateway's auth reads a bearer token. */
 function acceptXApiKey(request: FastifyRequest, _reply: unknown, done: () => void): void {
@@ -16,7 +17,8 @@ export function registerMessagesRoute(
   app: FastifyInstance,
   deps: ChatHandlerDeps,
   authenticate: preHandlerAsyncHookHandler,
-  bodyLimitBytes: number,
+  /** The app's error conversion (http/error-handler.ts), rendered here in Anthropic's envelope. */
+  toGatewayError: (error: unknown) => GatewayError,
 ): void {
   app.post('/v1/messages', {
     schema: {
@@ -28,7 +30,7 @@ export function registerMessagesRoute(
       body: MessagesRequestSchema,
     },
     onRequest: acceptXApiKey,
-    errorHandler: anthropicErrorHandler(bodyLimitBytes),
+    errorHandler: anthropicErrorHandler(toGatewayError),
     preHandler: authenticate,
     handler: createMessagesHandler(deps),
   });

@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyRecord } from '../../accounts/keys/api-key-record.js';
+import type { ApiKeyRecord } from '../../routing/api-key-record.js';
 import { GatewayError, NotFoundError } from '../../shared/errors.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { runChatRequest } from '../chat-core/run-chat-request.js';
-import { SseEventWriter } from '../../http/sse-events.js';
+import { SseEventWriter } from '../sse-events.js';
 import { responsesToChat } from './responses-to-chat.js';
 import { assistantTurnOf, chatToResponse, type ResponseMeta } from './chat-to-response.js';
 import { ResponsesStreamTranslator } from './responses-stream-translator.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFixture } from '../../../test/providers/fixture-replay.js';
+import { fixtureBytes } from '../../../test/helpers/fixtures.js';
 import { mapAnthropicError, mapAnthropicStreamError } from './anthropic-error.js';
 
 describe('mapAnthropicError', () => {
@@ -17,7 +17,7 @@ describe('mapAnthropicError', () => {
       'Anthropic: prompt is too long: 205351 tokens > 200000 maximum',
     ],
   ])('%s keeps its status and words', (fixture, status, code, message) => {
-    const error = mapAnthropicError(status, readFixture('anthropic', fixture).toString(), {}, 'Anthropic');
+    const error = mapAnthropicError(status, fixtureBytes('anthropic', fixture).toString(), {}, 'Anthropic');
     expect(error.toEnvelope()).toEqual({ error: { message, type: 'invalid_request_error', code, param: null } });
     expect(error.status).toBe(status);
   });

@@ -1,19 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import {
-  aggregate,
-  listFixtures,
-  readFixture,
-  reframeAnthropicJsonl,
-  runDecoder,
-  splitRandomly,
-  testContext,
-} from '../../../test/providers/fixture-replay.js';
+import { splitRandomly } from '../../../test/helpers/byte-pieces.js';
+import { aggregate, runDecoder } from '../../../test/helpers/decoder-replay.js';
+import { fixtureBytes, listFixtures, reframeAnthropicJsonl } from '../../../test/helpers/fixtures.js';
+import { testContext } from '../../../test/helpers/translation-context.js';
 import { GatewayError } from '../../shared/errors.js';
 import { AnthropicStreamDecoder } from './anthropic-stream-decoder.js';
 
 /** The fixture as Anthropic sends it: .sse byte for byte, .chunks.jsonl re-framed with event: lines. */
 function anthropicBytes(name: string): Buffer {
-  const raw = readFixture('anthropic', name);
+  const raw = fixtureBytes('anthropic', name);
   return name.endsWith('.jsonl') ? reframeAnthropicJsonl(raw.toString('utf8')) : raw;
 }
 
@@ -135,7 +130,7 @@ describe('AnthropicStreamDecoder replaying the recorded streams', () => {
     const start = anthropicBytes('messages.stream.text.sse').toString().split('event: content_block_stop')[0];
     const events = decoder.push(Buffer.from(start));
     expect(aggregate(events).content).toBe('Hello there!');
-    expect(() => decoder.push(readFixture('anthropic', 'error.stream.overloaded_error.docs-example.sse'))).toThrow(
+    expect(() => decoder.push(fixtureBytes('anthropic', 'error.stream.overloaded_error.docs-example.sse'))).toThrow(
       expect.objectContaining({ status: 503, code: 'overloaded_error', message: 'Test Provider: Overloaded' }),
     );
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest } from '../../shared/openai-types.js';
 import { GatewayError } from '../../shared/errors.js';
-import { readJsonFixture } from '../../../test/providers/fixture-replay.js';
+import { fixtureJson } from '../../../test/helpers/fixtures.js';
 import { convertToAnthropicRequest, DEFAULT_ANTHROPIC_MAX_TOKENS } from './convert-to-anthropic-request.js';
 
 const options = { upstreamModel: 'claude-test', providerName: 'Anthropic' };
@@ -22,7 +22,7 @@ const weatherTool = {
 
 describe('convertToAnthropicRequest', () => {
   it('gives the recorded body of messages.stream.text-short for the same OpenAI request', () => {
-    const recorded = readJsonFixture('anthropic', 'messages.stream.text-short.request.json');
+    const recorded = fixtureJson('anthropic', 'messages.stream.text-short.request.json');
     const { body } = convertToAnthropicRequest(
       {
         model: 'x',
@@ -36,7 +36,7 @@ describe('convertToAnthropicRequest', () => {
   });
 
   it('gives the recorded body of messages.stream.thinking when the client passes Anthropic thinking', () => {
-    const recorded = readJsonFixture('anthropic', 'messages.stream.thinking.request.json');
+    const recorded = fixtureJson('anthropic', 'messages.stream.thinking.request.json');
     const { body } = convertToAnthropicRequest(
       {
         model: 'x',

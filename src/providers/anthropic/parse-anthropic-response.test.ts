@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readFixture, testContext } from '../../../test/providers/fixture-replay.js';
+import { fixtureBytes } from '../../../test/helpers/fixtures.js';
+import { testContext } from '../../../test/helpers/translation-context.js';
 import { parseAnthropicResponse } from './parse-anthropic-response.js';
 
 const encode = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));
@@ -53,7 +54,7 @@ describe('parseAnthropicResponse', () => {
       { prompt_tokens: 602, completion_tokens: 93, total_tokens: 695 },
     ],
   ])('%s', (fixture, message, finishReason, usage) => {
-    const completion = parseAnthropicResponse(readFixture('anthropic', fixture), testContext());
+    const completion = parseAnthropicResponse(fixtureBytes('anthropic', fixture), testContext());
     expect(completion).toMatchObject({
       id: 'chatcmpl-test',
       object: 'chat.completion',

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bedrockFixtureBytes } from '../../../test/helpers/bedrock-fixtures.js';
+import { fixtureBytes } from '../../../test/helpers/fixtures.js';
 import { UpstreamClientError, UpstreamError } from '../../shared/errors.js';
 import { mapBedrockError } from './bedrock-error.js';
 
@@ -7,7 +7,7 @@ describe('mapBedrockError', () => {
   it('the recorded 400 for an unknown model keeps its status and message', () => {
     const error = mapBedrockError(
       400,
-      bedrockFixtureBytes('error.400.converse-stream.json'),
+      fixtureBytes('bedrock', 'error.400.converse-stream.json'),
       { 'x-amzn-errortype': 'ValidationException:http://internal.amazon.com/coral/com.amazon.bedrock/' },
       'Bedrock',
     );

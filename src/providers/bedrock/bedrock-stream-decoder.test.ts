@@ -4,7 +4,7 @@ import {
   bedrockExceptionFrame,
   encodeEventStreamMessage,
 } from '../../../test/helpers/aws-event-stream-encoder.js';
-import { bedrockFixtureBytes, reframedBedrockChunks } from '../../../test/helpers/bedrock-fixtures.js';
+import { fixtureBytes, fixtureText, reframeBedrockChunks } from '../../../test/helpers/fixtures.js';
 import { testTranslationContext } from '../../../test/helpers/translation-context.js';
 import { GatewayError } from '../../shared/errors.js';
 import type { ChatCompletionChunk } from '../../shared/openai-types.js';
@@ -52,7 +52,7 @@ function expectError(run: () => unknown, status: number, code: string | RegExp):
 
 describe('BedrockStreamDecoder on recorded streams', () => {
   it('text: every delta, stop, usage from metadata, done', () => {
-    const result = summarize(decodeAll(bedrockFixtureBytes('converse-stream.text.eventstream'), 7));
+    const result = summarize(decodeAll(fixtureBytes('bedrock', 'converse-stream.text.eventstream'), 7));
     expect(result.chunks[0]?.choices[0]?.delta).toEqual({ role: 'assistant', content: '' });
     expect(result.content).toMatch(/^The capital of France is Paris\. Paris is not only the capital city but also/);
     expect(result.content.endsWith('"The City of Love."')).toBe(true);
@@ -63,7 +63,7 @@ describe('BedrockStreamDecoder on recorded streams', () => {
   });
 
   it('tool use: the text block, then one tool call with its id, name and arguments', () => {
-    const result = summarize(decodeAll(bedrockFixtureBytes('converse-stream.tool-use.eventstream')));
+    const result = summarize(decodeAll(fixtureBytes('bedrock', 'converse-stream.tool-use.eventstream')));
     expect(result.content).toMatch(/^<thinking> To find the temperature/);
     expect(result.toolCalls).toEqual([
       {
@@ -79,7 +79,7 @@ describe('BedrockStreamDecoder on recorded streams', () => {
   });
 
   it('reasoning: reasoningContent text becomes `reasoning`, the signature is dropped, then the answer', () => {
-    const result = summarize(decodeAll(bedrockFixtureBytes('converse-stream.reasoning.eventstream'), 1));
+    const result = summarize(decodeAll(fixtureBytes('bedrock', 'converse-stream.reasoning.eventstream'), 1));
     expect(result.reasoning).toMatch(/^The user has greeted me with a simple "Hello"\./);
     expect(result.reasoning).not.toMatch(/Eu0CCkgIBxABGAIq/);
     expect(result.content.length).toBeGreaterThan(0);
@@ -87,7 +87,9 @@ describe('BedrockStreamDecoder on recorded streams', () => {
   });
 
   it('the SDK-shaped text chunks, re-framed, decode the same way', () => {
-    const result = summarize(decodeAll(reframedBedrockChunks('converse-stream.text.chunks.jsonl')));
+    const result = summarize(
+      decodeAll(reframeBedrockChunks(fixtureText('bedrock', 'converse-stream.text.chunks.jsonl'))),
+    );
     expect(result.content).toBe(
       'Let me count the "r"s in "strawberry":\n\ns-t-**r**-a-w-b-e-**r**-**r**-y\n\nThere are **3** r\'s in "strawberry."',
     );
@@ -119,13 +121,13 @@ describe('BedrockStreamDecoder failures', () => {
   });
 
   it('a corrupted CRC is a 502 naming the broken stream', () => {
-    const bytes = bedrockFixtureBytes('converse-stream.text.eventstream').slice();
+    const bytes = fixtureBytes('bedrock', 'converse-stream.text.eventstream').slice();
     bytes[200] ^= 0x20;
     expectError(() => decodeAll(bytes), 502, 'upstream_bad_response');
   });
 
   it('a stream cut inside a frame is a 502 at end()', () => {
-    const bytes = bedrockFixtureBytes('converse-stream.text.eventstream');
+    const bytes = fixtureBytes('bedrock', 'converse-stream.text.eventstream');
     const decoder = new BedrockStreamDecoder(context);
     decoder.push(bytes.subarray(0, 1000));
     expectError(() => decoder.end(), 502, 'upstream_bad_response');

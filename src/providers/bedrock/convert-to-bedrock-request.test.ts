@@ -1,11 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest } from '../../shared/openai-types.js';
 import { InvalidRequestError } from '../../shared/errors.js';
+import { fixtureJson } from '../../../test/helpers/fixtures.js';
 import { convertToBedrockRequest, JSON_MODE_TOOL_NAME } from './convert-to-bedrock-request.js';
 
-const FIXTURES = new URL('../../../test/fixtures/bedrock/', import.meta.url);
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(name, FIXTURES), 'utf8')) as unknown;
+const fixture = (name: string) => fixtureJson<unknown>('bedrock', name);
 const NOVA = 'us.amazon.nova-micro-v1:0';
 const CLAUDE = 'us.anthropic.claude-sonnet-4-20250514-v1:0';
 

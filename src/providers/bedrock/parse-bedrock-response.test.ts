@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { fixtureBytes } from '../../../test/helpers/fixtures.js';
 import { testTranslationContext } from '../../../test/helpers/translation-context.js';
 import { UpstreamError } from '../../shared/errors.js';
 import { JSON_MODE_TOOL_NAME } from './convert-to-bedrock-request.js';
@@ -12,9 +12,7 @@ const encode = (value: unknown) => new TextEncoder().encode(typeof value === 'st
 
 describe('parseBedrockResponse', () => {
   it('turns the recorded Converse answer into a chat.completion with exact usage', () => {
-    const body = new Uint8Array(
-      readFileSync(new URL('../../../test/fixtures/bedrock/converse.nonstream.text.response.json', import.meta.url)),
-    );
+    const body = new Uint8Array(fixtureBytes('bedrock', 'converse.nonstream.text.response.json'));
     const completion = parseBedrockResponse(body, context);
     expect(completion).toEqual({
       id: 'chatcmpl-test',

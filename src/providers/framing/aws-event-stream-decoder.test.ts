@@ -1,18 +1,17 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { crc32 } from 'node:zlib';
 import { AwsEventStreamDecoder, EventStreamFormatError, type EventStreamMessage } from './aws-event-stream-decoder.js';
 import { encodeEventStreamMessage } from '../../../test/helpers/aws-event-stream-encoder.js';
+import { fixtureBytes, fixtureText } from '../../../test/helpers/fixtures.js';
 
-const FIXTURES = new URL('../../../test/fixtures/bedrock/', import.meta.url);
 const STREAMS = ['converse-stream.text', 'converse-stream.tool-use', 'converse-stream.reasoning'];
 
 function load(name: string): {
   bytes: Uint8Array;
   expected: Array<{ headers: Record<string, string>; payload: unknown }>;
 } {
-  const bytes = new Uint8Array(readFileSync(new URL(`${name}.eventstream`, FIXTURES)));
-  const expected = readFileSync(new URL(`${name}.decoded.jsonl`, FIXTURES), 'utf8')
+  const bytes = new Uint8Array(fixtureBytes('bedrock', `${name}.eventstream`));
+  const expected = fixtureText('bedrock', `${name}.decoded.jsonl`)
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as { headers: Record<string, string>; payload: unknown });

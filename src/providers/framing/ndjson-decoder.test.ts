@@ -1,9 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { fixtureBytes } from '../../../test/helpers/fixtures.js';
 import { NdjsonDecoder, NdjsonFormatError } from './ndjson-decoder.js';
 
-const fixture = (name: string) =>
-  new Uint8Array(readFileSync(new URL(`../../../test/fixtures/ollama/${name}`, import.meta.url)));
+const fixture = (name: string) => new Uint8Array(fixtureBytes('ollama', name));
 
 describe('NdjsonDecoder', () => {
   it.each([

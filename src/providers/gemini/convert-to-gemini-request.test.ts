@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatCompletionRequest, ChatMessage } from '../../shared/openai-types.js';
 import { GatewayError } from '../../shared/errors.js';
-import { readJsonFixture, testContext, testProvider } from '../../../test/providers/fixture-replay.js';
+import { fixtureJson } from '../../../test/helpers/fixtures.js';
+import { testContext, testProvider } from '../../../test/helpers/translation-context.js';
 import { convertToGeminiRequest } from './convert-to-gemini-request.js';
 import { geminiAdapter } from './gemini-adapter.js';
 import { encodeGeminiToolCallId } from './gemini-tool-call-id.js';
@@ -23,7 +24,7 @@ const divideTool = {
 
 describe('convertToGeminiRequest against recorded requests', () => {
   it('streamGenerateContent.sse.text: system prompt to systemInstruction, temperature to generationConfig', () => {
-    const recorded = readJsonFixture('gemini', 'streamGenerateContent.sse.text.request.json');
+    const recorded = fixtureJson('gemini', 'streamGenerateContent.sse.text.request.json');
     const { body } = convert({
       temperature: 0,
       messages: [
@@ -39,7 +40,7 @@ describe('convertToGeminiRequest against recorded requests', () => {
   it.each(['js-genai.nonstream.text.request.json', 'js-genai.stream.max-tokens.request.json'])(
     '%s: n and max_tokens, at the recorded URL',
     (fixture) => {
-      const recorded = readJsonFixture('gemini', fixture);
+      const recorded = fixtureJson('gemini', fixture);
       const stream = fixture.includes('.stream.');
       const request = {
         model: 'x',
@@ -67,8 +68,8 @@ describe('convertToGeminiRequest against recorded requests', () => {
   );
 
   it('js-genai function calling turn 1 and turn 2: tools as functionDeclarations, an earlier call as a model functionCall', () => {
-    const turn1 = readJsonFixture('gemini', 'js-genai.stream.function-calling.turn1.request.json');
-    const turn2 = readJsonFixture('gemini', 'js-genai.stream.function-calling.turn2.request.json');
+    const turn1 = fixtureJson('gemini', 'js-genai.stream.function-calling.turn1.request.json');
+    const turn2 = fixtureJson('gemini', 'js-genai.stream.function-calling.turn2.request.json');
     const first = convert({
       tools: [divideTool],
       messages: [{ role: 'user', content: 'what is the result of 100/2' }],
@@ -98,7 +99,7 @@ describe('convertToGeminiRequest against recorded requests', () => {
   });
 
   it('streamGenerateContent.sse.function-call turn 2: the thoughtSignature carried in the tool call id goes back with the call', () => {
-    const recorded = readJsonFixture('gemini', 'streamGenerateContent.sse.function-call.turn2.request.json');
+    const recorded = fixtureJson('gemini', 'streamGenerateContent.sse.function-call.turn2.request.json');
     const recordedCall = recorded.contents[1].parts[0];
     const toolCallId = encodeGeminiToolCallId(recordedCall.functionCall.id, recordedCall.thoughtSignature);
     const messages: ChatMessage[] = [
@@ -129,12 +130,12 @@ describe('convertToGeminiRequest against recorded requests', () => {
     expect(sent).toEqual(expected);
     // A function without parameters is declared without them: Gemini refuses an OBJECT with no properties.
     expect(body.tools).toEqual([{ functionDeclarations: [{ name: 'get_country' }] }]);
-    const turn1 = readJsonFixture('gemini', 'streamGenerateContent.sse.function-call.turn1.request.json');
+    const turn1 = fixtureJson('gemini', 'streamGenerateContent.sse.function-call.turn1.request.json');
     expect(convert({ messages: messages.slice(0, 1), tools }).body.contents).toEqual(turn1.contents);
   });
 
   it('streamGenerateContent.sse.usage-every-chunk: a plain user turn', () => {
-    const recorded = readJsonFixture('gemini', 'streamGenerateContent.sse.usage-every-chunk.request.json');
+    const recorded = fixtureJson('gemini', 'streamGenerateContent.sse.usage-every-chunk.request.json');
     expect(
       convert({ messages: [{ role: 'user', content: 'Count from 1 to 30, one number per line, digits only.' }] }).body
         .contents,

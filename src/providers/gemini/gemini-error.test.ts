@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { readFixture } from '../../../test/providers/fixture-replay.js';
+import { fixtureBytes } from '../../../test/helpers/fixtures.js';
 import { mapGeminiError } from './gemini-error.js';
 
 describe('mapGeminiError', () => {
@@ -32,7 +32,7 @@ describe('mapGeminiError', () => {
       { 'retry-after': '35' },
     ],
   ])('%s', (fixture, status, expectedStatus, type, code, message, headers) => {
-    const error = mapGeminiError(status, readFixture('gemini', fixture).toString(), {}, 'Gemini');
+    const error = mapGeminiError(status, fixtureBytes('gemini', fixture).toString(), {}, 'Gemini');
     expect(error.status).toBe(expectedStatus);
     expect(error.toEnvelope().error).toEqual({ message, type, code, param: null });
     expect(error.headers).toEqual(headers);
@@ -59,7 +59,7 @@ describe('mapGeminiError', () => {
     expect(
       mapGeminiError(
         429,
-        readFixture('gemini', 'error.429.resource_exhausted.json').toString(),
+        fixtureBytes('gemini', 'error.429.resource_exhausted.json').toString(),
         { 'retry-after': '3' },
         'Gemini',
       ).headers,

@@ -1,20 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import {
-  aggregate,
-  listFixtures,
-  readFixture,
-  reframeGeminiJsonl,
-  runDecoder,
-  splitRandomly,
-  testContext,
-} from '../../../test/providers/fixture-replay.js';
+import { splitRandomly } from '../../../test/helpers/byte-pieces.js';
+import { aggregate, runDecoder } from '../../../test/helpers/decoder-replay.js';
+import { fixtureBytes, listFixtures, reframeGeminiJsonl } from '../../../test/helpers/fixtures.js';
+import { testContext } from '../../../test/helpers/translation-context.js';
 import { GatewayError } from '../../shared/errors.js';
 import { GeminiStreamDecoder } from './gemini-stream-decoder.js';
 import { decodeGeminiToolCallId } from './gemini-tool-call-id.js';
 
 /** The fixture as Gemini sends it: .sse byte for byte (CRLF), .chunks.jsonl re-framed as `data: …\r\n\r\n`. */
 function geminiBytes(name: string): Buffer {
-  const raw = readFixture('gemini', name);
+  const raw = fixtureBytes('gemini', name);
   return name.endsWith('.jsonl') ? reframeGeminiJsonl(raw.toString('utf8')) : raw;
 }
 
@@ -152,7 +147,7 @@ describe('GeminiStreamDecoder replaying the recorded streams', () => {
       ]),
     );
     const recorded = JSON.parse(
-      readFixture('gemini', 'streamGenerateContent.function-call.chunks.jsonl').toString().split('\n')[0],
+      fixtureBytes('gemini', 'streamGenerateContent.function-call.chunks.jsonl').toString().split('\n')[0],
     );
     expect(decodeGeminiToolCallId(result.toolCalls[0].id).thoughtSignature).toBe(
       recorded.candidates[0].content.parts[0].thoughtSignature,
@@ -207,13 +202,13 @@ describe('GeminiStreamDecoder replaying the recorded streams', () => {
     ],
     [
       'as the whole body of a 200 event-stream',
-      readFixture('gemini', 'error.404.not_found.json').toString(),
+      fixtureBytes('gemini', 'error.404.not_found.json').toString(),
       404,
       'not_found',
     ],
     [
       'as a one-element array',
-      `[${readFixture('gemini', 'error.429.resource_exhausted.json').toString()}]`,
+      `[${fixtureBytes('gemini', 'error.429.resource_exhausted.json').toString()}]`,
       429,
       'resource_exhausted',
     ],

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { readFixture, testContext } from '../../../test/providers/fixture-replay.js';
+import { fixtureBytes } from '../../../test/helpers/fixtures.js';
+import { testContext } from '../../../test/helpers/translation-context.js';
 import { parseGeminiResponse } from './parse-gemini-response.js';
 import { decodeGeminiToolCallId } from './gemini-tool-call-id.js';
 
@@ -30,7 +31,7 @@ describe('parseGeminiResponse', () => {
       },
     ],
   ])('%s', (fixture, content, finishReason, usage) => {
-    const completion = parseGeminiResponse(readFixture('gemini', fixture), testContext());
+    const completion = parseGeminiResponse(fixtureBytes('gemini', fixture), testContext());
     expect(completion).toMatchObject({
       id: 'chatcmpl-test',
       object: 'chat.completion',
@@ -44,7 +45,7 @@ describe('parseGeminiResponse', () => {
 
   it('generateContent.function-call.response.json: a tool call with our id carrying the thoughtSignature', () => {
     const completion = parseGeminiResponse(
-      readFixture('gemini', 'generateContent.function-call.response.json'),
+      fixtureBytes('gemini', 'generateContent.function-call.response.json'),
       testContext(),
     );
     const message = completion.choices[0].message;
@@ -115,7 +116,7 @@ describe('parseGeminiResponse', () => {
   });
 
   it('a google.rpc.Status in a 200 body is that error', () => {
-    expect(() => parseGeminiResponse(readFixture('gemini', 'error.400.invalid_argument.json'), testContext())).toThrow(
+    expect(() => parseGeminiResponse(fixtureBytes('gemini', 'error.400.invalid_argument.json'), testContext())).toThrow(
       expect.objectContaining({ status: 400, code: 'invalid_argument' }),
     );
   });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fixtureBytes } from '../../../test/helpers/fixture-files.js';
+import { fixtureBytes } from '../../../test/helpers/fixtures.js';
 import { testTranslationContext } from '../../../test/helpers/translation-context.js';
 import { GatewayError, InvalidRequestError } from '../../shared/errors.js';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../../shared/openai-types.js';

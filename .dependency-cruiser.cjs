@@ -1,0 +1,68 @@
+// The import-direction and no-cycle check (`npm run lint:deps`, part of `npm test`).
+// Layers, lowest first: a module may import its own layer and the layers below it, never above.
+// docs/architecture.md explains the order.
+const LAYERS = [
+  ['shared'],
+  ['config', 'store'],
+  ['providers'],
+  ['routing'],
+  ['gateway'],
+  // Domains: each folder holds what its name says; they may use one another, without cycles.
+  ['keys', 'metering', 'credits', 'statistics', 'rankings', 'catalog', 'billing', 'users'],
+  ['http'],
+  ['accounts'],
+  // The composition root and the programs built on it.
+  ['app.ts', 'gateway-runtime.ts', 'cli', 'bench', 'mock-upstream'],
+];
+
+const pathOf = (names) => `^src/(${names.map((name) => name.replace('.', '\\.')).join('|')})(/|$)`;
+
+const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
+  name: `layer-${layer[0]}`,
+  comment: `${layer.join(', ')} must not import a higher layer (${LAYERS.slice(index + 1)
+    .flat()
+    .join(', ')}).`,
+  severity: 'error',
+  from: { path: pathOf(layer) },
+  to: { path: pathOf(LAYERS.slice(index + 1).flat()) },
+}));
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'No import cycles between files.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    ...layerRules,
+    {
+      name: 'accounts-only-from-app',
+      comment: 'accounts/ holds the account API route plugins: only the app mounts them.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/accounts/', '^src/app\\.ts$'] },
+      to: { path: '^src/accounts/' },
+    },
+    {
+      name: 'frozen-migrations',
+      comment: 'A migration is frozen: it imports only the store’s types and helpers, never feature code.',
+      severity: 'error',
+      from: { path: '^src/store/migrations/' },
+      to: { path: '^src/', pathNot: ['^src/store/migrations/', '^src/store/(database|column-types)\\.ts$'] },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
+  },
+};

@@ -1,0 +1,74 @@
+import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import type { ProviderConfig } from '../config/gateway-config.js';
+import type { Store } from '../store/database.js';
+import type { Clock } from '../shared/clock.js';
+import type { IdGenerator } from '../shared/ids.js';
+import type { RoutingTemplate } from '../routing/resolve-routing-templates.js';
+import type { ModelCatalog } from '../catalog/model-catalog.js';
+import type { UsageStatsService } from '../statistics/usage-stats-service.js';
+import type { RankingsService } from '../rankings/rankings-service.js';
+import type { KeyChangeAnnouncer } from '../keys/key-change-broadcast.js';
+import type { Metering } from '../metering/metering.js';
+import type { BillingService } from '../billing/billing-service.js';
+import type { DocumentService } from '../billing/document-service.js';
+import type { Auth } from '../users/create-auth.js';
+import { registerAuthRoutes, requireUser } from '../http/account-auth.js';
+import { registerCatalogRoutes } from './catalog/catalog-routes.js';
+import { registerProviderRoutes } from './providers/provider-routes.js';
+import { registerRankingsRoutes } from './rankings/rankings-routes.js';
+import { registerRoutingTemplatesRoute } from './keys/routing-templates-routes.js';
+import { registerApiKeyRoutes } from './keys/api-key-routes.js';
+import { registerUsageRoutes } from './usage/usage-routes.js';
+import { registerBillingRoutes } from './billing/billing-routes.js';
+
+export interface AccountRoutesOptions {
+  store: Store;
+  clock: Clock;
+  ids: IdGenerator;
+  publicUrl: string;
+  providers: ProviderConfig[];
+  catalog: ModelCatalog;
+  stats: UsageStatsService;
+  rankings: RankingsService;
+  templates: readonly RoutingTemplate[];
+  isKnownModel: (modelId: string) => boolean;
+  announcer: KeyChangeAnnouncer;
+  metering: Metering | null;
+  /** Accounts (better-auth): without it only the public routes are served. */
+  auth?: Auth;
+  billing?: { billing: BillingService; documents: DocumentService };
+}
+
+/**
+ * The account API: one plugin, mounted by the app under /api-account. Public routes (catalog,
+ * providers, rankings, routing templates, better-auth's own) sit at its top; everything about the
+ * signed-in user sits in one child scope with one auth hook. The hook runs at preValidation, before
+ * the body is checked, so a request without a session is answered 401 whatever its body.
+ */
+export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (app, options) => {
+  registerCatalogRoutes(app, options.catalog, options.stats);
+  registerProviderRoutes(app, options.providers, options.catalog, options.stats);
+  registerRankingsRoutes(app, options.rankings, { all: true });
+  registerRoutingTemplatesRoute(app, options.templates, options.isKnownModel);
+  const auth = options.auth;
+  if (!auth) return;
+  registerAuthRoutes(app, auth, options.publicUrl);
+  await app.register(async (signedIn: FastifyInstance) => {
+    signedIn.addHook('preValidation', requireUser(auth));
+    signedIn.get(
+      '/user/me',
+      { schema: { summary: 'The signed-in user', tags: ['account'] } },
+      async (request) => request.user,
+    );
+    registerUsageRoutes(signedIn, { store: options.store, clock: options.clock, metering: options.metering });
+    registerApiKeyRoutes(signedIn, {
+      store: options.store,
+      clock: options.clock,
+      ids: options.ids,
+      isKnownModel: options.isKnownModel,
+      templates: new Map(options.templates.map((template) => [template.id, template])),
+      announcer: options.announcer,
+    });
+    if (options.billing) registerBillingRoutes(signedIn, options.billing.billing, options.billing.documents);
+  });
+};

@@ -1,0 +1,77 @@
+import { unitsToDecimal } from '../shared/decimal.js';
+import type { CatalogPricing } from './catalog-data.js';
+import type { CatalogEndpoint, CatalogModel } from './model-catalog.js';
+import type { DescribedTotals } from '../statistics/rollup-queries.js';
+
+/** USD per million tokens (per request / per search: USD each), as exact decimal strings. */
+export function presentPricing(pricing: CatalogPricing | null) {
+  if (!pricing) return null;
+  return {
+    prompt: unitsToDecimal(pricing.promptMicros, 6),
+    completion: unitsToDecimal(pricing.completionMicros, 6),
+    cache_read: pricing.cacheReadMicros === null ? null : unitsToDecimal(pricing.cacheReadMicros, 6),
+    cache_write: pricing.cacheWriteMicros === null ? null : unitsToDecimal(pricing.cacheWriteMicros, 6),
+    per_request: unitsToDecimal(pricing.perRequestMicros, 6),
+    per_search: unitsToDecimal(pricing.perSearchMicros, 6),
+  };
+}
+
+/** Health of an endpoint from its measured traffic: no traffic is "unknown", mostly failing is "down". */
+export function endpointStatus(stats: DescribedTotals | undefined): 'active' | 'degraded' | 'down' | 'unknown' {
+  if (!stats || stats.requests === 0 || stats.uptime === null) return 'unknown';
+  if (stats.uptime < 0.5) return 'down';
+  if (stats.uptime < 0.95) return 'degraded';
+  return 'active';
+}
+
+function presentEndpoint(endpoint: CatalogEndpoint, stats?: DescribedTotals) {
+  return {
+    provider: endpoint.providerId,
+    provider_name: endpoint.providerName,
+    upstream_model: endpoint.upstreamModel,
+    pricing: presentPricing(endpoint.pricing),
+    context_length: endpoint.contextLength,
+    max_output_tokens: endpoint.maxOutputTokens,
+    status: endpointStatus(stats),
+    ...(stats
+      ? {
+          stats_24h: {
+            requests: stats.requests,
+            success_rate: stats.success_rate,
+            uptime: stats.uptime,
+            latency_ms: stats.latency_ms,
+            ttft_ms: stats.ttft_ms,
+            tokens_per_second: stats.tokens_per_second,
+          },
+        }
+      : {}),
+  };
+}
+
+export function presentCatalogModel(model: CatalogModel, endpointStats?: Map<string, DescribedTotals>) {
+  return {
+    id: model.id,
+    model_path: model.id,
+    name: model.name,
+    author: model.author,
+    description: model.description,
+    context_length: model.contextLength,
+    max_output_tokens: model.maxOutputTokens,
+    pricing: presentPricing(model.pricing),
+    capabilities: model.capabilities,
+    tags: model.tags,
+    input_modalities: model.inputModalities,
+    output_modalities: model.outputModalities,
+    created: model.createdAt === null ? null : new Date(model.createdAt).toISOString(),
+    knowledge_cutoff: model.knowledgeCutoff,
+    links: model.links,
+    aliases: model.aliases,
+    routable: model.endpoints.length > 0,
+    endpoints: model.endpoints.map((endpoint) => presentEndpoint(endpoint, endpointStats ? (endpointStats.get(endpoint.providerId) ?? describeEmpty()) : undefined)),
+    sources: model.sources,
+  };
+}
+
+function describeEmpty(): DescribedTotals {
+  return { requests: 0, successes: 0, success_rate: null, uptime: null, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, latency_ms: { p50: null, p95: null }, ttft_ms: { p50: null, p95: null }, tokens_per_second: null };
+}

@@ -1,0 +1,29 @@
+import type { Generated } from 'kysely';
+
+/** Prepaid credits: an append-only ledger and one running balance per user. */
+export type LedgerKind = 'grant' | 'purchase' | 'usage' | 'refund';
+
+export interface CreditLedgerTable {
+  id: Generated<number>;
+  user_id: string;
+  kind: string;
+  /** Signed: credits added are positive, usage charges negative. */
+  amount_nanos: number;
+  /** Unique: re-applying an entry with the same reference changes nothing. */
+  reference: string;
+  description: string;
+  created_at: number;
+}
+
+export interface CreditBalancesTable {
+  user_id: string;
+  balance_nanos: number;
+  updated_at: number;
+}
+
+declare module '../store/schema.js' {
+  interface Database {
+    credit_ledger: CreditLedgerTable;
+    credit_balances: CreditBalancesTable;
+  }
+}

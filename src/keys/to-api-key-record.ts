@@ -1,0 +1,26 @@
+import type { ApiKeysTable } from '../store/schema.js';
+import { globToRegExp, type ApiKeyRecord, type DefaultModel } from '../routing/api-key-record.js';
+
+/** A stored api_keys row → the record the hot path reads (allowed-model globs compiled once). */
+export function toApiKeyRecord(row: ApiKeysTable): ApiKeyRecord {
+  const allowedModels = row.allowed_models ? (JSON.parse(row.allowed_models) as string[]) : null;
+  const defaultModels = row.default_models ? (JSON.parse(row.default_models) as DefaultModel[]) : [];
+  return {
+    id: row.id,
+    userId: row.user_id,
+    name: row.name,
+    keyHash: row.key_hash,
+    routingMode: row.routing_mode === 'manual' ? 'manual' : 'code',
+    allowedModels,
+    allowedMatchers: allowedModels ? allowedModels.map(globToRegExp) : null,
+    rpmLimit: row.rpm_limit,
+    tpmLimit: row.tpm_limit,
+    monthlyQuotaMicros: row.monthly_quota_micros,
+    creditLimitMicros: row.credit_limit_micros,
+    expiresAt: row.expires_at,
+    disabled: row.disabled === 1,
+    templateId: row.template_id,
+    defaultModels: [...defaultModels].sort((a, b) => a.priority - b.priority),
+    revoked: row.revoked_at !== null,
+  };
+}

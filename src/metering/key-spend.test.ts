@@ -1,0 +1,34 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createTestStore, STORE_KINDS, type TestStore } from '../../test/helpers/test-store.js';
+import { addKeySpend, keySpend, monthOf } from './key-spend.js';
+
+describe.each(STORE_KINDS)('key spend on %s', (kind) => {
+  let testStore: TestStore | undefined;
+  afterEach(async () => {
+    await testStore?.cleanup();
+    testStore = undefined;
+  });
+
+  it('keeps spend per key for this month and in total, and starts a new month at zero', async () => {
+    testStore = await createTestStore(kind);
+    const { store } = testStore;
+    const january = Date.UTC(2031, 0, 15);
+    const february = Date.UTC(2031, 1, 2);
+    await store.db.transaction().execute(async (transaction) => {
+      await addKeySpend(transaction, 'key-1', monthOf(january), 700, january);
+      await addKeySpend(transaction, 'key-1', monthOf(january), 300, january);
+      await addKeySpend(transaction, 'key-2', monthOf(january), 5, january);
+    });
+    expect(await keySpend(store.db, ['key-1', 'key-2', 'key-3'], january)).toEqual(
+      new Map([
+        ['key-1', { monthNanos: 1000, totalNanos: 1000 }],
+        ['key-2', { monthNanos: 5, totalNanos: 5 }],
+      ]),
+    );
+    expect((await keySpend(store.db, ['key-1'], february)).get('key-1')).toEqual({ monthNanos: 0, totalNanos: 1000 });
+    await store.db
+      .transaction()
+      .execute((transaction) => addKeySpend(transaction, 'key-1', monthOf(february), 40, february));
+    expect((await keySpend(store.db, ['key-1'], february)).get('key-1')).toEqual({ monthNanos: 40, totalNanos: 1040 });
+  });
+});

@@ -1,0 +1,120 @@
+import { Type, type Static } from '@sinclair/typebox';
+import { Value } from '@sinclair/typebox/value';
+import { ConfigError } from '../config/load-config.js';
+import type { DefaultModel } from './api-key-record.js';
+
+/**
+ * Routing templates (CONTRACT §4): curated, named lists of default models a key can adopt
+ * with `template_id`. The built-in ones below use OpenRouter-style model ids; an operator
+ * replaces or extends them under `routing.templates` in the config file.
+ */
+export interface RoutingTemplate {
+  id: string;
+  name: string;
+  description: string;
+  defaultModels: DefaultModel[];
+}
+
+export const BUILT_IN_ROUTING_TEMPLATES: readonly RoutingTemplate[] = [
+  {
+    id: 'balanced',
+    name: 'Balanced',
+    description:
+      'Capable, inexpensive general-purpose models from three providers, each the fallback of the one before.',
+    defaultModels: [
+      { model_id: 'openai/gpt-4o-mini', priority: 1 },
+      { model_id: 'anthropic/claude-3.5-haiku', priority: 2 },
+      { model_id: 'google/gemini-2.0-flash-001', priority: 3 },
+    ],
+  },
+  {
+    id: 'frontier',
+    name: 'Frontier quality',
+    description: 'The strongest models of the major labs, for hard reasoning and writing.',
+    defaultModels: [
+      { model_id: 'anthropic/claude-sonnet-4', priority: 1 },
+      { model_id: 'openai/gpt-4o', priority: 2 },
+      { model_id: 'google/gemini-2.5-pro', priority: 3 },
+    ],
+  },
+  {
+    id: 'budget',
+    name: 'Lowest cost',
+    description: 'The cheapest models that still follow instructions well.',
+    defaultModels: [
+      { model_id: 'google/gemini-2.0-flash-lite-001', priority: 1 },
+      { model_id: 'deepseek/deepseek-chat', priority: 2 },
+      { model_id: 'meta-llama/llama-3.1-8b-instruct', priority: 3 },
+    ],
+  },
+  {
+    id: 'open-weights',
+    name: 'Open weights',
+    description: 'Only models whose weights are published, for teams that want to be able to self-host later.',
+    defaultModels: [
+      { model_id: 'meta-llama/llama-3.3-70b-instruct', priority: 1 },
+      { model_id: 'deepseek/deepseek-chat', priority: 2 },
+      { model_id: 'mistralai/mistral-small', priority: 3 },
+    ],
+  },
+];
+
+const TemplateConfigSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9._-]*$', maxLength: 64 }),
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    default_models: Type.Array(
+      Type.Object(
+        { model_id: Type.String({ minLength: 1, maxLength: 200 }), priority: Type.Integer({ minimum: 1 }) },
+        { additionalProperties: false },
+      ),
+      { minItems: 1, maxItems: 50 },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const RoutingSectionSchema = Type.Object({
+  templates: Type.Optional(Type.Array(TemplateConfigSchema)),
+  /** false: serve only the templates of the config file. */
+  builtin_templates: Type.Optional(Type.Boolean()),
+});
+
+type RoutingSection = Static<typeof RoutingSectionSchema>;
+
+/**
+ * The templates in effect: the built-in ones, with config templates replacing a built-in of the
+ * same id and adding the rest. Throws a ConfigError naming the bad field.
+ */
+export function resolveRoutingTemplates(routingSection: Record<string, unknown>): RoutingTemplate[] {
+  const section = { templates: routingSection.templates, builtin_templates: routingSection.builtin_templates };
+  const firstError = Value.Errors(RoutingSectionSchema, section).First();
+  if (firstError) {
+    const path = firstError.path
+      .split('/')
+      .slice(1)
+      .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
+      .join('');
+    throw new ConfigError(`routing${path}: ${firstError.message}`);
+  }
+  const { templates = [], builtin_templates: useBuiltIns = true } = section as RoutingSection;
+  const byId = new Map<string, RoutingTemplate>();
+  if (useBuiltIns) for (const template of BUILT_IN_ROUTING_TEMPLATES) byId.set(template.id, template);
+  const seen = new Set<string>();
+  templates.forEach((template, index) => {
+    if (seen.has(template.id)) throw new ConfigError(`routing.templates[${index}].id: "${template.id}" appears twice.`);
+    seen.add(template.id);
+    const priorities = new Set(template.default_models.map((item) => item.priority));
+    if (priorities.size !== template.default_models.length) {
+      throw new ConfigError(`routing.templates[${index}].default_models: every priority must be unique.`);
+    }
+    byId.set(template.id, {
+      id: template.id,
+      name: template.name,
+      description: template.description ?? '',
+      defaultModels: [...template.default_models].sort((a, b) => a.priority - b.priority),
+    });
+  });
+  return [...byId.values()];
+}

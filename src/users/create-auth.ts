@@ -1,0 +1,57 @@
+import { randomBytes } from 'node:crypto';
+import { betterAuth } from 'better-auth';
+import { bearer } from 'better-auth/plugins';
+import { getMigrations } from 'better-auth/db/migration';
+import type { Kysely } from 'kysely';
+import type { Store } from '../store/database.js';
+import { getOrCreateSetting } from '../store/settings-repository.js';
+
+export interface AuthOptions {
+  /** Public base URL of the gateway (cookies and redirects). */
+  baseUrl: string;
+  /** Signing secret; by default one generated per installation and kept in the store. */
+  secret?: string;
+  /** Browser origins allowed to send cookie-authenticated requests. */
+  trustedOrigins?: string[];
+}
+
+/** Accounts are better-auth's: users, password hashes, sessions and bearer tokens, on our store. */
+export function createAuth(store: Store, secret: string, options: AuthOptions) {
+  return betterAuth({
+    database: { db: store.db as unknown as Kysely<never>, type: store.dialect },
+    basePath: '/api-account/auth',
+    baseURL: options.baseUrl,
+    secret,
+    trustedOrigins: options.trustedOrigins ?? [options.baseUrl],
+    emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 256, autoSignIn: true },
+    telemetry: { enabled: false },
+    // better-auth turns its origin (CSRF) check off under NODE_ENV=test; keep it on so tests see production behaviour.
+    advanced: { disableOriginCheck: false },
+    logger: { disabled: true },
+    // Authorization: Bearer <session token> for API clients, besides the HttpOnly cookie for browsers.
+    plugins: [bearer()],
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+/** The installation's auth secret: BETTER_AUTH_SECRET when set, else generated once and stored. */
+export async function resolveAuthSecret(
+  store: Store,
+  env: Record<string, string | undefined>,
+  now: number,
+): Promise<string> {
+  const fromEnv = env.BETTER_AUTH_SECRET || env.GATEWAY_AUTH_SECRET;
+  if (fromEnv) return fromEnv;
+  return getOrCreateSetting(store.db, 'auth_secret', () => randomBytes(32).toString('base64url'), now);
+}
+
+/** Creates or updates better-auth's own tables (user, session, account, verification). */
+export async function migrateAuthTables(auth: Auth): Promise<string[]> {
+  const { toBeCreated, toBeAdded, runMigrations } = await getMigrations(auth.options);
+  await runMigrations();
+  return [
+    ...toBeCreated.map((table) => `auth: create ${table.table}`),
+    ...toBeAdded.map((table) => `auth: extend ${table.table}`),
+  ];
+}

@@ -1,0 +1,35 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../store/schema.js';
+
+/** better-auth's user table, as far as we read it. */
+export interface AuthUserTable {
+  id: string;
+  email: string;
+  name: string;
+  createdAt: unknown;
+}
+
+declare module '../store/schema.js' {
+  interface Database {
+    user: AuthUserTable;
+  }
+}
+
+export async function findUserByEmail(
+  db: Kysely<Database>,
+  email: string,
+): Promise<{ id: string; email: string; name: string } | undefined> {
+  return db
+    .selectFrom('user')
+    .select(['id', 'email', 'name'])
+    .where('email', '=', email.toLowerCase())
+    .executeTakeFirst();
+}
+
+export async function countUsers(db: Kysely<Database>): Promise<number> {
+  const row = await db
+    .selectFrom('user')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirst();
+  return Number(row?.count ?? 0);
+}

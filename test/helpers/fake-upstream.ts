@@ -1,0 +1,103 @@
+import { createServer, type IncomingHttpHeaders, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { splitRandomly } from './byte-pieces.js';
+
+export interface RecordedRequest {
+  method: string;
+  /** Path and query exactly as received, e.g. /v1beta/models/x:streamGenerateContent?alt=sse */
+  url: string;
+  headers: IncomingHttpHeaders;
+  /** The body as text, as it came (signatures and hashes are computed over it). */
+  body: string;
+  /** The body parsed as JSON ({} when empty). */
+  json: Record<string, any>;
+}
+
+export interface UpstreamAnswer {
+  status?: number;
+  /** Response headers; content-type is application/json unless given here. */
+  headers?: Record<string, string>;
+  /** Written piece by piece (each piece its own write), so decoders see split frames. */
+  body: Uint8Array | string | Array<Uint8Array | string>;
+  /** Cut a single-piece body at random places with this seed (see splitRandomly). */
+  randomSplitSeed?: number;
+  /** Destroy the socket after the body instead of ending the response: a stream cut mid-way. */
+  cut?: boolean;
+}
+
+export interface FakeUpstream {
+  url: string;
+  requests: RecordedRequest[];
+  /** The answers to the next requests, in order; the last one repeats. */
+  answer(...answers: UpstreamAnswer[]): void;
+  close(): Promise<void>;
+}
+
+/**
+ * The tests' fake provider: real HTTP on a free port, every request recorded, recorded fixture
+ * bytes replayed as given, so each provider's own framing (binary event stream, SSE, NDJSON),
+ * status and headers reach the gateway unchanged. (`src/mock-upstream/` is the other kind: a
+ * scripted OpenAI upstream for benchmarks and `npm run mock-upstream`.)
+ */
+export async function startFakeUpstream(): Promise<FakeUpstream> {
+  const requests: RecordedRequest[] = [];
+  let answers: UpstreamAnswer[] = [];
+  const server: Server = createServer((request, response) => {
+    const parts: Buffer[] = [];
+    request.on('data', (part: Buffer) => parts.push(part));
+    request.on('end', () => {
+      const body = Buffer.concat(parts).toString('utf8');
+      requests.push({
+        method: request.method ?? '',
+        url: request.url ?? '',
+        headers: request.headers,
+        body,
+        get json() {
+          return body ? JSON.parse(body) : {};
+        },
+      });
+      const answer = answers.length > 1 ? answers.shift()! : answers[0];
+      if (!answer) {
+        response.writeHead(500).end('no answer set');
+        return;
+      }
+      response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
+      writePieces(piecesOf(answer), response, () => {
+        if (answer.cut) response.socket?.destroy();
+        else response.end();
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    answer(...next) {
+      answers = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function piecesOf(answer: UpstreamAnswer): Array<Uint8Array | string> {
+  if (Array.isArray(answer.body)) return answer.body;
+  if (answer.randomSplitSeed === undefined) return [answer.body];
+  const bytes = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+  return splitRandomly(bytes, answer.randomSplitSeed);
+}
+
+/** Writes each piece only after the previous one left, so pieces go out as separate writes. */
+function writePieces(pieces: Array<Uint8Array | string>, response: ServerResponse, done: () => void): void {
+  let index = 0;
+  const writeNext = () => {
+    if (index >= pieces.length) return done();
+    const piece = pieces[index++]!;
+    response.write(piece, () => setImmediate(writeNext));
+  };
+  writeNext();
+}
