@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { BillingConfigError, feeFor, parseBillingConfig } from './billing-config.js';
+import { ConfigError } from '../config/config-error.js';
+import { feeFor, parseBillingConfig } from './billing-config.js';
 
 describe('parseBillingConfig', () => {
   it('has defaults a fresh install can use', () => {
@@ -27,7 +28,7 @@ describe('parseBillingConfig', () => {
     [{ seller: { name: '' } }, 'billing.seller.name'],
     [{ document_link_ttl_seconds: 5 }, 'billing.document_link_ttl_seconds'],
   ])('rejects %j naming %s', (section, field) => {
-    expect(() => parseBillingConfig(section as Record<string, unknown>)).toThrow(BillingConfigError);
+    expect(() => parseBillingConfig(section as Record<string, unknown>)).toThrow(ConfigError);
     expect(() => parseBillingConfig(section as Record<string, unknown>)).toThrow(field);
   });
 });

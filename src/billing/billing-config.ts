@@ -1,5 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
+import { parseConfigSection, sectionError } from '../config/config-section.js';
 import { decimalToUnits } from '../shared/decimal.js';
 
 /** The `billing:` section of gateway.config.yaml. Amounts are decimal strings or numbers in the currency. */
@@ -53,8 +53,6 @@ export interface BillingConfig {
   documentLinkTtlMs: number;
 }
 
-export class BillingConfigError extends Error {}
-
 /** Minor units (cents) per unit for the currencies we accept; ISO 4217 exponent 2 unless listed. */
 const ZERO_DECIMAL = new Set([
   'jpy',
@@ -80,35 +78,29 @@ export function currencyExponent(currency: string): number {
 }
 
 export function parseBillingConfig(section: Record<string, unknown> | undefined): BillingConfig {
-  const raw = section ?? {};
-  const firstError = Value.Errors(BillingSectionSchema, raw).First();
-  if (firstError) throw new BillingConfigError(`billing${firstError.path.replaceAll('/', '.')}: ${firstError.message}`);
-  const input = raw as BillingSection;
+  const input: BillingSection = parseConfigSection('billing', section, BillingSectionSchema);
+  const fail = (name: string, problem: string) => sectionError(section, `billing.${name}`, problem);
   const field = <T>(name: string, read: () => T): T => {
     try {
       return read();
     } catch (error) {
-      throw new BillingConfigError(`billing.${name}: ${(error as Error).message}`);
+      throw fail(name, `is not usable: ${(error as Error).message}`);
     }
   };
   const feeRatePpm = field('platform_fee_rate', () => decimalToUnits(input.platform_fee_rate ?? '0', 6));
-  if (feeRatePpm < 0 || feeRatePpm > 1_000_000)
-    throw new BillingConfigError('billing.platform_fee_rate: must be between 0 and 1');
+  if (feeRatePpm < 0 || feeRatePpm > 1_000_000) throw fail('platform_fee_rate', 'must be between 0 and 1');
   const minAmountMinor = field('min_amount', () => decimalToUnits(input.min_amount ?? '5', 2));
   const maxAmountMinor = field('max_amount', () => decimalToUnits(input.max_amount ?? '10000', 2));
-  if (minAmountMinor <= 0 || maxAmountMinor < minAmountMinor)
-    throw new BillingConfigError('billing.min_amount/max_amount: need 0 < min_amount ≤ max_amount');
+  if (minAmountMinor <= 0) throw fail('min_amount', 'must be above 0');
+  if (maxAmountMinor < minAmountMinor) throw fail('min_amount', 'must not be above billing.max_amount');
   const currencies = new Map<string, { creditNanosPerMinor: number }>();
   for (const [code, usdPerUnit] of Object.entries(input.currencies ?? { usd: '1' })) {
-    if (!/^[a-z]{3}$/.test(code))
-      throw new BillingConfigError(
-        `billing.currencies.${code}: a currency is an ISO 4217 code in lower case, like usd`,
-      );
-    const nanosPerUnit = field(`currencies.${code}`, () => decimalToUnits(usdPerUnit, 9));
-    if (nanosPerUnit <= 0) throw new BillingConfigError(`billing.currencies.${code}: must be above 0`);
+    const name = `currencies.${code}`;
+    if (!/^[a-z]{3}$/.test(code)) throw fail(name, 'is not a currency: use an ISO 4217 code in lower case, like usd');
+    const nanosPerUnit = field(name, () => decimalToUnits(usdPerUnit, 9));
+    if (nanosPerUnit <= 0) throw fail(name, 'must be above 0');
     const perMinor = nanosPerUnit / 10 ** currencyExponent(code);
-    if (!Number.isInteger(perMinor))
-      throw new BillingConfigError(`billing.currencies.${code}: at most ${9 - currencyExponent(code)} decimal places`);
+    if (!Number.isInteger(perMinor)) throw fail(name, `must have at most ${9 - currencyExponent(code)} decimal places`);
     currencies.set(code, { creditNanosPerMinor: perMinor });
   }
   const seller = input.seller ?? {};

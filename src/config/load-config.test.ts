@@ -84,7 +84,7 @@ models:
     [
       'an endpoint on an unknown provider',
       `models:\n  - id: m\n    endpoints:\n      - provider: ghost\n        upstream_model: u\n`,
-      /models\[0\]\.endpoints\[0\]\.provider: "ghost" is not a configured provider/,
+      /models\[0\]\.endpoints\[0\]\.provider names "ghost", which is not a configured provider.*line 4/,
     ],
     [
       'an unknown provider type',

@@ -1,10 +1,12 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { Ajv, type ErrorObject } from 'ajv';
-import { Document, LineCounter, parseDocument, visit, isScalar, isPair } from 'yaml';
+import { isAbsolute, relative, resolve } from 'node:path';
+import { LineCounter, parseDocument, visit } from 'yaml';
 import { ConfigFileSchema, type ConfigFile, type ProviderConfigInput, type ModelConfigInput } from './config-schema.js';
 import { PROVIDER_PRESETS, presetBaseUrl, presetOptionsFromEnv } from './provider-presets.js';
 import { interpolateEnv } from './interpolate-env.js';
+import { ConfigError } from './config-error.js';
+import { attachOrigin, originOfDocument, type ConfigOrigin } from './config-origin.js';
+import { configProblemAt, validateConfig } from './config-section.js';
 import { decimalToUnits } from '../shared/decimal.js';
 import {
   DEFAULT_TIMEOUTS,
@@ -14,12 +16,7 @@ import {
   type Pricing,
 } from './gateway-config.js';
 
-export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from './config-error.js';
 
 export interface LoadConfigOptions {
   env?: Record<string, string | undefined>;
@@ -35,14 +32,13 @@ export interface LoadedConfig {
   warnings: string[];
 }
 
-const validateFile = new Ajv({ allErrors: true, strict: false }).compile<ConfigFile>(ConfigFileSchema);
-
 /** Reads gateway.config.yaml (or GATEWAY_CONFIG), interpolates ${ENV}, validates, applies presets. */
 export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
   const env = options.env ?? process.env;
   const cwd = options.cwd ?? process.cwd();
   const warnings: string[] = [];
   let file: ConfigFile = {};
+  let origin: ConfigOrigin | undefined;
   let source = 'defaults and environment (no config file)';
 
   const explicitPath = env.GATEWAY_CONFIG;
@@ -53,30 +49,44 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
       text = readFileSync(path, 'utf8');
       source = path;
     } else if (explicitPath) {
-      throw new ConfigError(`GATEWAY_CONFIG points at ${path}, which does not exist.`);
+      throw new ConfigError({ field: 'GATEWAY_CONFIG', problem: `points at ${path}, which does not exist` });
     }
   } else {
     source = 'inline text';
   }
-  if (text !== undefined) file = parseConfigText(text, source, env, warnings);
+  if (text !== undefined) ({ file, origin } = parseConfigText(text, source, displayName(source, cwd), env, warnings));
 
-  const config = resolveConfig(file, env, source, options.knownProviderTypes);
+  const config = resolveConfig(file, env, source, options.knownProviderTypes, origin);
   return { config, warnings };
+}
+
+/** Errors name the file as the operator wrote it: relative to the working directory when inside it. */
+function displayName(source: string, cwd: string): string {
+  if (!isAbsolute(source)) return source;
+  const path = relative(cwd, source);
+  return path && !path.startsWith('..') && !isAbsolute(path) ? path : source;
 }
 
 function parseConfigText(
   text: string,
   source: string,
+  fileName: string,
   env: Record<string, string | undefined>,
   warnings: string[],
-): ConfigFile {
+): { file: ConfigFile; origin: ConfigOrigin } {
   const lineCounter = new LineCounter();
   const document = parseDocument(text, { lineCounter, prettyErrors: true });
   if (document.errors.length > 0) {
     const first = document.errors[0];
     const line = first.linePos?.[0]?.line;
-    throw new ConfigError(`${source}${line ? `:${line}` : ''}: invalid YAML: ${first.message.split('\n')[0]}`);
+    throw new ConfigError({
+      field: null,
+      problem: `invalid YAML: ${first.message.split('\n')[0]}`,
+      file: fileName,
+      ...(line ? { line } : {}),
+    });
   }
+  const origin = originOfDocument(document, lineCounter, fileName);
   visit(document, {
     Scalar(_key, node) {
       if (typeof node.value !== 'string' || !node.value.includes('${')) return;
@@ -92,13 +102,8 @@ function parseConfigText(
   });
   const data = (document.toJS() ?? {}) as unknown;
   dropEmptyStrings(data);
-  if (!validateFile(data)) {
-    const messages = (validateFile.errors ?? [])
-      .slice(0, 5)
-      .map((error) => describeSchemaError(error, document, lineCounter, source));
-    throw new ConfigError(`Invalid configuration:\n  ${[...new Set(messages)].join('\n  ')}`);
-  }
-  return data;
+  validateConfig(data, ConfigFileSchema, '', origin);
+  return { file: data, origin };
 }
 
 /** `api_key: ${UNSET}` becomes an absent field rather than an empty credential. */
@@ -112,46 +117,22 @@ function dropEmptyStrings(value: unknown): void {
   }
 }
 
-function describeSchemaError(error: ErrorObject, document: Document, lineCounter: LineCounter, source: string): string {
-  const segments = error.instancePath
-    .split('/')
-    .slice(1)
-    .map((part) => (/^\d+$/.test(part) ? Number(part) : part.replace(/~1/g, '/').replace(/~0/g, '~')));
-  let field = segments.reduce<string>(
-    (path, part) => (typeof part === 'number' ? `${path}[${part}]` : path ? `${path}.${part}` : part),
-    '',
-  );
-  let detail = error.message ?? 'is invalid';
-  if (error.keyword === 'additionalProperties') {
-    const extra = (error.params as { additionalProperty: string }).additionalProperty;
-    field = field ? `${field}.${extra}` : extra;
-    detail = 'is not a known setting';
-  } else if (error.keyword === 'required') {
-    const missing = (error.params as { missingProperty: string }).missingProperty;
-    field = field ? `${field}.${missing}` : missing;
-    detail = 'is required';
-  }
-  const node = document.getIn(segments, true) as { range?: [number, number, number] } | undefined;
-  const nodeWithRange = node && isScalar(node) ? node : node && !isPair(node) ? node : undefined;
-  const offset = nodeWithRange?.range?.[0];
-  const line = offset !== undefined ? lineCounter.linePos(offset).line : undefined;
-  return `${field || '(root)'} ${detail}${line ? ` (${source}, line ${line})` : ''}`;
-}
-
 function resolveConfig(
   file: ConfigFile,
   env: Record<string, string | undefined>,
   source: string,
   knownTypes: readonly string[] | undefined,
+  origin: ConfigOrigin | undefined,
 ): GatewayConfig {
   const providers: ProviderConfig[] = (file.providers ?? []).map((input, index) =>
-    resolveProvider(input, index, env, knownTypes),
+    resolveProvider(input, index, env, knownTypes, origin),
   );
   const seen = new Set<string>();
-  for (const provider of providers) {
-    if (seen.has(provider.id)) throw new ConfigError(`providers: the id "${provider.id}" is used twice.`);
+  providers.forEach((provider, index) => {
+    if (seen.has(provider.id))
+      throw configProblemAt(origin, `providers[${index}].id`, `"${provider.id}" is used twice`);
     seen.add(provider.id);
-  }
+  });
   // Standard credential variables enable their provider with no file.
   for (const [id, preset] of Object.entries(PROVIDER_PRESETS)) {
     if (!preset.credentialEnv || seen.has(id)) continue;
@@ -178,21 +159,22 @@ function resolveConfig(
   const models: ModelConfig[] = [];
   const modelIds = new Set<string>();
   (file.models ?? []).forEach((input, index) => {
-    if (modelIds.has(input.id)) throw new ConfigError(`models[${index}].id: the model id "${input.id}" is used twice.`);
+    if (modelIds.has(input.id)) throw configProblemAt(origin, `models[${index}].id`, `"${input.id}" is used twice`);
     modelIds.add(input.id);
-    models.push(resolveModel(input, index, seen));
+    models.push(resolveModel(input, index, seen, origin));
   });
 
   const server = file.server ?? {};
   const port = env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : (server.port ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError(`PORT must be an integer from 0 to 65535 (got "${env.PORT}").`);
+    throw new ConfigError({ field: 'PORT', problem: `must be an integer from 0 to 65535 (got "${env.PORT}")` });
   const host = env.HOST || server.host || '127.0.0.1';
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/gateway.db';
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
-    throw new ConfigError(
-      `DATABASE_URL must start with sqlite: or postgres:// (got "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}").`,
-    );
+    throw new ConfigError({
+      field: 'DATABASE_URL',
+      problem: `must start with sqlite: or postgres:// (got "${databaseUrl.replace(/:[^:@/]*@/, ':***@')}")`,
+    });
   }
 
   return {
@@ -210,13 +192,19 @@ function resolveConfig(
     providers,
     models,
     sections: {
-      routing: file.routing ?? {},
-      billing: file.billing ?? {},
-      limits: file.limits ?? {},
-      catalog: file.catalog ?? {},
+      routing: withOrigin(file.routing ?? {}, origin),
+      billing: withOrigin(file.billing ?? {}, origin),
+      limits: withOrigin(file.limits ?? {}, origin),
+      catalog: withOrigin(file.catalog ?? {}, origin),
     },
     source,
   };
+}
+
+/** Each section carries where the file wrote it, so the feature that parses it can name the line. */
+function withOrigin(section: Record<string, unknown>, origin: ConfigOrigin | undefined): Record<string, unknown> {
+  if (origin) attachOrigin(section, origin);
+  return section;
 }
 
 function resolveProvider(
@@ -224,24 +212,31 @@ function resolveProvider(
   index: number,
   env: Record<string, string | undefined>,
   knownTypes: readonly string[] | undefined,
+  origin: ConfigOrigin | undefined,
 ): ProviderConfig {
   const presetName = input.preset ?? (PROVIDER_PRESETS[input.id] ? input.id : undefined);
   const preset = presetName ? PROVIDER_PRESETS[presetName] : undefined;
   if (input.preset && !preset) {
-    throw new ConfigError(
-      `providers[${index}].preset: unknown preset "${input.preset}" (known: ${Object.keys(PROVIDER_PRESETS).join(', ')}).`,
+    throw configProblemAt(
+      origin,
+      `providers[${index}].preset`,
+      `names an unknown preset "${input.preset}" (known: ${Object.keys(PROVIDER_PRESETS).join(', ')})`,
     );
   }
   const type = input.type ?? preset?.type ?? 'openai';
   if (knownTypes && !knownTypes.includes(type)) {
-    throw new ConfigError(
-      `providers[${index}].type: unknown provider type "${type}" (known: ${knownTypes.join(', ')}).`,
+    throw configProblemAt(
+      origin,
+      `providers[${index}].type`,
+      `names an unknown provider type "${type}" (known: ${knownTypes.join(', ')})`,
     );
   }
   const baseUrl = input.base_url ?? (preset ? presetBaseUrl(preset, env) : undefined);
   if (!baseUrl)
-    throw new ConfigError(
-      `providers[${index}].base_url is required for provider "${input.id}" (no preset supplies one).`,
+    throw configProblemAt(
+      origin,
+      `providers[${index}].base_url`,
+      `is required for provider "${input.id}" (no preset supplies one)`,
     );
   const timeouts = input.timeouts ?? {};
   return {
@@ -265,18 +260,25 @@ function resolveProvider(
   };
 }
 
-function resolveModel(input: ModelConfigInput, index: number, providerIds: Set<string>): ModelConfig {
+function resolveModel(
+  input: ModelConfigInput,
+  index: number,
+  providerIds: Set<string>,
+  origin: ConfigOrigin | undefined,
+): ModelConfig {
   const endpoints = input.endpoints.map((endpoint, endpointIndex) => {
     const where = `models[${index}].endpoints[${endpointIndex}]`;
     if (!providerIds.has(endpoint.provider)) {
-      throw new ConfigError(
-        `${where}.provider: "${endpoint.provider}" is not a configured provider (configured: ${[...providerIds].join(', ') || 'none'}).`,
+      throw configProblemAt(
+        origin,
+        `${where}.provider`,
+        `names "${endpoint.provider}", which is not a configured provider (configured: ${[...providerIds].join(', ') || 'none'})`,
       );
     }
     return {
       providerId: endpoint.provider,
       upstreamModel: endpoint.upstream_model,
-      pricing: resolvePricing(endpoint.pricing, `${where}.pricing`),
+      pricing: resolvePricing(endpoint.pricing, `${where}.pricing`, origin),
       contextLength: endpoint.context_length ?? null,
       maxOutputTokens: endpoint.max_output_tokens ?? null,
       priority: endpoint.priority ?? endpointIndex,
@@ -299,7 +301,11 @@ function resolveModel(input: ModelConfigInput, index: number, providerIds: Set<s
   };
 }
 
-function resolvePricing(pricing: ProviderConfigInput['options'] | undefined, where: string): Pricing {
+function resolvePricing(
+  pricing: ProviderConfigInput['options'] | undefined,
+  where: string,
+  origin: ConfigOrigin | undefined,
+): Pricing {
   const value = (pricing ?? {}) as Record<string, number | undefined>;
   const micros = (field: string): number | null => {
     const raw = value[field];
@@ -307,7 +313,7 @@ function resolvePricing(pricing: ProviderConfigInput['options'] | undefined, whe
     try {
       return decimalToUnits(raw, 6);
     } catch (error) {
-      throw new ConfigError(`${where}.${field}: ${(error as Error).message}`);
+      throw configProblemAt(origin, `${where}.${field}`, `is not usable: ${(error as Error).message}`);
     }
   };
   return {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Auth } from '../users/create-auth.js';
 import { AuthenticationError } from '../shared/errors.js';
+import { passThroughCode, type ErrorCode, type PassThroughCode } from '../shared/error-codes.js';
 
 export interface SignedInUser {
   id: string;
@@ -72,11 +73,11 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
       if (response.status >= 400) {
         // better-auth's own errors → our envelope.
         let message = text;
-        let code = 'auth_error';
+        let code: ErrorCode | PassThroughCode = 'auth_error';
         try {
           const parsed = JSON.parse(text) as { message?: string; code?: string };
           message = parsed.message ?? text;
-          code = (parsed.code ?? code).toLowerCase();
+          code = passThroughCode(parsed.code?.toLowerCase()) ?? code;
         } catch {
           /* plain text */
         }

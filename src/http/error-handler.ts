@@ -6,6 +6,7 @@ import {
   NotFoundError,
   PayloadTooLargeError,
 } from '../shared/errors.js';
+import { passThroughCode } from '../shared/error-codes.js';
 import { schemaErrorToRequestError } from './schema-error.js';
 
 /** Any thrown value → the GatewayError the client will see. Pure, so it is tested on its own. */
@@ -46,7 +47,7 @@ export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayE
     return new GatewayError(
       status,
       'invalid_request_error',
-      fastifyError.code?.toLowerCase() ?? 'invalid_request',
+      passThroughCode(fastifyError.code?.toLowerCase()) ?? 'invalid_request',
       fastifyError.message,
     );
   }

@@ -1,4 +1,5 @@
-import { ConfigError } from '../config/load-config.js';
+import { Type } from '@sinclair/typebox';
+import { parseConfigSection } from '../config/config-section.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { RedisFailureMode } from './resilient-limit-backend.js';
 
@@ -14,25 +15,30 @@ export interface MeteringSettings {
   holdTtlMs: number;
 }
 
+// Billing owns the rest of `billing:`, so only metering's own fields are checked here.
+const MeteringBillingFields = Type.Object(
+  {
+    require_credits: Type.Optional(Type.Boolean()),
+    default_max_output_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  },
+  { additionalProperties: true },
+);
+
+const LimitsSection = Type.Object(
+  {
+    redis_failure_mode: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
+    hold_ttl_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: Number.MAX_SAFE_INTEGER })),
+  },
+  { additionalProperties: true },
+);
+
 export function readMeteringSettings(config: Pick<GatewayConfig, 'sections'>): MeteringSettings {
-  const billing = config.sections.billing ?? {};
-  const limits = config.sections.limits ?? {};
-  const requireCredits = billing.require_credits ?? false;
-  if (typeof requireCredits !== 'boolean') throw new ConfigError('billing.require_credits must be true or false.');
-  const defaultMaxOutputTokens = billing.default_max_output_tokens ?? 4096;
-  if (!Number.isSafeInteger(defaultMaxOutputTokens) || (defaultMaxOutputTokens as number) < 1) {
-    throw new ConfigError('billing.default_max_output_tokens must be a positive integer.');
-  }
-  const redisFailureMode = limits.redis_failure_mode ?? 'open';
-  if (redisFailureMode !== 'open' && redisFailureMode !== 'closed')
-    throw new ConfigError('limits.redis_failure_mode must be "open" or "closed".');
-  const holdTtlMs = limits.hold_ttl_ms ?? 15 * 60_000;
-  if (!Number.isSafeInteger(holdTtlMs) || (holdTtlMs as number) < 1000)
-    throw new ConfigError('limits.hold_ttl_ms must be an integer of at least 1000.');
+  const billing = parseConfigSection('billing', config.sections.billing, MeteringBillingFields);
+  const limits = parseConfigSection('limits', config.sections.limits, LimitsSection);
   return {
-    requireCredits,
-    defaultMaxOutputTokens: defaultMaxOutputTokens as number,
-    redisFailureMode,
-    holdTtlMs: holdTtlMs as number,
+    requireCredits: billing.require_credits ?? false,
+    defaultMaxOutputTokens: billing.default_max_output_tokens ?? 4096,
+    redisFailureMode: limits.redis_failure_mode ?? 'open',
+    holdTtlMs: limits.hold_ttl_ms ?? 15 * 60_000,
   };
 }

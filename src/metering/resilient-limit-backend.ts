@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import { ERROR_CODES } from '../shared/error-codes.js';
 import { GatewayError } from '../shared/errors.js';
 import type { KeyLimits, RateCheck } from './rate-limit-window.js';
 import type { Hold, HoldLimits, HoldOutcome, LimitBackend } from './limit-backend.js';
@@ -9,8 +10,8 @@ export type RedisFailureMode = 'open' | 'closed';
 export class LimitsUnavailableError extends GatewayError {
   constructor(cause: unknown) {
     super(
-      503,
-      'service_unavailable',
+      ERROR_CODES.limits_unavailable.status,
+      ERROR_CODES.limits_unavailable.type,
       'limits_unavailable',
       'Rate limits and credit holds cannot be checked right now; try again shortly.',
       { headers: { 'retry-after': '1' }, cause },

@@ -58,7 +58,7 @@ describe('resolveRoutingTemplates', () => {
           },
         ],
       },
-      /routing\.templates\[0\]\.default_models: every priority must be unique/,
+      /routing\.templates\[0\]\.default_models must have unique priorities/,
     ],
     [
       {

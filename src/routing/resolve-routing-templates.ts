@@ -1,6 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
-import { ConfigError } from '../config/load-config.js';
+import { Type } from '@sinclair/typebox';
+import { parseConfigSection, sectionError } from '../config/config-section.js';
 import type { DefaultModel } from './api-key-record.js';
 
 /**
@@ -75,39 +74,33 @@ const TemplateConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
-const RoutingSectionSchema = Type.Object({
-  templates: Type.Optional(Type.Array(TemplateConfigSchema)),
-  /** false: serve only the templates of the config file. */
-  builtin_templates: Type.Optional(Type.Boolean()),
-});
-
-type RoutingSection = Static<typeof RoutingSectionSchema>;
+// Routing settings own the rest of `routing:`, so only the template fields are checked here.
+const RoutingSectionSchema = Type.Object(
+  {
+    templates: Type.Optional(Type.Array(TemplateConfigSchema)),
+    /** false: serve only the templates of the config file. */
+    builtin_templates: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true },
+);
 
 /**
  * The templates in effect: the built-in ones, with config templates replacing a built-in of the
  * same id and adding the rest. Throws a ConfigError naming the bad field.
  */
 export function resolveRoutingTemplates(routingSection: Record<string, unknown>): RoutingTemplate[] {
-  const section = { templates: routingSection.templates, builtin_templates: routingSection.builtin_templates };
-  const firstError = Value.Errors(RoutingSectionSchema, section).First();
-  if (firstError) {
-    const path = firstError.path
-      .split('/')
-      .slice(1)
-      .map((part) => (/^\d+$/.test(part) ? `[${part}]` : `.${part}`))
-      .join('');
-    throw new ConfigError(`routing${path}: ${firstError.message}`);
-  }
-  const { templates = [], builtin_templates: useBuiltIns = true } = section as RoutingSection;
+  const section = parseConfigSection('routing', routingSection, RoutingSectionSchema);
+  const { templates = [], builtin_templates: useBuiltIns = true } = section;
   const byId = new Map<string, RoutingTemplate>();
   if (useBuiltIns) for (const template of BUILT_IN_ROUTING_TEMPLATES) byId.set(template.id, template);
   const seen = new Set<string>();
   templates.forEach((template, index) => {
-    if (seen.has(template.id)) throw new ConfigError(`routing.templates[${index}].id: "${template.id}" appears twice.`);
+    if (seen.has(template.id))
+      throw sectionError(routingSection, `routing.templates[${index}].id`, `"${template.id}" appears twice`);
     seen.add(template.id);
     const priorities = new Set(template.default_models.map((item) => item.priority));
     if (priorities.size !== template.default_models.length) {
-      throw new ConfigError(`routing.templates[${index}].default_models: every priority must be unique.`);
+      throw sectionError(routingSection, `routing.templates[${index}].default_models`, 'must have unique priorities');
     }
     byId.set(template.id, {
       id: template.id,

@@ -1,6 +1,5 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { Ajv } from 'ajv';
-import { ConfigError } from '../config/load-config.js';
+import { Type } from '@sinclair/typebox';
+import { parseConfigSection } from '../config/config-section.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { resolveRoutingTemplates, type RoutingTemplate } from './resolve-routing-templates.js';
 
@@ -26,7 +25,6 @@ const RoutingSectionSchema = Type.Object(
   // `templates` and `builtin_templates` are checked by resolveRoutingTemplates (one format, one parse).
   { additionalProperties: true },
 );
-type RoutingSection = Static<typeof RoutingSectionSchema>;
 
 export interface RoutingSettings {
   requestTimeoutMs: number | null;
@@ -46,16 +44,9 @@ export const DEFAULT_ROUTING_SETTINGS: RoutingSettings = {
   templates: [],
 };
 
-const validateSection = new Ajv({ allErrors: false, strict: false }).compile<RoutingSection>(RoutingSectionSchema);
-
 /** Reads and validates the routing section; a bad field is a ConfigError naming `routing.<field>`. */
 export function parseRoutingSettings(config: Pick<GatewayConfig, 'sections'>): RoutingSettings {
-  const section = config.sections.routing ?? {};
-  if (!validateSection(section)) {
-    const error = validateSection.errors?.[0];
-    const path = `routing${(error?.instancePath ?? '').replace(/\/(\d+)/g, '[$1]').replace(/\//g, '.')}`;
-    throw new ConfigError(`${path} ${error?.message ?? 'is invalid'}`);
-  }
+  const section = parseConfigSection('routing', config.sections.routing, RoutingSectionSchema);
   // Built-in templates plus config ones, validated once here; the key API serves this same list.
   const templates = resolveRoutingTemplates(section);
   const defaults = DEFAULT_ROUTING_SETTINGS;

@@ -1,7 +1,10 @@
+import type { AnyErrorCode, CodeOfType, CodeSentAs, PassThroughCode, UpstreamStatusCode } from './error-codes.js';
+
 /**
  * One error hierarchy for the whole service. Every failure that reaches a client is a
  * GatewayError (or is converted into one by the error handler) and is rendered once, as the
- * OpenAI envelope: {"error": {"message", "type", "code", "param"}}.
+ * OpenAI envelope: {"error": {"message", "type", "code", "param"}}. Each class takes only the codes
+ * `error-codes.ts` declares for its status and type.
  */
 export interface ErrorEnvelope {
   error: { message: string; type: string; code: string | null; param: string | null };
@@ -10,7 +13,7 @@ export interface ErrorEnvelope {
 export class GatewayError extends Error {
   readonly status: number;
   readonly type: string;
-  readonly code: string;
+  readonly code: AnyErrorCode;
   readonly param: string | null;
   /** Extra response headers (Retry-After, x-ratelimit-*). */
   readonly headers: Record<string, string> | undefined;
@@ -18,7 +21,7 @@ export class GatewayError extends Error {
   constructor(
     status: number,
     type: string,
-    code: string,
+    code: AnyErrorCode,
     message: string,
     options: { param?: string | null; headers?: Record<string, string>; cause?: unknown } = {},
   ) {
@@ -37,13 +40,20 @@ export class GatewayError extends Error {
 }
 
 export class InvalidRequestError extends GatewayError {
-  constructor(message: string, param: string | null = null, code = 'invalid_request_error') {
+  constructor(
+    message: string,
+    param: string | null = null,
+    code: CodeSentAs<400, 'invalid_request_error'> = 'invalid_request_error',
+  ) {
     super(400, 'invalid_request_error', code, message, { param });
   }
 }
 
 export class AuthenticationError extends GatewayError {
-  constructor(message = 'Invalid API key provided.', code = 'invalid_api_key') {
+  constructor(
+    message = 'Invalid API key provided.',
+    code: CodeSentAs<401, 'authentication_error'> = 'invalid_api_key',
+  ) {
     super(401, 'authentication_error', code, message);
   }
 }
@@ -55,19 +65,19 @@ export class InsufficientCreditsError extends GatewayError {
 }
 
 export class PermissionDeniedError extends GatewayError {
-  constructor(message: string, code: string, param: string | null = null) {
+  constructor(message: string, code: CodeSentAs<403, 'permission_error'>, param: string | null = null) {
     super(403, 'permission_error', code, message, { param });
   }
 }
 
 export class NotFoundError extends GatewayError {
-  constructor(message: string, code = 'not_found', param: string | null = null) {
+  constructor(message: string, code: CodeSentAs<404, 'not_found_error'>, param: string | null = null) {
     super(404, 'not_found_error', code, message, { param });
   }
 }
 
 export class ConflictError extends GatewayError {
-  constructor(message: string, code = 'conflict') {
+  constructor(message: string, code: CodeSentAs<409, 'conflict_error'>) {
     super(409, 'conflict_error', code, message);
   }
 }
@@ -84,18 +94,44 @@ export class PayloadTooLargeError extends GatewayError {
 }
 
 export class RateLimitError extends GatewayError {
-  constructor(message: string, code: string, headers: Record<string, string>) {
+  constructor(message: string, code: CodeSentAs<429, 'rate_limit_error'>, headers: Record<string, string>) {
     super(429, 'rate_limit_error', code, message, { headers });
   }
 }
 
+interface UpstreamErrorOptions {
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
 /** The upstream provider failed (after fallbacks): 502 bad gateway, 503 unavailable, 504 timeout. */
 export class UpstreamError extends GatewayError {
+  declare readonly code: CodeOfType<'upstream_error'> | PassThroughCode;
+  // Our own codes are checked against the status they are declared with; a provider's is not ours to check.
+  constructor(
+    status: 502,
+    code: CodeSentAs<502, 'upstream_error'> | PassThroughCode,
+    message: string,
+    options?: UpstreamErrorOptions,
+  );
+  constructor(
+    status: 503,
+    code: CodeSentAs<503, 'upstream_error'> | PassThroughCode,
+    message: string,
+    options?: UpstreamErrorOptions,
+  );
+  constructor(
+    status: 504,
+    code: CodeSentAs<504, 'upstream_error'> | PassThroughCode,
+    message: string,
+    options?: UpstreamErrorOptions,
+  );
+  constructor(status: 502 | 503 | 504, code: PassThroughCode, message: string, options?: UpstreamErrorOptions);
   constructor(
     status: 502 | 503 | 504,
-    code: string,
+    code: CodeOfType<'upstream_error'> | PassThroughCode,
     message: string,
-    options: { headers?: Record<string, string>; cause?: unknown } = {},
+    options: UpstreamErrorOptions = {},
   ) {
     super(status, 'upstream_error', code, message, options);
   }
@@ -110,7 +146,7 @@ export class UpstreamClientError extends GatewayError {
   constructor(
     status: number,
     type: string,
-    code: string,
+    code: CodeSentAs<429, 'rate_limit_error'> | PassThroughCode | UpstreamStatusCode,
     message: string,
     param: string | null,
     headers?: Record<string, string>,

@@ -1,3 +1,4 @@
+import { passThroughCode } from '../../shared/error-codes.js';
 import { GatewayError, UpstreamClientError, UpstreamError } from '../../shared/errors.js';
 import { mapOpenAIError } from '../openai/openai-error.js';
 
@@ -15,7 +16,7 @@ export function mapBedrockError(
   const mapped = mapOpenAIError(status, body, headers, providerName);
   const errorType = headerValue(headers['x-amzn-errortype'])?.split(':')[0];
   if (!errorType || !/^[A-Za-z]+$/.test(errorType)) return mapped;
-  const code = snakeCase(errorType);
+  const code = passThroughCode(snakeCase(errorType));
   if (mapped instanceof UpstreamClientError) {
     return new UpstreamClientError(mapped.status, mapped.type, code, mapped.message, mapped.param, mapped.headers);
   }
@@ -25,7 +26,7 @@ export function mapBedrockError(
 /** An exception frame in the middle of a ConverseStream (`:message-type: exception`). */
 export function mapBedrockStreamException(exceptionType: string, message: string, providerName: string): GatewayError {
   const text = `${providerName}: ${message || exceptionType}`;
-  const code = snakeCase(exceptionType);
+  const code = passThroughCode(snakeCase(exceptionType));
   switch (exceptionType) {
     case 'throttlingException':
       return new UpstreamClientError(429, 'rate_limit_error', code, text, null);

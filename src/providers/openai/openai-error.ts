@@ -1,3 +1,4 @@
+import { passThroughCode } from '../../shared/error-codes.js';
 import { GatewayError, UpstreamClientError, UpstreamError } from '../../shared/errors.js';
 
 interface OpenAIErrorBody {
@@ -29,7 +30,7 @@ export function mapOpenAIError(
     text.slice(0, 300).trim() ||
     `HTTP ${status}`;
   const message = `${providerName}: ${upstreamMessage}`;
-  const code = typeof inner?.code === 'string' ? inner.code : null;
+  const code = passThroughCode(typeof inner?.code === 'string' ? inner.code : null);
   const type = typeof inner?.type === 'string' ? inner.type : null;
   const param = typeof inner?.param === 'string' ? inner.param : null;
   const retryAfter = headerValue(headers['retry-after']);

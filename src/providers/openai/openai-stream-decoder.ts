@@ -88,7 +88,7 @@ export class OpenAIStreamDecoder implements StreamDecoder {
   }
 }
 
-function streamError(payload: Record<string, unknown>, context: TranslationContext): UpstreamError {
-  const mapped = mapOpenAIError(502, new TextEncoder().encode(JSON.stringify(payload)), {}, context.provider.name);
-  return new UpstreamError(502, mapped.code === 'upstream_502' ? 'upstream_stream_error' : mapped.code, mapped.message);
+/** An error event mid-stream is the provider failing: a 502 with its code, or `upstream_error`. */
+function streamError(payload: Record<string, unknown>, context: TranslationContext): GatewayError {
+  return mapOpenAIError(502, new TextEncoder().encode(JSON.stringify(payload)), {}, context.provider.name);
 }

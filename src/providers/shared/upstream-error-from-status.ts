@@ -1,3 +1,4 @@
+import { passThroughCode } from '../../shared/error-codes.js';
 import { GatewayError, UpstreamClientError, UpstreamError } from '../../shared/errors.js';
 
 /** What a provider's error body said, already pulled out of its own shape. */
@@ -34,12 +35,13 @@ export function upstreamErrorFromStatus(
   providerName: string,
 ): GatewayError {
   const message = `${providerName}: ${details.message}`;
+  const code = passThroughCode(details.code);
   const retryHeaders = details.retryAfter ? { 'retry-after': details.retryAfter } : undefined;
   if (status === 429) {
     return new UpstreamClientError(
       429,
       'rate_limit_error',
-      details.code ?? 'upstream_rate_limited',
+      code ?? 'upstream_rate_limited',
       message,
       null,
       retryHeaders,
@@ -49,15 +51,15 @@ export function upstreamErrorFromStatus(
     return new UpstreamClientError(
       status,
       details.type ?? TYPE_BY_STATUS[status] ?? 'invalid_request_error',
-      details.code ?? `upstream_${status}`,
+      code ?? `upstream_${status}`,
       message,
       details.param ?? null,
     );
   }
   if (status === 503 || status === 529)
-    return new UpstreamError(503, details.code ?? 'upstream_unavailable', message, { headers: retryHeaders });
-  if (status === 504 || status === 408) return new UpstreamError(504, details.code ?? 'upstream_timeout', message);
-  return new UpstreamError(502, details.code ?? 'upstream_error', message);
+    return new UpstreamError(503, code ?? 'upstream_unavailable', message, { headers: retryHeaders });
+  if (status === 504 || status === 408) return new UpstreamError(504, code ?? 'upstream_timeout', message);
+  return new UpstreamError(502, code ?? 'upstream_error', message);
 }
 
 export function headerValue(value: string | string[] | undefined): string | undefined {
