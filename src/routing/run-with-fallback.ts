@@ -1,4 +1,5 @@
 import { GatewayError, UpstreamClientError, UpstreamError } from '../shared/errors.js';
+import { passThroughCode } from '../shared/error-codes.js';
 import type { Clock } from '../shared/clock.js';
 import type { RouteCandidate } from './model-directory.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
@@ -169,7 +170,8 @@ function rateLimitedEverywhere(
   const now = input.clock.now();
   const waits = [...notBefore.values()].map((at) => at - now).filter((wait) => wait > 0);
   const seconds = Math.max(1, Math.ceil((waits.length > 0 ? Math.min(...waits) : 1000) / 1000));
-  return new UpstreamClientError(429, last.type, last.code, last.message, last.param, {
+  // The code is the upstream's own 429 code, relayed as received.
+  return new UpstreamClientError(429, last.type, passThroughCode(last.code), last.message, last.param, {
     ...last.headers,
     'retry-after': String(seconds),
   });

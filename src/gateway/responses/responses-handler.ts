@@ -103,7 +103,7 @@ export function createGetResponseHandler(deps: Pick<ResponsesHandlerDeps, 'respo
     const { id } = request.params as { id: string };
     const key = keyOf(request);
     const stored = key ? await deps.responses.find(key.userId, id) : null;
-    if (!stored) throw new NotFoundError(`No response with id '${id}' found.`, 'not_found', 'response_id');
+    if (!stored) throw new NotFoundError(`No response with id '${id}' found.`, 'response_not_found', 'response_id');
     return stored.response;
   };
 }
