@@ -9,7 +9,8 @@ const LAYERS = [
   ['gateway'],
   // Domains: each folder holds what its name says; they may use one another, without cycles.
   ['keys', 'metering', 'credits', 'statistics', 'rankings', 'catalog', 'billing', 'users'],
-  ['http'],
+  // Request hooks and the routes that watch the app from outside: health, metrics, traces.
+  ['http', 'observability'],
   ['accounts'],
   // The composition root and the programs built on it.
   ['app.ts', 'gateway-runtime.ts', 'cli', 'bench', 'mock-upstream'],

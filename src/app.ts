@@ -19,6 +19,7 @@ import { ResponseStore } from './gateway/responses/response-store.js';
 import { createEmbeddingRegistry } from './providers/embedding-registry.js';
 import { parseRoutingSettings } from './routing/routing-config.js';
 import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
+import { configRoutingTemplates } from './routing/routing-templates.js';
 import { registerChatCompletionsRoute } from './gateway/chat-completions-route.js';
 import { registerModelsRoute } from './gateway/models-route.js';
 import { ApiKeyCache, type ApiKeyCacheOptions } from './keys/api-key-cache.js';
@@ -44,6 +45,12 @@ import { accountRoutes } from './accounts/account-routes.js';
 import { registerRankingsRoutes } from './accounts/rankings/rankings-routes.js';
 import { ApiKeySchema } from './accounts/keys/api-key-schemas.js';
 import { randomBytes } from 'node:crypto';
+import { Observability, type ObservabilityOptions } from './observability/observability.js';
+import type { ReadinessCheck } from './observability/health-routes.js';
+import { migrationsCheck, storeCheck } from './observability/readiness-checks.js';
+import { registerConsoleStatic } from './http/console-static.js';
+import type { Redis } from 'ioredis';
+import { DEFAULT_REDIS_KEY_PREFIX, openRedis } from './store/open-redis.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -61,10 +68,23 @@ export interface AppDeps {
   secret?: string;
   /** Stripe settings; without them billing uses the sandbox payment provider. */
   stripe?: StripeSettings;
-  /** Routing pieces to replace (tests: a fake breaker store, sleep, random) and the Redis key prefix. */
-  routing?: { overrides?: Partial<RoutingRuntime>; redisKeyPrefix?: string };
+  /** Routing pieces to replace (tests: a fake breaker store, sleep, random). */
+  routing?: { overrides?: Partial<RoutingRuntime> };
+  /**
+   * The installation's Redis, shared by breakers, limits and key invalidation. Absent: buildApp
+   * opens one from config.redisUrl (and closes it); null: no Redis (per-instance state).
+   */
+  redis?: Redis | null;
+  /** Prefix of every Redis key and channel (default `gateway:`; tests use a random one). */
+  redisKeyPrefix?: string;
   /** Metering, limits and credits (on by default); false turns it off (benchmarks compare both). */
   metering?: MeteringOptions | false;
+  /** Trace exporter override (tests) and environment for the OTEL_* variables. */
+  observability?: ObservabilityOptions;
+  /** Readiness checks beyond the store's own (the composition root adds Redis when configured). */
+  readinessChecks?: ReadinessCheck[];
+  /** The built web console to serve at / (default: console/dist of this checkout). */
+  consoleDir?: string;
 }
 
 /** The catalog and the statistics built on finished requests. */
@@ -83,6 +103,13 @@ export interface GatewayApp {
   catalogFeatures: CatalogFeatures;
   /** null when built with metering: false. */
   metering: Metering | null;
+  /** Metrics, traces and health checks. */
+  observability: Observability;
+  /**
+   * Puts a reloaded config's providers, models and routing settings into service at once; throws,
+   * changing nothing, when they cannot be applied. Returns a one-line summary.
+   */
+  reloadConfig(next: GatewayConfig): string;
   /** Stops background work and flushes pending writes; the caller closes the store. */
   close(): Promise<void>;
 }
@@ -99,21 +126,38 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   // Catalog models become routable when a configured provider serves them (CONTRACT §1).
   const catalogData = loadCatalogData();
   const directory = new ModelDirectory(config, routableCatalogModels(catalogData, config));
+  // Infrastructure comes in through deps; what buildApp opens itself, it closes in close().
+  const ownsRedis = deps.redis === undefined && config.redisUrl !== undefined;
+  const redis = (ownsRedis ? openRedis(config.redisUrl!) : deps.redis) ?? undefined;
+  const redisKeyPrefix = deps.redisKeyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
   // The `routing:` section is parsed here, once: routing and the key API read the same templates.
   const routingSettings = parseRoutingSettings(config);
   const routing = createRoutingRuntime({
     settings: routingSettings,
     clock,
-    redisUrl: config.redisUrl,
-    redisKeyPrefix: deps.routing?.redisKeyPrefix,
+    redis,
+    redisKeyPrefix,
     overrides: deps.routing?.overrides,
   });
   await keyCache.start();
+  const observability = await Observability.create(config, deps.observability);
+  const metrics = observability.metrics;
   const metering =
     deps.metering === false
       ? null
-      : new Metering({ config, store, logger, clock, ids, directory, options: deps.metering });
+      : new Metering({
+          config,
+          store,
+          logger,
+          clock,
+          ids,
+          directory,
+          redis,
+          redisKeyPrefix,
+          options: deps.metering,
+          onUsage: metrics ? (event) => metrics.onUsage(event) : undefined,
+        });
   await metering?.start();
 
   const app = Fastify({
@@ -159,6 +203,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     reply.header('x-request-id', request.id);
     done();
   });
+  observability.registerHooks(app);
+  observability.watch({
+    directory,
+    health: routing.health,
+    usageBacklog: metering ? () => metering.writer.pending : undefined,
+    now: () => clock.now(),
+  });
 
   await app.register(swagger, {
     openapi: {
@@ -183,7 +234,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
 
   const authenticate = apiKeyAuth(keyCache, clock);
   const authenticateOptional = apiKeyAuth(keyCache, clock, { optional: true });
-  const observers = [...(deps.observers ?? []), routing.stats, recorder, ...(metering ? [metering] : [])];
+  const observers = [
+    ...(deps.observers ?? []),
+    ...observability.observers,
+    routing.stats,
+    recorder,
+    ...(metering ? [metering] : []),
+  ];
   const chatDeps = { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined };
   registerChatCompletionsRoute(app, chatDeps, authenticate);
   registerResponsesRoutes(app, { ...chatDeps, responses: new ResponseStore(store) }, authenticate);
@@ -205,10 +262,10 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   registerRankingsRoutes(app, rankings);
 
   // Key changes reach every instance's cache (Redis), or this one's only.
-  const announcer = config.redisUrl
+  const announcer = redis
     ? await startRedisAnnouncer({
-        redisUrl: config.redisUrl,
-        channel: deps.keyCacheOptions?.invalidationChannel,
+        redis,
+        channel: `${redisKeyPrefix}key-changes`,
         cache: keyCache,
         logger,
       })
@@ -250,8 +307,9 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     auth: deps.auth,
     billing,
   });
-  app.get('/health', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  observability.registerRoutes(app, [storeCheck(store), migrationsCheck(store), ...(deps.readinessChecks ?? [])]);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await registerConsoleStatic(app, deps.consoleDir);
 
   return {
     app,
@@ -259,14 +317,31 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     directory,
     catalogFeatures,
     metering,
+    observability,
+    reloadConfig(next) {
+      // Everything is built before anything is swapped: a bad config leaves the running one whole.
+      const nextDirectory = new ModelDirectory(next, routableCatalogModels(catalogData, next));
+      const settings = parseRoutingSettings(next);
+      const templates = deps.routing?.overrides?.templates ?? configRoutingTemplates(settings.templates);
+      directory.replaceWith(nextDirectory);
+      routing.settings = settings;
+      routing.templates = templates;
+      upstream.reconfigure(next.providers);
+      config.providers = next.providers;
+      config.models = next.models;
+      config.sections.routing = next.sections.routing;
+      return `${next.providers.length} providers, ${nextDirectory.list().length} routable models`;
+    },
     async close() {
       await app.close();
+      await observability.close();
       // After the server stopped: every finished request has queued its usage event by now.
       await metering?.stop();
       await recorder.stop();
       await keyCache.stop();
       await upstream.close();
       await routing.health.close();
+      if (ownsRedis) redis?.disconnect();
     },
   };
 }

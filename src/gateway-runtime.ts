@@ -5,7 +5,10 @@ import { openStore, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrate.js';
 import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './users/create-auth.js';
 import { systemClock } from './shared/clock.js';
+import { openRedis } from './store/open-redis.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
+import { Redis } from 'ioredis';
+import { redisCheck } from './observability/readiness-checks.js';
 
 export interface Runtime {
   store: Store;
@@ -36,18 +39,33 @@ export async function openRuntime(
 
 export interface StartedGateway extends GatewayApp {
   runtime: Runtime;
+  /** REDIS_URL's Redis, opened here once and shared by every feature that needs it. */
+  redis: Redis | null;
   url: string;
+  /** The admin metrics URL when metrics.port is configured. */
+  metricsUrl: string | null;
 }
 
-/** Everything `gateway serve` does before listening, reusable by tests and benchmarks. */
+/**
+ * Everything `gateway serve` does, reusable by tests and benchmarks. `beforeListen` runs once the
+ * app is built and before the port opens (the first account), so nothing answers on the port
+ * before start-up has finished.
+ */
 export async function startGateway(
   config: GatewayConfig,
   logger: Logger,
   overrides: Partial<AppDeps> = {},
   env: Record<string, string | undefined> = process.env,
+  beforeListen?: (runtime: Runtime) => Promise<void>,
 ): Promise<StartedGateway> {
   const runtime = await openRuntime(config, env);
   const stripe = stripeSettingsFromEnvironment(env);
+  // Readiness asks Redis on a connection of its own that never queues: a dead Redis answers at once.
+  const readinessRedis = config.redisUrl
+    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 })
+    : null;
+  readinessRedis?.on('error', () => undefined);
+  const redis = config.redisUrl ? openRedis(config.redisUrl) : null;
   const gateway = await buildApp({
     config,
     store: runtime.store,
@@ -55,15 +73,31 @@ export async function startGateway(
     auth: runtime.auth,
     secret: runtime.secret,
     stripe,
+    readinessChecks: readinessRedis ? [redisCheck(() => readinessRedis.ping())] : [],
+    redis,
     ...overrides,
   });
+  try {
+    await beforeListen?.(runtime);
+  } catch (error) {
+    await gateway.close();
+    readinessRedis?.disconnect();
+    redis?.disconnect();
+    await runtime.store.destroy();
+    throw error;
+  }
   const address = await gateway.app.listen({ host: config.server.host, port: config.server.port });
+  const metricsUrl = await gateway.observability.startAdminServer();
   return {
     ...gateway,
     runtime,
+    redis,
     url: address,
+    metricsUrl,
     async close() {
       await gateway.close();
+      readinessRedis?.disconnect();
+      redis?.disconnect();
       await runtime.store.destroy();
     },
   };

@@ -22,24 +22,42 @@ export function checkoutPage(view: {
   amount: string;
   fee: string;
   total: string;
+  /** Where to go after paying or canceling (same-origin only, checked by the route). */
+  successUrl?: string;
+  cancelUrl?: string;
 }): string {
   const open = view.status === 'pending';
   const rows = `<table><tr><td>Credits</td><td>${escapeHtml(view.amount)}</td></tr><tr><td>Platform fee</td><td>${escapeHtml(view.fee)}</td></tr><tr class="total"><td>Total</td><td>${escapeHtml(view.total)}</td></tr></table>`;
+  // JSON inside a <script>: "<" escaped so no value can close the script element.
+  const script = (value: unknown) => JSON.stringify(value ?? null).replace(/</g, '\\u003c');
+  const signIn = `/sign-in?next=${encodeURIComponent(`/billing/sandbox/checkout/${view.sessionId}`)}`;
   const actions = open
     ? `<button class="pay" data-action="confirm">Pay ${escapeHtml(view.total)}</button><button class="cancel" data-action="cancel">Cancel</button><p id="result" role="status"></p>
 <script>
+const returnTo = { confirm: ${script(view.successUrl)}, cancel: ${script(view.cancelUrl)} };
 document.querySelectorAll('button[data-action]').forEach((button) => button.addEventListener('click', async () => {
   const result = document.getElementById('result');
   result.textContent = 'Working…';
-  const response = await fetch('/api-account/billing/sandbox/${encodeURIComponent(view.sessionId)}/' + button.dataset.action, { method: 'POST', credentials: 'include' });
+  const action = button.dataset.action;
+  const response = await fetch('/api-account/billing/sandbox/${encodeURIComponent(view.sessionId)}/' + action, { method: 'POST', credentials: 'include' });
   const body = await response.json().catch(() => ({}));
+  if (response.status === 401) {
+    result.innerHTML = 'You are not signed in here. <a href="' + ${script(signIn)} + '">Sign in to the console</a>, then come back to this page.';
+    return;
+  }
   result.textContent = response.ok ? 'Order ' + body.status + '.' : (body.error && body.error.message) || 'Something went wrong.';
-  if (response.ok) document.querySelectorAll('button').forEach((other) => other.remove());
+  if (!response.ok) return;
+  document.querySelectorAll('button').forEach((other) => other.remove());
+  if (returnTo[action]) {
+    const target = new URL(returnTo[action]);
+    target.searchParams.set('order_id', body.order_id);
+    window.location.assign(target.toString());
+  }
 }));
 </script>`
-    : `<p>This order is <strong>${escapeHtml(view.status)}</strong>.</p>`;
+    : `<p>This order is <strong>${escapeHtml(view.status)}</strong>.</p>${view.successUrl ? `<p><a href="${escapeHtml(view.successUrl)}">Back</a></p>` : ''}`;
   return page(
     'Sandbox checkout',
-    `<h1>Add credits</h1><p class="note">Sandbox payment: no money moves. Sign in to the console in this browser first.</p>${rows}${actions}`,
+    `<h1>Add credits</h1><p class="note">Sandbox payment: no money moves. <a href="${escapeHtml(signIn)}">Sign in to the console</a> in this browser first.</p>${rows}${actions}`,
   );
 }

@@ -1,10 +1,26 @@
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import { NotFoundError } from '../shared/errors.js';
 import type { BillingService } from './billing-service.js';
 import { findOrderBySession } from './order-repository.js';
 import { orderView } from './order-view.js';
 import { formatMoney } from './document-render.js';
 import { checkoutPage, messagePage } from './sandbox-checkout-page.js';
+
+/**
+ * A return address from the checkout link, kept only when it points back at this gateway (the
+ * console or the gateway's own pages): the link is shareable, so it must not redirect elsewhere.
+ */
+function sameOrigin(url: string | undefined, request: FastifyRequest): string | undefined {
+  if (!url) return undefined;
+  try {
+    const target = new URL(url);
+    return target.host === request.headers.host && (target.protocol === 'http:' || target.protocol === 'https:')
+      ? target.toString()
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * The sandbox provider's checkout: a page of ours where the signed-in owner confirms or cancels.
@@ -19,7 +35,7 @@ export function registerSandboxCheckout(
   const db = billing.deps.store.db;
   const hidden = { hide: true };
 
-  app.get<{ Params: { session_id: string } }>(
+  app.get<{ Params: { session_id: string }; Querystring: { success_url?: string; cancel_url?: string } }>(
     '/billing/sandbox/checkout/:session_id',
     { schema: hidden },
     async (request, reply) => {
@@ -33,6 +49,8 @@ export function registerSandboxCheckout(
         amount: formatMoney(order.amount_minor, order.currency),
         fee: formatMoney(order.fee_minor, order.currency),
         total: formatMoney(order.total_minor, order.currency),
+        successUrl: sameOrigin(request.query.success_url, request),
+        cancelUrl: sameOrigin(request.query.cancel_url, request),
       });
     },
   );

@@ -19,9 +19,11 @@ export class SandboxPaymentProvider implements PaymentProvider {
     private readonly ids: IdGenerator,
   ) {}
 
-  async createCheckout(_request: CheckoutRequest): Promise<CheckoutSession> {
+  /** The return addresses ride on the checkout link, as Stripe keeps them with its session. */
+  async createCheckout(request: CheckoutRequest): Promise<CheckoutSession> {
     const sessionId = this.ids.next('sbx_');
-    return { sessionId, checkoutUrl: `${this.publicUrl}/billing/sandbox/checkout/${sessionId}` };
+    const query = new URLSearchParams({ success_url: request.successUrl, cancel_url: request.cancelUrl });
+    return { sessionId, checkoutUrl: `${this.publicUrl}/billing/sandbox/checkout/${sessionId}?${query}` };
   }
 
   /** Nothing happens to a sandbox session behind our back: it is open until the user acts (or it times out). */

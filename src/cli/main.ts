@@ -1,91 +1,42 @@
 #!/usr/bin/env node
 import { parseArgs } from 'node:util';
-import { loadConfig, ConfigError } from '../config/load-config.js';
-import { createLogger } from '../shared/logger.js';
-import { openRuntime, startGateway } from '../gateway-runtime.js';
-import { createUser } from '../users/create-user.js';
+import { ConfigError } from '../config/load-config.js';
 import { findUserByEmail } from '../users/user-repository.js';
-import { bootstrapAdmin } from '../users/bootstrap-admin.js';
 import { createApiKey } from '../keys/create-api-key.js';
 import { randomIdGenerator } from '../shared/ids.js';
 import { GatewayError } from '../shared/errors.js';
-import { createProviderRegistry } from '../providers/provider-registry.js';
 import { CreditsCommandError, runCreditsCommand } from './credits-command.js';
+import { applyGlobalOptions, CliContext, CliError, UsageError } from './cli-context.js';
+import { runUsersCommand } from './users-command.js';
+import { runDoctor } from './doctor-command.js';
+import { serve } from './serve-command.js';
 
-const USAGE = `Usage: gateway <command> [options]
+const USAGE = `Usage: gateway <command> [options] [--config FILE] [--database-url URL]
 
 Commands:
   serve                                   start the gateway (migrates the store first)
   migrate                                 bring the store's schema up to date
+  doctor [--timeout MS]                   check config, store, migrations, Redis and every provider
   users create --email E --password P [--name N]
+  users list                              every account, its status and number of active keys
+  users disable --email E                 end its sessions, revoke its keys, refuse sign-in
+  users enable --email E                  allow sign-in again
+  users set-password --email E [--password P]
+                                          set (or generate and print) a new password
   keys create --email E --name N [--allowed-models a,b/*] [--expires-days D]
                                           create an API key and print it (shown once)
   credits grant --email E --amount USD [--reference R]
                                           add credits (a repeated --reference applies once)
   credits balance --email E               print the credit balance
 
+Every command takes --config (else GATEWAY_CONFIG, else ./gateway.config.yaml) and
+--database-url (else DATABASE_URL, else sqlite:./data/gateway.db), and names both when it fails.
+
 Environment: GATEWAY_CONFIG, DATABASE_URL, REDIS_URL, HOST, PORT, LOG_LEVEL,
              GATEWAY_ADMIN_EMAIL, GATEWAY_ADMIN_PASSWORD, provider keys (OPENAI_API_KEY, …)`;
 
-/** A failure to report in one line. */
-class CliError extends Error {}
-/** A malformed command: also print the usage. */
-class UsageError extends CliError {}
-
-function load() {
-  const { config, warnings } = loadConfig({ knownProviderTypes: [...createProviderRegistry().keys()] });
-  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
-  return config;
-}
-
-async function serve(): Promise<void> {
-  const config = load();
-  const logger = createLogger(config.server.logLevel);
-  const gateway = await startGateway(config, logger);
-  const admin = await bootstrapAdmin(gateway.runtime.auth, gateway.runtime.store, process.env);
-  if (admin?.generatedPassword) {
-    process.stdout.write(
-      `\nCreated the first account: ${admin.email}\nPassword (shown once, change it): ${admin.generatedPassword}\n\n`,
-    );
-  } else if (admin) {
-    process.stdout.write(`Created the first account: ${admin.email}\n`);
-  }
-  const { store } = gateway.runtime;
-  process.stdout.write(
-    `gateway listening on ${gateway.url}\n` +
-      `  config:    ${config.source}\n  store:     ${store.description}\n` +
-      `  providers: ${config.providers.map((provider) => provider.id).join(', ') || 'none (set OPENAI_API_KEY or write gateway.config.yaml)'}\n` +
-      `  models:    ${config.models.length}\n`,
-  );
-
-  let stopping = false;
-  const stop = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(
-      `${signal}: no new requests; letting open ones finish (up to ${config.server.shutdownGraceMs} ms)\n`,
-    );
-    const force = setTimeout(() => {
-      logger.warn('grace period over; closing the remaining connections');
-      gateway.app.server.closeAllConnections();
-    }, config.server.shutdownGraceMs);
-    force.unref();
-    try {
-      await gateway.close();
-      process.stdout.write('stopped cleanly\n');
-      process.exit(0);
-    } catch (error) {
-      logger.error({ err: error }, 'error while stopping');
-      process.exit(1);
-    }
-  };
-  process.on('SIGTERM', () => void stop('SIGTERM'));
-  process.on('SIGINT', () => void stop('SIGINT'));
-}
-
-async function migrate(): Promise<void> {
-  const config = load();
-  const runtime = await openRuntime(config);
+async function migrate(context: CliContext): Promise<void> {
+  const runtime = await context.openRuntime();
   process.stdout.write(
     runtime.applied.length ? `applied:\n  ${runtime.applied.join('\n  ')}\n` : 'the store is up to date\n',
   );
@@ -93,27 +44,7 @@ async function migrate(): Promise<void> {
   await runtime.store.destroy();
 }
 
-async function usersCreate(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: { email: { type: 'string' }, password: { type: 'string' }, name: { type: 'string' } },
-    strict: true,
-  });
-  if (!values.email || !values.password) throw new UsageError('users create needs --email and --password');
-  const runtime = await openRuntime(load());
-  try {
-    const user = await createUser(runtime.auth, runtime.store, {
-      email: values.email,
-      password: values.password,
-      name: values.name,
-    });
-    process.stdout.write(`created user ${user.email} (id ${user.id})\n`);
-  } finally {
-    await runtime.store.destroy();
-  }
-}
-
-async function keysCreate(args: string[]): Promise<void> {
+async function keysCreate(context: CliContext, args: string[]): Promise<void> {
   const { values } = parseArgs({
     args,
     options: {
@@ -128,7 +59,7 @@ async function keysCreate(args: string[]): Promise<void> {
   const expiresDays = values['expires-days'] === undefined ? null : Number(values['expires-days']);
   if (expiresDays !== null && !(Number.isFinite(expiresDays) && expiresDays > 0))
     throw new UsageError('--expires-days must be a positive number');
-  const runtime = await openRuntime(load());
+  const runtime = await context.openRuntime();
   try {
     const user = await findUserByEmail(runtime.store.db, values.email);
     if (!user)
@@ -154,27 +85,37 @@ async function keysCreate(args: string[]): Promise<void> {
   }
 }
 
-async function main(argv: string[]): Promise<void> {
+async function doctor(context: CliContext, args: string[]): Promise<void> {
+  const { values } = parseArgs({ args, options: { timeout: { type: 'string' } }, strict: true });
+  const timeoutMs = values.timeout === undefined ? 5000 : Number(values.timeout);
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1)
+    throw new UsageError('--timeout must be a positive whole number of ms');
+  const report = await runDoctor(context, timeoutMs);
+  process.stdout.write(report.table);
+  if (!report.ok) {
+    process.stdout.write('some checks failed\n');
+    process.exitCode = 1;
+  }
+}
+
+async function main(context: CliContext, argv: string[]): Promise<void> {
   const [command, subcommand, ...rest] = argv;
+  const write = (text: string) => process.stdout.write(text);
   switch (command) {
     case 'serve':
-      return serve();
+      return serve(context);
     case 'migrate':
-      return migrate();
+      return migrate(context);
+    case 'doctor':
+      return doctor(context, argv.slice(1));
     case 'users':
-      if (subcommand === 'create') return usersCreate(rest);
-      break;
+      return runUsersCommand(subcommand, rest, () => context.openRuntime(), write);
     case 'keys':
-      if (subcommand === 'create') return keysCreate(rest);
+      if (subcommand === 'create') return keysCreate(context, rest);
       break;
     case 'credits':
       try {
-        return await runCreditsCommand(
-          subcommand,
-          rest,
-          async () => (await openRuntime(load())).store,
-          (text) => process.stdout.write(text),
-        );
+        return await runCreditsCommand(subcommand, rest, async () => (await context.openRuntime()).store, write);
       } catch (error) {
         if (error instanceof CreditsCommandError)
           throw error.usage ? new UsageError(error.message) : new CliError(error.message);
@@ -190,15 +131,22 @@ async function main(argv: string[]): Promise<void> {
   throw new UsageError(`unknown command: ${argv.join(' ')}`);
 }
 
-main(process.argv.slice(2)).catch((error: unknown) => {
-  if (error instanceof UsageError) process.stderr.write(`gateway: ${error.message}\n\n${USAGE}\n`);
-  else if (error instanceof CliError) process.stderr.write(`gateway: ${error.message}\n`);
-  else if (error instanceof ConfigError) process.stderr.write(`gateway: configuration error: ${error.message}\n`);
-  else if (error instanceof GatewayError) process.stderr.write(`gateway: ${error.message}\n`);
-  else if ((error as { code?: string }).code === 'EADDRINUSE')
-    process.stderr.write(
-      `gateway: the port is already in use (${(error as Error).message}); set PORT to another one\n`,
-    );
-  else process.stderr.write(`gateway: ${(error as Error)?.message ?? String(error)}\n`);
+function failureMessage(error: unknown): string {
+  if (error instanceof ConfigError) return `configuration error: ${error.message}`;
+  if (error instanceof CliError || error instanceof GatewayError) return error.message;
+  if ((error as { code?: string }).code === 'EADDRINUSE')
+    return `the port is already in use (${(error as Error).message}); set PORT to another one`;
+  if ((error as { code?: string }).code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') return (error as Error).message;
+  return (error as Error)?.message ?? String(error);
+}
+
+let context = new CliContext(process.env);
+try {
+  const { env, rest } = applyGlobalOptions(process.argv.slice(2), process.env);
+  context = new CliContext(env);
+  await main(context, rest);
+} catch (error) {
+  process.stderr.write(`gateway: ${failureMessage(error)}\n${context.describe()}`);
+  if (error instanceof UsageError) process.stderr.write(`\n${USAGE}\n`);
   process.exit(1);
-});
+}

@@ -103,6 +103,8 @@ export const ConfigFileSchema = Type.Object(
     billing: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     limits: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     catalog: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    metrics: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    tracing: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: false },
 );

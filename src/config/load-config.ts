@@ -196,6 +196,8 @@ function resolveConfig(
       billing: withOrigin(file.billing ?? {}, origin),
       limits: withOrigin(file.limits ?? {}, origin),
       catalog: withOrigin(file.catalog ?? {}, origin),
+      metrics: withOrigin(file.metrics ?? {}, origin),
+      tracing: withOrigin(file.tracing ?? {}, origin),
     },
     source,
   };

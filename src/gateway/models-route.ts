@@ -67,8 +67,11 @@ export function registerModelsRoute(
   directory: ModelDirectory,
   authenticateOptional: preHandlerAsyncHookHandler,
 ): void {
-  // The directory is fixed at start-up and may hold hundreds of catalog models: present them once.
-  const presented = directory.list().map((model) => ({ id: model.id, body: toApiModel(model) }));
+  // The directory may hold hundreds of catalog models: present them once per directory version
+  // (it changes only on a config reload).
+  const present = () => directory.list().map((model) => ({ id: model.id, body: toApiModel(model) }));
+  let presented = present();
+  let presentedVersion = directory.version;
   app.get('/v1/models', {
     schema: {
       summary: 'List models (OpenAI-compatible)',
@@ -78,6 +81,10 @@ export function registerModelsRoute(
     },
     preHandler: authenticateOptional,
     handler: async (request) => {
+      if (presentedVersion !== directory.version) {
+        presented = present();
+        presentedVersion = directory.version;
+      }
       const key = request.apiKey;
       const data = key
         ? presented.filter((model) => isModelAllowed(key, model.id)).map((model) => model.body)

@@ -12,8 +12,6 @@ export interface ApiKeyCacheOptions {
   negativeTtlMs?: number;
   /** How often last_used_at is written. */
   touchFlushMs?: number;
-  /** Redis pub/sub channel for key changes, when REDIS_URL is set (tests use their own). */
-  invalidationChannel?: string;
 }
 
 /**
@@ -30,7 +28,7 @@ export class ApiKeyCache {
   private pollTimer: NodeJS.Timeout | undefined;
   private touchTimer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
-  private readonly options: Required<Omit<ApiKeyCacheOptions, 'invalidationChannel'>>;
+  private readonly options: Required<ApiKeyCacheOptions>;
 
   constructor(
     private readonly store: Store,

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { ApiKeyCache } from './api-key-cache.js';
 
@@ -26,7 +26,7 @@ export function localAnnouncer(cache: ApiKeyCache): KeyChangeAnnouncer {
 }
 
 export interface RedisAnnouncerOptions {
-  redisUrl: string;
+  redis: Redis;
   channel?: string;
   cache: ApiKeyCache;
   logger: Logger;
@@ -40,11 +40,11 @@ export interface RedisAnnouncerOptions {
 export async function startRedisAnnouncer(options: RedisAnnouncerOptions): Promise<KeyChangeAnnouncer> {
   const { cache, logger } = options;
   const channel = options.channel ?? DEFAULT_KEY_CHANGE_CHANNEL;
-  const connection = { maxRetriesPerRequest: 2, connectTimeout: 2_000 };
+  const connection = { maxRetriesPerRequest: 2, connectTimeout: 2_000, lazyConnect: false };
   // No offline queue for publishing: while Redis is down a publish fails at once instead of
   // holding the API call that revoked the key.
-  const publisher = new Redis(options.redisUrl, { ...connection, enableOfflineQueue: false });
-  const subscriber = new Redis(options.redisUrl, connection);
+  const publisher = options.redis.duplicate({ ...connection, enableOfflineQueue: false });
+  const subscriber = options.redis.duplicate(connection);
   for (const client of [publisher, subscriber]) {
     // ioredis reconnects by itself; without a listener an outage would crash the process.
     client.on('error', (error: Error) =>

@@ -6,6 +6,7 @@ import type { Hold, LimitBackend } from './limit-backend.js';
 import { MemoryLimitBackend } from './memory-limit-backend.js';
 import { RedisLimitBackend } from './redis-limit-backend.js';
 import { LimitsUnavailableError, ResilientLimitBackend } from './resilient-limit-backend.js';
+import { openRedis } from '../store/open-redis.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -17,8 +18,8 @@ const backends: Record<string, () => Promise<LimitBackend[]>> = {
   // Two clients on one prefix stand for two gateway instances.
   redis: async () => {
     const prefix = `test:${randomId(10)}:`;
-    const first = new RedisLimitBackend(REDIS_URL, prefix);
-    const second = new RedisLimitBackend(REDIS_URL, prefix);
+    const first = new RedisLimitBackend(openRedis(REDIS_URL), prefix);
+    const second = new RedisLimitBackend(openRedis(REDIS_URL), prefix);
     await Promise.all([first.ready(), second.ready()]);
     return [first, second];
   },
@@ -132,7 +133,7 @@ describe('Redis failures', () => {
   };
 
   it('fail-open checks against memory and logs; fail-closed refuses with 503', async () => {
-    const unreachable = new RedisLimitBackend('redis://127.0.0.1:1', 'x:', { commandTimeoutMs: 200 });
+    const unreachable = new RedisLimitBackend(openRedis('redis://127.0.0.1:1'), 'x:', { commandTimeoutMs: 200 });
     const open = silentLogger();
     const failOpen = new ResilientLimitBackend(unreachable, 'open', open.logger, { now: () => Date.now() });
     const limits = { rpmLimit: 1, tpmLimit: null };

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig, Pricing } from '../config/gateway-config.js';
 import type { Store } from '../store/database.js';
@@ -16,6 +17,7 @@ import { ResilientLimitBackend } from './resilient-limit-backend.js';
 import { readMeteringSettings, type MeteringSettings } from './metering-settings.js';
 import { buildUsageEvent } from './usage-event.js';
 import { UsageWriter, type UsageWriterOptions } from './usage-writer.js';
+import type { UsageEventsTable } from './metering-schema.js';
 import {
   holdAmount,
   holdRefusal,
@@ -26,12 +28,7 @@ import {
   type MeteredRequest,
 } from './metering-admission.js';
 
-export interface MeteringOptions extends UsageWriterOptions {
-  /** Overrides config.redisUrl (tests); null forces memory. */
-  redisUrl?: string | null;
-  /** Prefix of every Redis key (tests use a random one). */
-  redisPrefix?: string;
-}
+export type MeteringOptions = UsageWriterOptions;
 
 export interface MeteringDeps {
   config: GatewayConfig;
@@ -40,7 +37,13 @@ export interface MeteringDeps {
   clock: Clock;
   ids: IdGenerator;
   directory: ModelDirectory;
+  /** Limits and holds shared by every instance; without it they are kept per instance, in memory. */
+  redis?: Redis;
+  /** Prefix of every Redis key (tests use a random one). */
+  redisKeyPrefix?: string;
   options?: MeteringOptions;
+  /** Sees every usage record as it is queued (metrics count tokens and cost from it). */
+  onUsage?: (event: UsageEventsTable) => void;
 }
 
 /**
@@ -57,9 +60,8 @@ export class Metering implements RequestAdmission, CompletionObserver {
 
   constructor(private readonly deps: MeteringDeps) {
     this.settings = readMeteringSettings(deps.config);
-    const redisUrl = deps.options?.redisUrl === undefined ? deps.config.redisUrl : (deps.options.redisUrl ?? undefined);
-    if (redisUrl) {
-      this.redis = new RedisLimitBackend(redisUrl, deps.options?.redisPrefix ?? 'gw:');
+    if (deps.redis) {
+      this.redis = new RedisLimitBackend(deps.redis, deps.redisKeyPrefix);
       this.backend = new ResilientLimitBackend(this.redis, this.settings.redisFailureMode, deps.logger, deps.clock);
     } else {
       this.backend = new MemoryLimitBackend();
@@ -164,6 +166,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
           .adjustTokens(outcome.keyId, metered.keyLimits, delta, this.deps.clock.now())
           .catch(() => undefined);
       }
+      this.deps.onUsage?.(event);
       const charge = this.settings.requireCredits && event.user_id !== null && event.cost_nanos > 0;
       if (metered?.hold && !charge && event.cost_nanos === 0) {
         // Nothing to charge and nothing to add to the key's spend: free the hold now.

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { KeyLimits, RateCheck } from './rate-limit-window.js';
 import type { Hold, HoldLimits, HoldOutcome, LimitBackend } from './limit-backend.js';
 import {
@@ -27,11 +27,11 @@ export class RedisLimitBackend implements LimitBackend {
   private readonly redis: ScriptedRedis;
 
   constructor(
-    url: string,
-    private readonly prefix = 'gw:',
+    base: Redis,
+    private readonly prefix = 'gateway:',
     options: { commandTimeoutMs?: number } = {},
   ) {
-    const redis = new Redis(url, {
+    const redis = base.duplicate({
       lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,

@@ -82,7 +82,7 @@ describe('buildUsageEvent', () => {
 
   it('records latency, time to first token, tokens per second and attempts', () => {
     const attempts = [
-      { providerId: 'p', modelId: 'm', upstreamModel: 'u', status: 200, errorCode: null, latencyMs: 90 },
+      { providerId: 'p', modelId: 'm', upstreamModel: 'u', status: 200, errorCode: null, startedAt: 0, latencyMs: 90 },
     ];
     const event = build({
       streamed: true,

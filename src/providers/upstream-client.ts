@@ -15,7 +15,7 @@ export interface UpstreamResponse {
  * (between body reads) and total (whole request, through the abort signal).
  */
 export class UpstreamClient {
-  private readonly agents = new Map<string, Agent>();
+  private readonly agents = new Map<string, { agent: Agent; settings: string }>();
 
   async send(
     provider: ProviderConfig,
@@ -42,8 +42,21 @@ export class UpstreamClient {
   }
 
   async close(): Promise<void> {
-    await Promise.all([...this.agents.values()].map((agent) => agent.close()));
+    await Promise.all([...this.agents.values()].map(({ agent }) => agent.close()));
     this.agents.clear();
+  }
+
+  /**
+   * After a config reload: pools of providers that are gone or whose pool settings changed are
+   * closed once their requests finish (close() lets them complete), and new ones open on demand.
+   */
+  reconfigure(providers: ProviderConfig[]): void {
+    const next = new Map(providers.map((provider) => [provider.id, agentSettings(provider)]));
+    for (const [id, { agent, settings }] of this.agents) {
+      if (next.get(id) === settings) continue;
+      this.agents.delete(id);
+      void agent.close().catch(() => undefined);
+    }
   }
 
   /** Origins seen so far, so a URL is split with a string comparison instead of a URL parse. */
@@ -60,17 +73,25 @@ export class UpstreamClient {
   }
 
   private agentFor(provider: ProviderConfig): Agent {
-    let agent = this.agents.get(provider.id);
-    if (!agent) {
-      agent = new Agent({
-        connections: provider.maxConnections,
-        keepAliveTimeout: 30_000,
-        connect: { timeout: provider.timeouts.connectMs },
-      });
-      this.agents.set(provider.id, agent);
+    let entry = this.agents.get(provider.id);
+    if (!entry) {
+      entry = {
+        agent: new Agent({
+          connections: provider.maxConnections,
+          keepAliveTimeout: 30_000,
+          connect: { timeout: provider.timeouts.connectMs },
+        }),
+        settings: agentSettings(provider),
+      };
+      this.agents.set(provider.id, entry);
     }
-    return agent;
+    return entry.agent;
   }
+}
+
+/** What a provider's pool is built from: when it changes, the pool is replaced. */
+function agentSettings(provider: ProviderConfig): string {
+  return `${provider.maxConnections}/${provider.timeouts.connectMs}`;
 }
 
 /** Network-level failures → 502/504 with a message that names the provider, never a raw stack. */

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryEndpointHealth, type EndpointHealth } from './circuit-breaker.js';
 import { RedisEndpointHealth } from './redis-endpoint-health.js';
+import { openRedis } from '../store/open-redis.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const settings = { failureThreshold: 3, cooldownMs: 10_000 };
@@ -22,7 +23,7 @@ afterEach(async () => {
 type Make = (clock: FakeClock, prefix: string) => EndpointHealth;
 const kinds: Array<[string, Make]> = [
   ['memory', (clock) => new MemoryEndpointHealth(settings, clock)],
-  ['redis', (clock, prefix) => new RedisEndpointHealth(REDIS_URL, settings, clock, { keyPrefix: prefix })],
+  ['redis', (clock, prefix) => new RedisEndpointHealth(openRedis(REDIS_URL), settings, clock, { keyPrefix: prefix })],
 ];
 
 describe.each(kinds)('circuit breaker (%s)', (kind, make) => {

@@ -20,6 +20,8 @@ export interface EndpointHealth {
   admit(key: string): Promise<Admission>;
   recordSuccess(key: string): Promise<void>;
   recordFailure(key: string): Promise<void>;
+  /** Reads the breakers' states without changing them (metrics); absent on test doubles. */
+  inspect?(keys: string[]): Promise<BreakerState[]>;
   close(): Promise<void>;
 }
 
@@ -63,6 +65,12 @@ export function failureTransition(state: BreakerState, now: number, settings: Br
     : { ...state, failures };
 }
 
+/** The state's name at a moment: open until the cool-down ends, then half-open until a probe closes it. */
+export function breakerPhase(state: BreakerState, now: number): 'closed' | 'open' | 'half_open' {
+  if (state.openUntil === 0) return 'closed';
+  return now < state.openUntil ? 'open' : 'half_open';
+}
+
 /** One process's breakers, in memory (no REDIS_URL). */
 export class MemoryEndpointHealth implements EndpointHealth {
   private readonly states = new Map<string, BreakerState>();
@@ -84,6 +92,10 @@ export class MemoryEndpointHealth implements EndpointHealth {
 
   async recordFailure(key: string): Promise<void> {
     this.states.set(key, failureTransition(this.states.get(key) ?? CLOSED, this.clock.now(), this.settings));
+  }
+
+  async inspect(keys: string[]): Promise<BreakerState[]> {
+    return keys.map((key) => this.states.get(key) ?? CLOSED);
   }
 
   async close(): Promise<void> {}

@@ -7,6 +7,8 @@ export interface AttemptRecord {
   upstreamModel: string;
   status: number;
   errorCode: string | null;
+  /** Epoch ms when the attempt started (trace spans). */
+  startedAt: number;
   latencyMs: number;
 }
 

@@ -9,16 +9,27 @@ export interface RouteCandidate {
 /**
  * The routable models: every configured model whose endpoints point at configured providers, then
  * the built-in catalog models configured providers serve (`catalogModels`; a config model with the
- * same id wins). Built once at start-up; lookups are by exact id.
+ * same id wins). Built at start-up and rebuilt on a config reload (replaceWith); lookups are by exact id.
  */
 export class ModelDirectory {
   private readonly models = new Map<string, ModelConfig>();
   private readonly providers = new Map<string, ProviderConfig>();
+  /** Goes up with every replaceWith, so what is derived from the directory knows to rebuild. */
+  version = 0;
 
   constructor(config: Pick<GatewayConfig, 'models' | 'providers'>, catalogModels: ModelConfig[] = []) {
     for (const provider of config.providers) this.providers.set(provider.id, provider);
     for (const model of config.models) this.models.set(model.id, model);
     for (const model of catalogModels) if (!this.models.has(model.id)) this.models.set(model.id, model);
+  }
+
+  /** Takes over another directory's contents (a config reload): requests already routed keep their candidates. */
+  replaceWith(next: ModelDirectory): void {
+    this.models.clear();
+    this.providers.clear();
+    for (const [id, model] of next.models) this.models.set(id, model);
+    for (const [id, provider] of next.providers) this.providers.set(id, provider);
+    this.version++;
   }
 
   get(modelId: string): ModelConfig | undefined {

@@ -1,6 +1,12 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Clock } from '../shared/clock.js';
-import type { Admission, BreakerSettings, EndpointHealth } from './circuit-breaker.js';
+import {
+  CLOSED,
+  type Admission,
+  type BreakerSettings,
+  type BreakerState,
+  type EndpointHealth,
+} from './circuit-breaker.js';
 
 /*
  * The same transitions as circuit-breaker.ts, run atomically inside Redis so every gateway
@@ -73,20 +79,20 @@ export class RedisEndpointHealth implements EndpointHealth {
   private subscribed = false;
 
   constructor(
-    redisUrl: string,
+    redis: Redis,
     private readonly settings: BreakerSettings,
     private readonly clock: Clock,
     options: RedisEndpointHealthOptions = {},
   ) {
     // Routing must not wait on a dead Redis forever: fail fast, and the caller treats the endpoint as healthy.
     const connection = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false, connectTimeout: 2000 };
-    this.redis = new Redis(redisUrl, connection);
+    this.redis = redis.duplicate(connection);
     this.redis.on('error', () => undefined);
     this.prefix = `${options.keyPrefix ?? 'gateway:'}breaker:`;
     this.channel = `${this.prefix}failures`;
     this.ttlMs = Math.max(settings.cooldownMs * 10, 10 * 60_000);
     this.closedSnapshotMs = options.closedSnapshotMs ?? 1000;
-    this.subscriber = new Redis(redisUrl, connection);
+    this.subscriber = redis.duplicate(connection);
     this.subscriber.on('error', () => undefined);
     // Messages may have been missed while disconnected: forget everything and trust nothing until subscribed again.
     this.subscriber.on('close', () => {
@@ -136,6 +142,18 @@ export class RedisEndpointHealth implements EndpointHealth {
       this.channel,
       key,
     );
+  }
+
+  async inspect(keys: string[]): Promise<BreakerState[]> {
+    if (keys.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const key of keys) pipeline.hmget(this.prefix + key, 'f', 'o', 'p');
+    const replies = (await pipeline.exec()) ?? [];
+    return replies.map(([error, fields]) => {
+      if (error || !Array.isArray(fields)) return CLOSED;
+      const [failures, openUntil, probeUntil] = (fields as Array<string | null>).map((value) => Number(value ?? 0));
+      return { failures, openUntil, probeUntil };
+    });
   }
 
   async close(): Promise<void> {

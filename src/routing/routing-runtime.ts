@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import type { Redis } from 'ioredis';
 import type { Clock } from '../shared/clock.js';
 import type { RouteCandidate } from './model-directory.js';
 import type { EndpointHealth } from './circuit-breaker.js';
@@ -23,7 +24,8 @@ export interface RoutingRuntime {
 export interface RoutingRuntimeOptions {
   settings: RoutingSettings;
   clock: Clock;
-  redisUrl?: string;
+  /** Shared breakers across instances; without it, each instance keeps its own. */
+  redis?: Redis;
   /** Prefix of Redis keys (tests: random per test). */
   redisKeyPrefix?: string;
   overrides?: Partial<RoutingRuntime>;
@@ -33,8 +35,8 @@ export function createRoutingRuntime(options: RoutingRuntimeOptions): RoutingRun
   const { settings, clock } = options;
   const health =
     options.overrides?.health ??
-    (options.redisUrl
-      ? new RedisEndpointHealth(options.redisUrl, settings.breaker, clock, { keyPrefix: options.redisKeyPrefix })
+    (options.redis
+      ? new RedisEndpointHealth(options.redis, settings.breaker, clock, { keyPrefix: options.redisKeyPrefix })
       : new MemoryEndpointHealth(settings.breaker, clock));
   return {
     settings,

@@ -140,6 +140,7 @@ export async function recordAttempt<T>(
     upstreamModel: candidate.endpoint.upstreamModel,
     status: 0,
     errorCode: null,
+    startedAt: started,
     latencyMs: 0,
   };
   input.outcome.attempts.push(attempt);

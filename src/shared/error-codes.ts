@@ -93,6 +93,10 @@ export const ERROR_CODES = {
   missing_api_key: { ...UNAUTHORIZED, meaning: 'no API key in `Authorization: Bearer …`' },
   invalid_api_key: { ...UNAUTHORIZED, meaning: 'an unknown or revoked API key (the two are indistinguishable)' },
   not_signed_in: { ...UNAUTHORIZED, meaning: 'an account route without a valid session cookie' },
+  invalid_metrics_token: {
+    ...UNAUTHORIZED,
+    meaning: '`/metrics` without the bearer token set in `metrics.bearer_token`',
+  },
   auth_error: {
     status: 'varies',
     type: 'varies',
@@ -148,6 +152,11 @@ export const ERROR_CODES = {
     status: 503,
     type: 'service_unavailable',
     meaning: 'Redis is down and `limits.redis_failure_mode` is `closed`',
+  },
+  not_ready: {
+    status: 503,
+    type: 'service_unavailable',
+    meaning: '`/health/ready`: the store, its migrations or Redis is not usable; `checks` names which',
   },
   // 502, 503, 504: the providers failed.
   upstream_error: { ...BAD_GATEWAY, meaning: 'the provider failed without a code of its own' },

@@ -28,6 +28,14 @@ function parseBigInt(text: string): number {
   return value;
 }
 
+/** Where a DATABASE_URL points, for messages: a PostgreSQL password masked, a SQLite path made absolute. */
+export function describeDatabaseUrl(databaseUrl: string): string {
+  if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://'))
+    return databaseUrl.replace(/:[^:@/]*@/, ':***@');
+  const path = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : databaseUrl;
+  return `sqlite:${path === ':memory:' ? path : resolve(path)}`;
+}
+
 export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Store {
   if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
     const pool = new pg.Pool({
@@ -39,11 +47,17 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
           oid === 20 ? parseBigInt : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
       },
     });
+    // An idle connection that drops (database restart, failover, a proxy's idle cut) is reported
+    // here; the pool discards it and connects again when needed. Unheard, it would end the process.
+    pool.on('error', () => undefined);
+    // A connection that drops while checked out fails its query (the caller sees that error) and
+    // also emits 'error' on the client, which with no listener would end the process too.
+    pool.on('connect', (client) => client.on('error', () => undefined));
     const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
       dialect: 'postgres',
-      description: databaseUrl.replace(/:[^:@/]*@/, ':***@'),
+      description: describeDatabaseUrl(databaseUrl),
       destroy: () => db.destroy(),
     };
   }

@@ -3,6 +3,7 @@ import type { Auth } from './create-auth.js';
 import type { Store } from '../store/database.js';
 import { countUsers } from './user-repository.js';
 import { createUser } from './create-user.js';
+import { ConflictError } from '../shared/errors.js';
 
 export interface BootstrapResult {
   email: string;
@@ -10,15 +11,34 @@ export interface BootstrapResult {
   generatedPassword: string | null;
 }
 
-/** On an empty store, creates the first account from GATEWAY_ADMIN_EMAIL / GATEWAY_ADMIN_PASSWORD. */
+/**
+ * The first account's address when GATEWAY_ADMIN_EMAIL is unset. A reserved documentation domain
+ * (RFC 2606) rather than admin@localhost, which the auth library's email check refuses.
+ */
+export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
+
+/**
+ * On an empty store, creates the first account from GATEWAY_ADMIN_EMAIL / GATEWAY_ADMIN_PASSWORD.
+ * When several instances start together on one store, one creates it and the others find it.
+ */
 export async function bootstrapAdmin(
   auth: Auth,
   store: Store,
   env: Record<string, string | undefined>,
 ): Promise<BootstrapResult | null> {
   if ((await countUsers(store.db)) > 0) return null;
-  const email = env.GATEWAY_ADMIN_EMAIL || 'admin@localhost';
+  const email = env.GATEWAY_ADMIN_EMAIL || DEFAULT_ADMIN_EMAIL;
   const generatedPassword = env.GATEWAY_ADMIN_PASSWORD ? null : randomId(20);
-  await createUser(auth, store, { email, password: env.GATEWAY_ADMIN_PASSWORD || generatedPassword!, name: 'Admin' });
+  try {
+    await createUser(auth, store, {
+      email,
+      password: env.GATEWAY_ADMIN_PASSWORD || generatedPassword!,
+      name: 'Admin',
+    });
+  } catch (error) {
+    // Another instance created it first (our check or the auth library's own refused the duplicate).
+    if (error instanceof ConflictError || (await countUsers(store.db)) > 0) return null;
+    throw error;
+  }
   return { email, generatedPassword };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { betterAuth } from 'better-auth';
 import { bearer } from 'better-auth/plugins';
 import { getMigrations } from 'better-auth/db/migration';
+import { APIError } from 'better-auth/api';
 import type { Kysely } from 'kysely';
 import type { Store } from '../store/database.js';
 import { getOrCreateSetting } from '../store/settings-repository.js';
@@ -30,6 +31,23 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
     logger: { disabled: true },
     // Authorization: Bearer <session token> for API clients, besides the HttpOnly cookie for browsers.
     plugins: [bearer()],
+    // `gateway users disable` sets this; such an account gets no new session (its old ones are deleted).
+    user: { additionalFields: { disabled: { type: 'boolean', required: false, defaultValue: false, input: false } } },
+    databaseHooks: {
+      session: {
+        create: {
+          async before(session) {
+            const user = await store.db
+              .selectFrom('user')
+              .select('disabled')
+              .where('id', '=', session.userId)
+              .executeTakeFirst();
+            if (user?.disabled)
+              throw new APIError('FORBIDDEN', { message: 'This account is disabled.', code: 'ACCOUNT_DISABLED' });
+          },
+        },
+      },
+    },
   });
 }
 

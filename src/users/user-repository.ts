@@ -7,6 +7,8 @@ export interface AuthUserTable {
   email: string;
   name: string;
   createdAt: unknown;
+  /** Set by `gateway users disable` (a boolean, or 0/1 on SQLite). */
+  disabled: boolean | number | null;
 }
 
 declare module '../store/schema.js' {

@@ -32,8 +32,13 @@ describe('sandbox checkout, end to end', () => {
     expect(checkout.json).toMatchObject({ status: 'pending', amount: 25, fee: 1.25, total: 26.25, currency: 'usd' });
     expect(checkout.json.order_id).toMatch(/^ord_/);
     expect(checkout.json.session_id).toMatch(/^sbx_/);
-    expect(checkout.json.checkout_url).toBe(
+    const checkoutUrl = new URL(checkout.json.checkout_url);
+    expect(`${checkoutUrl.origin}${checkoutUrl.pathname}`).toBe(
       `${gateway.config.server.publicUrl}/billing/sandbox/checkout/${checkout.json.session_id}`,
+    );
+    // The return addresses travel on the link (the gateway's own pages by default).
+    expect(checkoutUrl.searchParams.get('success_url')).toBe(
+      `${gateway.config.server.publicUrl}/billing/complete?order_id=${checkout.json.order_id}`,
     );
 
     const page = await fetch(`${gateway.url}/billing/sandbox/checkout/${checkout.json.session_id}`);
@@ -145,6 +150,25 @@ describe('sandbox checkout, end to end', () => {
     const page = await (await fetch(`${gateway.url}/billing/sandbox/checkout/${checkout.json.session_id}`)).text();
     expect(page).toContain('canceled');
     expect(page).not.toContain('data-action="confirm"');
+  });
+
+  it('sends the buyer back to a return address on this gateway after paying, never to another site', async () => {
+    const own = `${gateway.url}/credits/result`;
+    const traveller = await signUpUser(gateway);
+    const checkout = await traveller.call('POST', '/api-account/user/billing/create-checkout', {
+      amount: 10,
+      success_url: own,
+      cancel_url: 'https://elsewhere.example/phish',
+    });
+    const html = await (
+      await fetch(checkout.json.checkout_url.replace(gateway.config.server.publicUrl, gateway.url))
+    ).text();
+    expect(html).toContain(`confirm: ${JSON.stringify(own)}`);
+    expect(html).toContain('cancel: null');
+    expect(html).not.toContain('elsewhere.example');
+    expect(html).toContain(
+      `/sign-in?next=${encodeURIComponent(`/billing/sandbox/checkout/${checkout.json.session_id}`)}`,
+    );
   });
 
   it('a paid EUR order credits at the configured rate', async () => {

@@ -84,7 +84,12 @@ describe('the gateway CLI', () => {
 
     const unknownUser = runCli(['keys', 'create', '--email', 'ghost@example.com', '--name', 'x']);
     expect(unknownUser.status).toBe(1);
-    expect(unknownUser.stderr.trim().split('\n')).toHaveLength(1);
+    // One line of reason, then the store and config it was looked for in.
+    expect(unknownUser.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^gateway: no user with the email ghost@example.com/),
+      `  store:  sqlite:${join(dir, 'gateway.db')}`,
+      `  config: ${join(dir, 'gateway.config.yaml')}`,
+    ]);
 
     const badConfig = runCli(['migrate'], { GATEWAY_CONFIG: join(dir, 'missing.yaml') });
     expect(badConfig.status).toBe(1);

@@ -64,6 +64,8 @@ export interface TestGatewayOptions {
   deps?: Partial<AppDeps>;
   /** Environment seen by the config loader (e.g. REDIS_URL); empty by default. */
   env?: Record<string, string>;
+  /** Port to listen on (a browser test fixes it to match server.public_url); a free one by default. */
+  port?: number;
 }
 
 export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
@@ -92,7 +94,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     keyCacheOptions: { pollIntervalMs: 100 },
     ...options.deps,
   });
-  const url = await gateway.app.listen({ host: '127.0.0.1', port: 0 });
+  const url = await gateway.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const email = `user-${randomIdGenerator.next('').toLowerCase()}@example.com`;
   const user = await createUser(auth, testStore.store, { email, password: 'password-123' });
   const createKey = async (input: Partial<NewApiKey> = {}) =>

@@ -85,10 +85,9 @@ describe.each(STORE_KINDS)('revocation across two instances on %s, store polling
 
 describe('revocation across two instances on PostgreSQL + Redis', () => {
   it(`reaches the other instance through pub/sub within ${WITHIN_MS} ms while polling is a minute apart`, async () => {
-    const invalidationChannel = `test-${randomId(12)}:key-changes`;
     const { first, second, account } = await twoInstances('postgres', {
       env: { REDIS_URL },
-      deps: { keyCacheOptions: { pollIntervalMs: 60_000, invalidationChannel } },
+      deps: { keyCacheOptions: { pollIntervalMs: 60_000 }, redisKeyPrefix: `test-${randomId(12)}:` },
     });
     const { disableSeenAfter, deleteSeenAfter } = await revokeAndMeasure(first, second, account);
     expect(disableSeenAfter).toBeLessThan(WITHIN_MS);

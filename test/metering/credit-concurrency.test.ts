@@ -4,6 +4,7 @@ import { startTestGateway, testConfigText, type TestGateway } from '../helpers/t
 import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
 import { randomId } from '../../src/shared/ids.js';
 import { chat, ledgerFigures } from './metering-helpers.js';
+import { openRedis } from '../../src/store/open-redis.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const CREDITS = `
@@ -65,18 +66,18 @@ describe('200 concurrent requests against a balance that covers 50', () => {
 
   it('two instances on PostgreSQL + Redis', async () => {
     upstream = await startMockUpstream({ scenario: { chunkCount: 20, latencyMs: 20 } });
-    const metering = { redisUrl: REDIS_URL, redisPrefix: `test:${randomId(10)}:` };
+    const redis = { redis: openRedis(REDIS_URL), redisKeyPrefix: `test:${randomId(10)}:` };
     const first = await startTestGateway({
       configText: testConfigText(upstream.url, CREDITS),
       storeKind: 'postgres',
-      deps: { metering },
+      deps: redis,
     });
     instances.push(first);
     instances.push(
       await startTestGateway({
         configText: testConfigText(upstream.url, CREDITS),
         testStore: first.testStore,
-        deps: { metering },
+        deps: redis,
       }),
     );
     await run(instances);

@@ -3,6 +3,7 @@ import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mo
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
 import { randomId } from '../../src/shared/ids.js';
 import { chat } from './metering-helpers.js';
+import { openRedis } from '../../src/store/open-redis.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
@@ -17,16 +18,16 @@ describe('per-key limits', () => {
 
   async function twoInstances(): Promise<[TestGateway, TestGateway]> {
     upstream = await startMockUpstream({ scenario: { chunkCount: 20 } });
-    const metering = { redisUrl: REDIS_URL, redisPrefix: `test:${randomId(10)}:` };
+    const redis = { redis: openRedis(REDIS_URL), redisKeyPrefix: `test:${randomId(10)}:` };
     const first = await startTestGateway({
       configText: testConfigText(upstream.url),
       storeKind: 'postgres',
-      deps: { metering },
+      deps: redis,
     });
     const second = await startTestGateway({
       configText: testConfigText(upstream.url),
       testStore: first.testStore,
-      deps: { metering },
+      deps: redis,
     });
     instances.push(first, second);
     return [first, second];
@@ -101,10 +102,10 @@ describe('per-key limits', () => {
 
   it('with Redis down: fail-closed refuses with 503, fail-open enforces per instance and logs', async () => {
     upstream = await startMockUpstream({ scenario: { chunkCount: 5 } });
-    const metering = { redisUrl: 'redis://127.0.0.1:1', redisPrefix: 'unreachable:' };
+    const redis = { redis: openRedis('redis://127.0.0.1:1'), redisKeyPrefix: 'unreachable:' };
     const closed = await startTestGateway({
       configText: testConfigText(upstream.url, 'limits:\n  redis_failure_mode: closed\n'),
-      deps: { metering },
+      deps: redis,
     });
     instances.push(closed);
     const closedKey = await closed.createKey({ rpmLimit: 5 });
@@ -114,7 +115,7 @@ describe('per-key limits', () => {
     // A key without limits needs no Redis and is served.
     expect((await chat(closed.url, closed.apiKey, {})).status).toBe(200);
 
-    const open = await startTestGateway({ configText: testConfigText(upstream.url), deps: { metering } });
+    const open = await startTestGateway({ configText: testConfigText(upstream.url), deps: redis });
     instances.push(open);
     const openKey = await open.createKey({ rpmLimit: 1 });
     expect((await chat(open.url, openKey, {})).status).toBe(200);

@@ -4,6 +4,7 @@ import { RedisEndpointHealth } from '../../src/routing/redis-endpoint-health.js'
 import { startTestGateway } from '../helpers/test-gateway.js';
 import { hello, routingConfigText, startRoutingHarness, type RoutingHarness } from './routing-test-setup.js';
 import OpenAI from 'openai';
+import { openRedis } from '../../src/store/open-redis.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const breaker = '  circuit_breaker: { failure_threshold: 2, cooldown_ms: 30000 }\n  retries: 0';
@@ -80,8 +81,8 @@ describe('circuit breaker through the gateway (fake clock)', () => {
     const clock = fakeClock();
     const prefix = `test:${randomUUID()}:`;
     const settings = { failureThreshold: 2, cooldownMs: 30_000 };
-    const healthA = new RedisEndpointHealth(REDIS_URL, settings, clock, { keyPrefix: prefix });
-    const healthB = new RedisEndpointHealth(REDIS_URL, settings, clock, { keyPrefix: prefix });
+    const healthA = new RedisEndpointHealth(openRedis(REDIS_URL), settings, clock, { keyPrefix: prefix });
+    const healthB = new RedisEndpointHealth(openRedis(REDIS_URL), settings, clock, { keyPrefix: prefix });
     const first = await startRoutingHarness(breaker, { clock, routing: { overrides: { health: healthA } } });
     cleanups.push(() => first.close());
     // The second instance: same store, same upstreams, its own process state.

@@ -1,0 +1,197 @@
+import { useState } from 'react';
+import { Link } from 'react-router';
+import { useQuery } from '@tanstack/react-query';
+import { usageQuery } from '../../api/queries';
+import type { Usage } from '../../api/responses';
+import { EmptyState, PageHeader, QueryView, Stat } from '../../layout/page-states';
+import { TimeSeriesChart } from '../../charts/time-series-chart';
+import { formatCompact, formatCount, formatDay, formatMoney, lastDaysRange } from '../../format/format';
+import { downloadCsv, usageToCsv } from './usage-csv';
+
+function Breakdown({
+  title,
+  rows,
+  currency,
+}: {
+  title: string;
+  rows: { id: string; label: React.ReactNode; requests: number; total_tokens: number; cost: number }[];
+  currency: string;
+}) {
+  return (
+    <section className="card">
+      <h2>{title}</h2>
+      {rows.length === 0 ? (
+        <p className="muted">Nothing in this range.</p>
+      ) : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">{title.replace('By ', '').replace(/^\w/, (c) => c.toUpperCase())}</th>
+                <th scope="col" className="number">
+                  Requests
+                </th>
+                <th scope="col" className="number">
+                  Tokens
+                </th>
+                <th scope="col" className="number">
+                  Cost
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((row) => (
+                <tr key={row.id}>
+                  <td>{row.label}</td>
+                  <td className="number">{formatCount(row.requests)}</td>
+                  <td className="number">{formatCount(row.total_tokens)}</td>
+                  <td className="number">{formatMoney(row.cost, currency)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function UsageReport({ usage }: { usage: Usage }) {
+  if (usage.totals.requests === 0)
+    return (
+      <EmptyState title="No requests in this range">
+        <p>
+          Pick a wider range, or send a request with one of your <Link to="/keys">API keys</Link>.
+        </p>
+      </EmptyState>
+    );
+  const days = (day: string) => formatDay(day);
+  return (
+    <>
+      <div className="grid stats">
+        <Stat label="Requests" value={formatCount(usage.totals.requests)} />
+        <Stat label="Prompt tokens" value={formatCount(usage.totals.prompt_tokens)} />
+        <Stat label="Completion tokens" value={formatCount(usage.totals.completion_tokens)} />
+        <Stat label="Cost" value={formatMoney(usage.totals.cost, usage.currency)} />
+      </div>
+      <div className="grid two-columns section">
+        <section className="card chart-card">
+          <h2>Requests per day</h2>
+          <TimeSeriesChart
+            data={usage.daily}
+            xKey="date"
+            kind="bar"
+            series={[{ key: 'requests', label: 'Requests' }]}
+            formatX={days}
+            formatY={(value) => formatCompact(value)}
+            summary={`${formatCount(usage.totals.requests)} requests`}
+          />
+        </section>
+        <section className="card chart-card">
+          <h2>Tokens per day</h2>
+          <TimeSeriesChart
+            data={usage.daily}
+            xKey="date"
+            stacked
+            series={[
+              { key: 'prompt_tokens', label: 'Prompt' },
+              { key: 'completion_tokens', label: 'Completion' },
+            ]}
+            formatX={days}
+            formatY={(value) => formatCompact(value)}
+            summary={`${formatCount(usage.totals.total_tokens)} tokens`}
+          />
+        </section>
+        <section className="card chart-card">
+          <h2>Cost per day</h2>
+          <TimeSeriesChart
+            data={usage.daily}
+            xKey="date"
+            kind="bar"
+            series={[{ key: 'cost', label: 'Cost', color: 'var(--chart-3)' }]}
+            integers={false}
+            formatX={days}
+            formatY={(value) => formatMoney(value, usage.currency)}
+            summary={`${formatMoney(usage.totals.cost, usage.currency)} in all`}
+          />
+        </section>
+      </div>
+      <div className="grid two-columns">
+        <Breakdown
+          title="By model"
+          currency={usage.currency}
+          rows={usage.by_model.map((row) => ({
+            ...row,
+            id: row.model,
+            label: <Link to={`/models/${row.model}`}>{row.model}</Link>,
+          }))}
+        />
+        <Breakdown
+          title="By key"
+          currency={usage.currency}
+          rows={usage.by_key.map((row) => ({ ...row, id: row.key_id, label: row.name }))}
+        />
+      </div>
+    </>
+  );
+}
+
+/** Usage over a date range: daily requests, tokens and cost, by model and by key, as CSV too. */
+export default function UsagePage() {
+  const initial = lastDaysRange(30);
+  const [range, setRange] = useState(initial);
+  const usage = useQuery(usageQuery(range.start, range.end));
+  const invalid = range.start > range.end;
+  return (
+    <>
+      <PageHeader
+        title="Usage"
+        description="Every request made with your keys, counted in UTC days."
+        actions={
+          <button
+            type="button"
+            className="button"
+            disabled={!usage.data}
+            onClick={() => usage.data && downloadCsv(`usage-${range.start}-${range.end}.csv`, usageToCsv(usage.data))}
+          >
+            Export CSV
+          </button>
+        }
+      />
+      <div className="toolbar" role="group" aria-label="Date range">
+        <div className="field">
+          <label htmlFor="usage-start">From</label>
+          <input
+            id="usage-start"
+            type="date"
+            value={range.start}
+            max={range.end}
+            onChange={(event) => event.target.value && setRange({ ...range, start: event.target.value })}
+          />
+        </div>
+        <div className="field">
+          <label htmlFor="usage-end">To</label>
+          <input
+            id="usage-end"
+            type="date"
+            value={range.end}
+            min={range.start}
+            onChange={(event) => event.target.value && setRange({ ...range, end: event.target.value })}
+          />
+        </div>
+        {[7, 30, 90].map((days) => (
+          <button key={days} type="button" className="button" onClick={() => setRange(lastDaysRange(days))}>
+            Last {days} days
+          </button>
+        ))}
+      </div>
+      {invalid ? (
+        <p className="form-failure">The start date is after the end date.</p>
+      ) : (
+        <QueryView query={usage} label="Loading usage">
+          {(data) => <UsageReport usage={data} />}
+        </QueryView>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,145 @@
+import { parseArgs } from 'node:util';
+import { createUser } from '../users/create-user.js';
+import { findUserByEmail } from '../users/user-repository.js';
+import { randomId } from '../shared/ids.js';
+import type { Runtime } from '../gateway-runtime.js';
+import { CliError, UsageError } from './cli-context.js';
+
+type Write = (text: string) => void;
+
+function toIso(value: unknown): string {
+  const date = value instanceof Date ? value : new Date(value as string | number);
+  return Number.isNaN(date.getTime()) ? String(value) : date.toISOString();
+}
+
+async function userByEmail(runtime: Runtime, email: string | undefined, command: string) {
+  if (!email) throw new UsageError(`users ${command} needs --email`);
+  const user = await findUserByEmail(runtime.store.db, email);
+  if (!user) throw new CliError(`no user with the email ${email}`);
+  return user;
+}
+
+/**
+ * `gateway users create|list|disable|enable|set-password`. Disabling deletes the account's
+ * sessions, revokes its API keys and refuses new sign-ins; enabling allows sign-in again (revoked
+ * keys stay revoked). A new password also ends every session.
+ */
+export async function runUsersCommand(
+  subcommand: string | undefined,
+  args: string[],
+  openRuntime: () => Promise<Runtime>,
+  write: Write,
+): Promise<void> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      email: { type: 'string' },
+      password: { type: 'string' },
+      name: { type: 'string' },
+    },
+    strict: true,
+  });
+  if (!['create', 'list', 'disable', 'enable', 'set-password'].includes(subcommand ?? ''))
+    throw new UsageError(`unknown command: users ${subcommand ?? ''}`.trim());
+  if (subcommand === 'create' && (!values.email || !values.password))
+    throw new UsageError('users create needs --email and --password');
+  const runtime = await openRuntime();
+  try {
+    const db = runtime.store.db;
+    // better-auth keeps booleans as 0/1 on SQLite, which cannot bind a JavaScript boolean.
+    const flag = (value: boolean) => (runtime.store.dialect === 'sqlite' ? Number(value) : value);
+    switch (subcommand) {
+      case 'create': {
+        const user = await createUser(runtime.auth, runtime.store, {
+          email: values.email!,
+          password: values.password!,
+          name: values.name,
+        });
+        write(`created user ${user.email} (id ${user.id})\n`);
+        return;
+      }
+      case 'list': {
+        const users = await db
+          .selectFrom('user')
+          .select(['id', 'email', 'name', 'createdAt', 'disabled'])
+          .orderBy('createdAt')
+          .execute();
+        const keys = await db
+          .selectFrom('api_keys')
+          .select(['user_id', (eb) => eb.fn.countAll<number>().as('count')])
+          .where('revoked_at', 'is', null)
+          .groupBy('user_id')
+          .execute();
+        const activeKeys = new Map(keys.map((row) => [row.user_id, Number(row.count)]));
+        const rows = users.map((user) => [
+          user.email,
+          user.disabled ? 'disabled' : 'active',
+          String(activeKeys.get(user.id) ?? 0),
+          toIso(user.createdAt),
+          user.id,
+        ]);
+        write(formatTable(['EMAIL', 'STATUS', 'KEYS', 'CREATED', 'ID'], rows));
+        write(`${users.length} user${users.length === 1 ? '' : 's'}\n`);
+        return;
+      }
+      case 'disable': {
+        const user = await userByEmail(runtime, values.email, 'disable');
+        const now = Date.now();
+        await db
+          .updateTable('user')
+          .set({ disabled: flag(true) })
+          .where('id', '=', user.id)
+          .execute();
+        const context = await runtime.auth.$context;
+        await context.internalAdapter.deleteUserSessions(user.id);
+        const revoked = await db
+          .updateTable('api_keys')
+          .set({ revoked_at: now, updated_at: now })
+          .where('user_id', '=', user.id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        write(
+          `disabled ${user.email}: sessions ended, ${Number(revoked.numUpdatedRows)} API key(s) revoked, sign-in refused\n`,
+        );
+        return;
+      }
+      case 'enable': {
+        const user = await userByEmail(runtime, values.email, 'enable');
+        await db
+          .updateTable('user')
+          .set({ disabled: flag(false) })
+          .where('id', '=', user.id)
+          .execute();
+        write(`enabled ${user.email}: sign-in allowed again (revoked keys stay revoked)\n`);
+        return;
+      }
+      case 'set-password': {
+        const user = await userByEmail(runtime, values.email, 'set-password');
+        const generated = values.password ? null : randomId(20);
+        const password = values.password ?? generated!;
+        if (password.length < 8) throw new CliError('the password must be at least 8 characters long');
+        const context = await runtime.auth.$context;
+        if (!(await context.internalAdapter.findCredentialAccount(user.id)))
+          throw new CliError(`${user.email} has no password sign-in to change`);
+        await context.internalAdapter.updatePassword(user.id, await context.password.hash(password));
+        await context.internalAdapter.deleteUserSessions(user.id);
+        write(`set a new password for ${user.email}; its sessions were ended\n`);
+        if (generated) write(`password (shown once): ${generated}\n`);
+        return;
+      }
+    }
+  } finally {
+    await runtime.store.destroy();
+  }
+}
+
+/** Left-aligned columns, two spaces apart. */
+export function formatTable(header: string[], rows: string[][]): string {
+  const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column].length)));
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column])))
+      .join('  ')
+      .trimEnd();
+  return `${[line(header), ...rows.map(line)].join('\n')}\n`;
+}

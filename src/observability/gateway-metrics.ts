@@ -1,0 +1,198 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { CompletionObserver, CompletionOutcome } from '../routing/completion-outcome.js';
+
+/** What one usage record adds to the token and cost counters (the metering's own figures). */
+export interface MeteredUsage {
+  model_id: string | null;
+  provider_id: string | null;
+  prompt_tokens: number;
+  completion_tokens: number;
+  cached_tokens: number;
+  reasoning_tokens: number;
+  cost_nanos: number;
+}
+
+/** A circuit breaker's state for the breaker gauge. */
+export interface BreakerSample {
+  providerId: string;
+  upstreamModel: string;
+  state: 'closed' | 'open' | 'half_open';
+}
+
+/** Read on every scrape, never on the request path. */
+export interface MetricsSources {
+  breakers?: () => Promise<BreakerSample[]>;
+  /** Usage records waiting to be written. */
+  usageBacklog?: () => number;
+}
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const BREAKER_VALUE = { closed: 0, open: 1, half_open: 2 } as const;
+/** Admission refusals by their error code; a fixed set keeps the label's values bounded. */
+const REFUSAL_CODES = new Set([
+  'requests_per_minute_exceeded',
+  'tokens_per_minute_exceeded',
+  'insufficient_credits',
+  'quota_exceeded',
+  'credit_limit_exceeded',
+]);
+/** Used where a label has no value (no model was reached, no route matched). */
+export const NONE = 'none';
+
+/**
+ * The gateway's Prometheus metrics, in a registry of its own (no prom-client globals, so tests
+ * and several apps in one process do not share counters). Label values come from the config
+ * (model and provider ids, route patterns) or small fixed sets, never from client text, so the
+ * number of series stays bounded.
+ */
+export class GatewayMetrics implements CompletionObserver {
+  readonly registry = new Registry();
+  private readonly httpRequests: Counter<'route' | 'method' | 'status'>;
+  private readonly httpDuration: Histogram<'route' | 'method'>;
+  private readonly chatRequests: Counter<'model' | 'provider' | 'status' | 'streamed'>;
+  private readonly chatDuration: Histogram<'model' | 'provider'>;
+  private readonly timeToFirstToken: Histogram<'model' | 'provider'>;
+  private readonly upstreamAttempts: Counter<'provider' | 'status'>;
+  private readonly upstreamDuration: Histogram<'provider'>;
+  private readonly tokens: Counter<'model' | 'provider' | 'type'>;
+  private readonly cost: Counter<'model' | 'provider'>;
+  private readonly refusals: Counter<'reason'>;
+  private sources: MetricsSources = {};
+
+  constructor(options: { processMetrics?: boolean } = {}) {
+    const registers = [this.registry];
+    this.httpRequests = new Counter({
+      name: 'gateway_http_requests_total',
+      help: 'HTTP requests answered, by route pattern, method and status code.',
+      labelNames: ['route', 'method', 'status'],
+      registers,
+    });
+    this.httpDuration = new Histogram({
+      name: 'gateway_http_request_duration_seconds',
+      help: 'Time from the request arriving to the response ending (whole stream included).',
+      labelNames: ['route', 'method'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.chatRequests = new Counter({
+      name: 'gateway_chat_requests_total',
+      help: 'Chat completion requests, by the model and provider that served them (none: refused before routing) and status.',
+      labelNames: ['model', 'provider', 'status', 'streamed'],
+      registers,
+    });
+    this.chatDuration = new Histogram({
+      name: 'gateway_chat_request_duration_seconds',
+      help: 'Chat completion latency, first byte of the request to the last of the answer.',
+      labelNames: ['model', 'provider'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.timeToFirstToken = new Histogram({
+      name: 'gateway_chat_time_to_first_token_seconds',
+      help: 'Time to the first generated token (streams) or to the whole answer (non-streamed).',
+      labelNames: ['model', 'provider'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.upstreamAttempts = new Counter({
+      name: 'gateway_upstream_attempts_total',
+      help: 'Calls to upstream providers, fallbacks and retries included, by upstream status (0: no answer).',
+      labelNames: ['provider', 'status'],
+      registers,
+    });
+    this.upstreamDuration = new Histogram({
+      name: 'gateway_upstream_latency_seconds',
+      help: 'Time for one upstream attempt to answer (response headers for streams, the whole body otherwise).',
+      labelNames: ['provider'],
+      buckets: LATENCY_BUCKETS,
+      registers,
+    });
+    this.tokens = new Counter({
+      name: 'gateway_tokens_total',
+      help: 'Tokens metered, by model, provider and type (prompt, completion, cached, reasoning).',
+      labelNames: ['model', 'provider', 'type'],
+      registers,
+    });
+    this.cost = new Counter({
+      name: 'gateway_cost_nano_usd_total',
+      help: 'Cost metered, in nano-USD (1e-9 USD), by model and provider.',
+      labelNames: ['model', 'provider'],
+      registers,
+    });
+    this.refusals = new Counter({
+      name: 'gateway_refusals_total',
+      help: 'Requests refused before reaching a provider: rate limits, key quotas, credit balance.',
+      labelNames: ['reason'],
+      registers,
+    });
+    const sources = () => this.sources;
+    new Gauge({
+      name: 'gateway_circuit_breaker_state',
+      help: 'Circuit breaker per upstream endpoint: 0 closed, 1 open, 2 half-open.',
+      labelNames: ['provider', 'upstream_model'],
+      registers,
+      async collect() {
+        this.reset();
+        const samples =
+          (await sources()
+            .breakers?.()
+            .catch(() => [])) ?? [];
+        for (const sample of samples)
+          this.set({ provider: sample.providerId, upstream_model: sample.upstreamModel }, BREAKER_VALUE[sample.state]);
+      },
+    });
+    new Gauge({
+      name: 'gateway_usage_backlog',
+      help: 'Usage records waiting to be written to the store.',
+      registers,
+      collect() {
+        this.set(sources().usageBacklog?.() ?? 0);
+      },
+    });
+    if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
+  }
+
+  /** Where scrape-time gauges read from; set once the services exist. */
+  setSources(sources: MetricsSources): void {
+    this.sources = { ...this.sources, ...sources };
+  }
+
+  observeHttp(route: string | undefined, method: string, status: number, seconds: number): void {
+    const routeLabel = route ?? NONE;
+    this.httpRequests.inc({ route: routeLabel, method, status: String(status) });
+    this.httpDuration.observe({ route: routeLabel, method }, seconds);
+  }
+
+  onCompletion(outcome: CompletionOutcome): void {
+    const model = outcome.modelId ?? NONE;
+    const provider = outcome.providerId ?? NONE;
+    this.chatRequests.inc({ model, provider, status: String(outcome.status), streamed: String(outcome.streamed) });
+    if (outcome.attempts.length > 0) {
+      this.chatDuration.observe({ model, provider }, outcome.latencyMs / 1000);
+      if (outcome.timeToFirstTokenMs !== null)
+        this.timeToFirstToken.observe({ model, provider }, outcome.timeToFirstTokenMs / 1000);
+    }
+    for (const attempt of outcome.attempts) {
+      this.upstreamAttempts.inc({ provider: attempt.providerId, status: String(attempt.status) });
+      this.upstreamDuration.observe({ provider: attempt.providerId }, attempt.latencyMs / 1000);
+    }
+    if (outcome.errorCode && outcome.attempts.length === 0 && REFUSAL_CODES.has(outcome.errorCode))
+      this.refusals.inc({ reason: outcome.errorCode });
+  }
+
+  /** Counts one usage record exactly as the metering wrote it, so the counters match the store. */
+  onUsage(usage: MeteredUsage): void {
+    const model = usage.model_id ?? NONE;
+    const provider = usage.provider_id ?? NONE;
+    if (usage.prompt_tokens) this.tokens.inc({ model, provider, type: 'prompt' }, usage.prompt_tokens);
+    if (usage.completion_tokens) this.tokens.inc({ model, provider, type: 'completion' }, usage.completion_tokens);
+    if (usage.cached_tokens) this.tokens.inc({ model, provider, type: 'cached' }, usage.cached_tokens);
+    if (usage.reasoning_tokens) this.tokens.inc({ model, provider, type: 'reasoning' }, usage.reasoning_tokens);
+    if (usage.cost_nanos) this.cost.inc({ model, provider }, usage.cost_nanos);
+  }
+
+  /** The text exposition format, for a scrape. */
+  async render(): Promise<{ contentType: string; body: string }> {
+    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+  }
+}
