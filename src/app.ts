@@ -11,6 +11,12 @@ import { createProviderRegistry, type ProviderRegistry } from './providers/provi
 import { UpstreamClient } from './providers/upstream-client.js';
 import { ModelDirectory } from './routing/model-directory.js';
 import type { CompletionObserver } from './routing/completion-outcome.js';
+import { registerCors } from './http/cors.js';
+import { registerEmbeddingsRoute } from './gateway/embeddings/embeddings-route.js';
+import { registerResponsesRoutes } from './gateway/responses/responses-route.js';
+import { registerMessagesRoute } from './gateway/messages/messages-route.js';
+import { ResponseStore } from './gateway/responses/response-store.js';
+import { createEmbeddingRegistry } from './providers/embedding-registry.js';
 import { parseRoutingSettings } from './routing/routing-config.js';
 import { createRoutingRuntime, type RoutingRuntime } from './routing/routing-runtime.js';
 import { configRoutingTemplates } from './routing/routing-templates.js';
@@ -31,7 +37,7 @@ import { createPurchaseLedger } from './credits/purchase-ledger.js';
 import { registerBilling } from './billing/register-billing.js';
 import type { StripeSettings } from './billing/stripe-payment-provider.js';
 import type { Auth } from './users/create-auth.js';
-import { registerErrorHandling } from './http/error-handler.js';
+import { registerErrorHandling, toGatewayError } from './http/error-handler.js';
 import { apiKeyAuth } from './http/api-key-auth.js';
 import { requireUser } from './http/account-auth.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
@@ -216,6 +222,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   });
   app.addSchema(ErrorEnvelopeSchema);
   registerErrorHandling(app, config.server.bodyLimitBytes);
+  registerCors(app, config.server.corsOrigins);
 
   // Statistics observe every finished request; the catalog, provider and rankings routes read them.
   const catalog = new ModelCatalog(catalogData, config, directory.list());
@@ -234,9 +241,21 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     recorder,
     ...(metering ? [metering] : []),
   ];
-  registerChatCompletionsRoute(
+  const chatDeps = { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined };
+  registerChatCompletionsRoute(app, chatDeps, authenticate);
+  registerResponsesRoutes(app, { ...chatDeps, responses: new ResponseStore(store) }, authenticate);
+  registerMessagesRoute(app, chatDeps, authenticate, (error) => toGatewayError(error, config.server.bodyLimitBytes));
+  registerEmbeddingsRoute(
     app,
-    { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined },
+    {
+      directory,
+      embeddings: createEmbeddingRegistry(),
+      upstream,
+      clock,
+      observers,
+      routing,
+      admission: metering ?? undefined,
+    },
     authenticate,
   );
   registerModelsRoute(app, directory, authenticateOptional);

@@ -67,7 +67,8 @@ function toModelConfig(entry: CatalogDataModel, endpoints: EndpointConfig[]): Mo
     author: entry.author,
     created: Number.isFinite(created) ? Math.floor(created / 1000) : 0,
     inputModalities: entry.inputModalities ?? ['text'],
-    outputModalities: entry.outputModalities ?? ['text'],
+    // The catalog's sources carry no modality for embedding models; their ids say it.
+    outputModalities: entry.outputModalities ?? (/(^|[/-])embed/.test(entry.id) ? ['embeddings'] : ['text']),
     capabilities: entry.capabilities ?? [],
     tags: entry.tags ?? [],
     endpoints,

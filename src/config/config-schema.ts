@@ -87,6 +87,8 @@ export const ServerConfigSchema = Type.Object(
     ),
     /** Public base URL, used in links the gateway hands out (checkout pages, documents). */
     public_url: Type.Optional(Type.String({ pattern: '^https?://' })),
+    /** Browser origins allowed to call /api-account/* with cookies (CORS); /v1/* allows any origin. */
+    cors_origins: Type.Optional(Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), { maxItems: 64 })),
   },
   { additionalProperties: false },
 );

@@ -65,6 +65,8 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   logLevel: string;
   publicUrl: string;
+  /** Origins allowed to call /api-account/* from a browser (credentials included). */
+  corsOrigins: string[];
 }
 
 export interface GatewayConfig {

@@ -185,6 +185,7 @@ function resolveConfig(
       shutdownGraceMs: server.shutdown_grace_ms ?? 10_000,
       logLevel: env.LOG_LEVEL || server.log_level || 'info',
       publicUrl: (env.GATEWAY_PUBLIC_URL || server.public_url || `http://${host}:${port}`).replace(/\/$/, ''),
+      corsOrigins: server.cors_origins ?? [],
     },
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,

@@ -10,6 +10,7 @@ import { validateChatRequest } from './validate-chat-request.js';
 import { toUpstreamError, type UpstreamClient } from '../providers/upstream-client.js';
 import type { CompletionObserver, CompletionOutcome } from '../routing/completion-outcome.js';
 import { streamCompletion } from './stream-completion.js';
+import { conformCompletion } from './conform-chat-answer.js';
 import type { RoutingRuntime } from '../routing/routing-runtime.js';
 import { requestTimeoutMs } from '../routing/routing-runtime.js';
 import { planRequest } from '../routing/plan-request.js';
@@ -106,9 +107,10 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
         });
         return;
       }
-      const completion =
+      const completion = conformCompletion(
         opened.completion ??
-        opened.adapter.parseResponse(new Uint8Array(await response.body.arrayBuffer()), opened.context);
+          opened.adapter.parseResponse(new Uint8Array(await response.body.arrayBuffer()), opened.context),
+      );
       outcome.usage = (completion.usage as Usage | undefined) ?? null;
       outcome.outputCharacters = completion.choices.reduce(
         (sum, choice) => sum + (choice.message?.content?.length ?? 0),

@@ -1,6 +1,7 @@
 import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
 import { ChatCompletionRequestSchema } from './chat-request-schema.js';
 import { createChatCompletionsHandler, type ChatHandlerDeps } from './chat-completions-handler.js';
+import { refuseUnsupportedChatTools } from './refuse-unsupported-tools.js';
 
 export function registerChatCompletionsRoute(
   app: FastifyInstance,
@@ -17,6 +18,7 @@ export function registerChatCompletionsRoute(
       body: ChatCompletionRequestSchema,
       // No response schema on purpose: answers pass provider fields through untouched.
     },
+    preValidation: async (request) => refuseUnsupportedChatTools(request.body),
     preHandler: authenticate,
     handler: createChatCompletionsHandler(deps),
   });

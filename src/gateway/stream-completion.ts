@@ -6,6 +6,7 @@ import { SSE_DONE, SSE_HEADERS, sseData, sseError, waitForDrain } from './sse.js
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
 import type { OpenedAttempt } from '../routing/open-with-fallback.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
+import { conformChunk } from './conform-chat-answer.js';
 
 export interface StreamCompletionInput {
   request: ChatCompletionRequest;
@@ -45,7 +46,7 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
         if (outcome.timeToFirstTokenMs === null) outcome.timeToFirstTokenMs = clock.now() - outcome.startedAt;
         outcome.outputCharacters += countCharacters(event.chunk);
         if (event.chunk.choices.some((choice) => choice.finish_reason)) finishSeen = true;
-        out += sseData(event.chunk);
+        out += sseData(conformChunk(event.chunk));
       } else if (event.type === 'usage') {
         outcome.usage = event.usage;
       } else {

@@ -28,6 +28,35 @@ function describeValue(value: unknown): string {
   return TYPE_NAMES[typeof value] ?? typeof value;
 }
 
+const RANGE_KEYWORDS = new Set([
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'maxItems',
+  'minItems',
+  'maxLength',
+  'minLength',
+  'pattern',
+]);
+
+const RANGE_WORDS: Record<string, string> = {
+  minimum: 'at least',
+  maximum: 'at most',
+  exclusiveMinimum: 'greater than',
+  exclusiveMaximum: 'less than',
+};
+
+/** The allowed values of a union of literals (TypeBox `Type.Union([Type.Literal…])`), else undefined. */
+function literalValues(schema: unknown): unknown[] | undefined {
+  const branches =
+    (schema as { anyOf?: unknown[]; oneOf?: unknown[] } | undefined)?.anyOf ??
+    (schema as { oneOf?: unknown[] } | undefined)?.oneOf;
+  if (!Array.isArray(branches) || branches.length === 0) return undefined;
+  if (!branches.every((branch) => typeof branch === 'object' && branch !== null && 'const' in branch)) return undefined;
+  return branches.map((branch) => (branch as { const: unknown }).const);
+}
+
 /**
  * Turns the first Ajv error into a 400 that names the parameter, in OpenAI's wording.
  * Ajv lists the failures of each branch of a union before the union's own error; the union's
@@ -38,10 +67,17 @@ export function schemaErrorToRequestError(
   root: 'body' | 'querystring' | 'params' | 'headers' = 'body',
 ): InvalidRequestError {
   const union = errors.find((error) => error.keyword === 'anyOf' || error.keyword === 'oneOf');
+  // A branch's own range check on the union's value ("at most 2") says more than the union's
+  // description; a failed type or const check only says "not this branch".
+  const rangeChild = union
+    ? errors.find((error) => error.instancePath === union.instancePath && RANGE_KEYWORDS.has(error.keyword))
+    : undefined;
   const deepestUnionChild = union
     ? errors.find((error) => error.instancePath.startsWith(union.instancePath + '/') && error.keyword !== 'anyOf')
     : undefined;
-  const error = deepestUnionChild && deepestUnionChild.keyword !== 'type' ? deepestUnionChild : (union ?? errors[0]);
+  const unionChild =
+    rangeChild ?? (deepestUnionChild && deepestUnionChild.keyword !== 'type' ? deepestUnionChild : undefined);
+  const error = unionChild ?? union ?? errors[0];
   let param = pointerToParam(error.instancePath);
   const value = error.data;
   const label = (name: string) => `'${name || root}'`;
@@ -70,9 +106,10 @@ export function schemaErrorToRequestError(
     case 'maximum':
     case 'exclusiveMinimum':
     case 'exclusiveMaximum': {
-      const { comparison, limit } = error.params as { comparison: string; limit: number };
+      const { limit } = error.params as { limit: number };
+      const bound = RANGE_WORDS[error.keyword];
       return new InvalidRequestError(
-        `Invalid ${label(param)}: expected a value ${comparison} ${limit}, but got ${JSON.stringify(value)} instead.`,
+        `Invalid ${label(param)}: must be ${bound} ${limit}, got ${JSON.stringify(value)}.`,
         param,
         'invalid_value',
       );
@@ -122,6 +159,14 @@ export function schemaErrorToRequestError(
     }
     case 'anyOf':
     case 'oneOf': {
+      const allowed = literalValues(error.parentSchema);
+      if (allowed) {
+        return new InvalidRequestError(
+          `Invalid value for ${label(param)}: ${JSON.stringify(value)}. Supported values are: ${allowed.map((item) => `'${String(item)}'`).join(', ')}.`,
+          param,
+          'invalid_value',
+        );
+      }
       const description = (error.parentSchema as { description?: string } | undefined)?.description;
       return new InvalidRequestError(
         `Invalid ${label(param)}: expected ${description ?? 'one of the documented shapes'}.`,

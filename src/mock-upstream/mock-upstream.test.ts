@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseMockUpstreamArguments } from './cli.js';
 import {
   countPromptWords,
+  mockEmbeddingVector,
   mockWords,
   parseMockScenario,
   planCompletion,
@@ -299,7 +300,7 @@ describe('mock upstream answers', () => {
 
   it('answers unknown routes with a 404 envelope and invalid JSON with a 400 envelope', async () => {
     const upstream = await startWith();
-    const missing = await fetch(`${upstream.url}/embeddings`, { method: 'POST', body: '{}' });
+    const missing = await fetch(`${upstream.url}/audio/speech`, { method: 'POST', body: '{}' });
     expect(missing.status).toBe(404);
     expect((await missing.json()).error).toMatchObject({ type: 'invalid_request_error', param: null, code: null });
 
@@ -460,5 +461,27 @@ describe('client aborts and shutdown', () => {
     await upstream.close();
     await expect(pending).rejects.toThrow();
     expect(upstream.requests[0].aborted).toBe(false);
+  });
+});
+
+describe('mock upstream embeddings', () => {
+  it('answers deterministic vectors with the asked dimensions and one token a word', async () => {
+    const upstream = await startMockUpstream();
+    try {
+      const response = await fetch(`${upstream.url}/embeddings`, {
+        method: 'POST',
+        body: JSON.stringify({ model: 'm', input: ['a b', 'c'], dimensions: 3 }),
+      });
+      expect(response.status).toBe(200);
+      const body = await response.json();
+      expect(body.data.map((item: { embedding: number[] }) => item.embedding)).toEqual([
+        mockEmbeddingVector('a b', 3),
+        mockEmbeddingVector('c', 3),
+      ]);
+      expect(body.usage).toEqual({ prompt_tokens: 3, total_tokens: 3 });
+      expect(mockEmbeddingVector('a b', 3)).not.toEqual(mockEmbeddingVector('c', 3));
+    } finally {
+      await upstream.close();
+    }
   });
 });

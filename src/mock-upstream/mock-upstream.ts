@@ -34,10 +34,12 @@ import {
   type CompletionPlan,
   type StreamScript,
 } from './mock-answers.js';
+import { buildEmbeddingsAnswer } from './mock-embeddings.js';
 
 // Scenarios and answers live beside this file; importers of the fake upstream get all of it here.
 export * from './mock-scenario.js';
 export * from './mock-answers.js';
+export * from './mock-embeddings.js';
 
 export interface RecordedRequest {
   method: string;
@@ -92,9 +94,10 @@ function sendJson(
   response.end(body);
 }
 
-function routeOf(method: string | undefined, url: string | undefined): 'chat' | 'models' | 'not-found' {
+function routeOf(method: string | undefined, url: string | undefined): 'chat' | 'embeddings' | 'models' | 'not-found' {
   const path = (url ?? '').split('?', 1)[0];
   if (method === 'POST' && (path === '/v1/chat/completions' || path === '/chat/completions')) return 'chat';
+  if (method === 'POST' && (path === '/v1/embeddings' || path === '/embeddings')) return 'embeddings';
   if (method === 'GET' && (path === '/v1/models' || path === '/models')) return 'models';
   return 'not-found';
 }
@@ -332,7 +335,24 @@ function handle(
       errorEnvelope(`Mock upstream: the scenario selector threw: ${String(error)}`, 'server_error'),
     );
   }
-  answerChat(exchange, state, parsed.value, resolveScenario({ ...base, ...override }));
+  const scenario = resolveScenario({ ...base, ...override });
+  if (route === 'embeddings') return answerEmbeddings(exchange, parsed.value, scenario);
+  answerChat(exchange, state, parsed.value, scenario);
+}
+
+/** Embeddings honour the scenario's latency and failures (status, hang, reset, garbage). */
+function answerEmbeddings(exchange: Exchange, body: Record<string, any>, scenario: ResolvedScenario): void {
+  const { response } = exchange;
+  const failure = scenario.failure;
+  if (failure?.kind === 'hang') return;
+  exchange.after(scenario.latencyMs, () => {
+    if (failure?.kind === 'reset') return exchange.destroy(true);
+    if (failure?.kind === 'status')
+      return sendJson(response, failure.status, failure.body ?? defaultFailureBody(failure.status), failure.headers);
+    if (failure?.kind === 'garbage') return sendJson(response, 200, '<html>oops');
+    const answer = buildEmbeddingsAnswer(body);
+    sendJson(response, answer.status, JSON.stringify(answer.body));
+  });
 }
 
 export async function startMockUpstream(options: MockUpstreamOptions = {}): Promise<MockUpstream> {

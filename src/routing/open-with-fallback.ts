@@ -1,16 +1,18 @@
-import { GatewayError, InvalidRequestError, UpstreamClientError, UpstreamError } from '../shared/errors.js';
+import { InvalidRequestError } from '../shared/errors.js';
 import type { ChatCompletion, ChatCompletionRequest } from '../shared/openai-types.js';
 import type { ProviderAdapter, TranslationContext } from '../providers/provider-adapter.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { RouteCandidate } from './model-directory.js';
-import { toUpstreamError, type UpstreamClient, type UpstreamResponse } from '../providers/upstream-client.js';
-import type { AttemptRecord, CompletionOutcome } from './completion-outcome.js';
+import type { UpstreamClient, UpstreamResponse } from '../providers/upstream-client.js';
+import type { CompletionOutcome } from './completion-outcome.js';
 import type { RoutingRuntime } from './routing-runtime.js';
 import type { RequestDeadline } from './request-deadline.js';
-import { candidateKey } from './endpoint-key.js';
-import { backoffDelayMs, parseRetryAfterMs } from './retry-policy.js';
+import { parseRetryAfterMs } from './retry-policy.js';
+import { recordAttempt, runWithFallback, type AttemptResult } from './run-with-fallback.js';
+
+export { isRetriable } from './run-with-fallback.js';
 
 /** An upstream call that answered 2xx, ready to be read. */
 export interface OpenedAttempt {
@@ -38,135 +40,52 @@ export interface OpenWithFallbackInput {
 }
 
 /**
- * Upstream failures worth another attempt: connection errors, timeouts, 429 and 5xx. Errors
- * that are the client's fault (400, 401, 403, 404, 413, 422 from upstream) are answered as they are.
- */
-export function isRetriable(error: GatewayError): boolean {
-  if (error instanceof UpstreamClientError) return error.status === 429;
-  return error instanceof UpstreamError;
-}
-
-/**
- * Tries the candidates in order until one answers, before any byte reaches the client:
- * a stream is returned as soon as the upstream answered 2xx (from then on it is never retried);
- * a whole answer is read and parsed inside the attempt, so a broken body still falls back.
- * After a full round of failures it waits (backoff with jitter, at least the longest
- * `retry-after` that blocks every candidate) and goes round again, while the deadline allows.
- * Endpoints whose circuit is open are skipped. Every upstream call is recorded in outcome.attempts.
+ * Tries the candidates in order until one answers, before any byte reaches the client
+ * (rounds, backoff, breakers: run-with-fallback.ts): a stream is returned as soon as the upstream
+ * answered 2xx (from then on it is never retried); a whole answer is read and parsed inside the
+ * attempt, so a broken body still falls back. Every upstream call is recorded in outcome.attempts.
  */
 export async function openWithFallback(input: OpenWithFallbackInput): Promise<OpenedAttempt> {
-  const { body, candidates, routing, controller, clock, outcome } = input;
-  const signal = controller.signal;
-  const notBefore = new Map<RouteCandidate, number>();
-  let lastError: GatewayError | undefined;
-  let reopensAt: number | null = null;
-
-  for (let round = 0; round <= routing.settings.retries; round++) {
-    if (round > 0) {
-      const now = clock.now();
-      const earliest = Math.min(...candidates.map((candidate) => notBefore.get(candidate) ?? now));
-      const wait = Math.max(
-        backoffDelayMs(round - 1, routing.settings.backoffBaseMs, routing.settings.backoffMaxMs, routing.random),
-        earliest - now,
-      );
-      // A wait that would outlast the deadline only delays the same error.
-      if (wait >= input.deadline.remainingMs()) break;
-      if (wait > 0) await routing.sleep(wait, signal).catch(() => undefined);
-      if (signal.aborted) throw abortReason(signal, lastError);
-    }
-    let triedThisRound = false;
-    for (const candidate of candidates) {
-      if (signal.aborted) throw abortReason(signal, lastError);
-      if ((notBefore.get(candidate) ?? 0) > clock.now()) continue;
+  const { body } = input;
+  return runWithFallback({
+    ...input,
+    refuse: (candidate) => {
       const adapter = input.registry.get(candidate.provider.type);
-      if (!adapter) continue;
+      if (!adapter) return 'skip';
       if (body.n !== undefined && body.n !== null && body.n > 1 && !adapter.supportsMultipleChoices) {
-        lastError = new InvalidRequestError(
+        return new InvalidRequestError(
           `'n' greater than 1 is not supported by ${candidate.provider.name}.`,
           'n',
           'unsupported_parameter',
         );
-        continue;
       }
-      const key = candidateKey(candidate);
-      // A breaker we cannot read (Redis down) must not take the endpoint out of service.
-      const admission = await routing.health
-        .admit(key)
-        .catch(() => ({ admitted: true, probe: false, retryAtMs: null }));
-      if (!admission.admitted) {
-        if (admission.retryAtMs !== null)
-          reopensAt = reopensAt === null ? admission.retryAtMs : Math.min(reopensAt, admission.retryAtMs);
-        continue;
-      }
-      triedThisRound = true;
-      const result = await attemptOnce(input, candidate, adapter);
-      if ('opened' in result) {
-        void routing.health.recordSuccess(key).catch(() => undefined);
-        return result.opened;
-      }
-      const error = result.error;
-      if (signal.aborted) throw abortReason(signal, error);
-      if (!isRetriable(error)) {
-        // The endpoint answered sensibly; the request was at fault.
-        void routing.health.recordSuccess(key).catch(() => undefined);
-        throw error;
-      }
-      void routing.health.recordFailure(key).catch(() => undefined);
-      if (result.retryAfterMs !== null) notBefore.set(candidate, clock.now() + result.retryAfterMs);
-      lastError = error;
-    }
-    if (!triedThisRound && notBefore.size === 0) break;
-  }
-  if (lastError) throw lastError;
-  if (reopensAt !== null) {
-    const seconds = Math.max(1, Math.ceil((reopensAt - clock.now()) / 1000));
-    throw new UpstreamError(
-      503,
-      'endpoints_unavailable',
-      `Every endpoint that could serve this request is failing; the gateway is holding traffic back for ${seconds} s.`,
-      {
-        headers: { 'retry-after': String(seconds) },
-      },
-    );
-  }
-  throw new UpstreamError(502, 'no_provider_available', 'No provider could serve this request.');
+      return null;
+    },
+    attempt: (candidate) => attemptOnce(input, candidate),
+  });
 }
-
-type AttemptResult = { opened: OpenedAttempt } | { error: GatewayError; retryAfterMs: number | null };
 
 async function attemptOnce(
   input: OpenWithFallbackInput,
   candidate: RouteCandidate,
-  adapter: NonNullable<ReturnType<ProviderRegistry['get']>>,
-): Promise<AttemptResult> {
-  const { body, clock, outcome, controller } = input;
-  const attemptStarted = clock.now();
+): Promise<AttemptResult<OpenedAttempt>> {
+  const { body, clock, controller } = input;
+  const adapter = input.registry.get(candidate.provider.type)!;
   const context: TranslationContext = {
     provider: candidate.provider,
     upstreamModel: candidate.endpoint.upstreamModel,
     publicModel: candidate.model.id,
     completionId: `chatcmpl-${input.requestId.replace(/-/g, '')}`,
-    created: Math.floor(attemptStarted / 1000),
+    created: Math.floor(clock.now() / 1000),
     generateId: (prefix) => input.ids.next(prefix),
     stream: body.stream === true,
   };
-  const attempt: AttemptRecord = {
-    providerId: candidate.provider.id,
-    modelId: candidate.model.id,
-    upstreamModel: candidate.endpoint.upstreamModel,
-    status: 0,
-    errorCode: null,
-    startedAt: attemptStarted,
-    latencyMs: 0,
-  };
-  outcome.attempts.push(attempt);
-  let retryAfterMs: number | null = null;
-  try {
+  return recordAttempt(input, candidate, async (attempt, setRetryAfter) => {
     const upstreamRequest = await adapter.buildRequest(body, context);
     const response = await input.upstream.send(candidate.provider, upstreamRequest, controller.signal);
     attempt.status = response.statusCode;
     if (response.statusCode < 200 || response.statusCode >= 300) {
-      retryAfterMs = parseRetryAfterMs(response.headers, clock.now());
+      setRetryAfter(parseRetryAfterMs(response.headers, clock.now()));
       const errorBody = new Uint8Array(await response.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
       throw adapter.mapError(response.statusCode, errorBody, response.headers, context);
     }
@@ -176,18 +95,6 @@ async function attemptOnce(
       const bytes = new Uint8Array(await response.body.arrayBuffer());
       opened.completion = adapter.parseResponse(bytes, context);
     }
-    attempt.latencyMs = clock.now() - attemptStarted;
-    return { opened };
-  } catch (error) {
-    const gatewayError = toUpstreamError(error, candidate.provider, controller.signal);
-    attempt.errorCode = gatewayError.code;
-    if (!attempt.status || attempt.status < 300) attempt.status = gatewayError.status;
-    attempt.latencyMs = clock.now() - attemptStarted;
-    return { error: gatewayError, retryAfterMs };
-  }
-}
-
-function abortReason(signal: AbortSignal, fallback: GatewayError | undefined): GatewayError {
-  if (signal.reason instanceof GatewayError) return signal.reason;
-  return fallback ?? new UpstreamError(502, 'client_closed_request', 'The request was cancelled.');
+    return opened;
+  });
 }

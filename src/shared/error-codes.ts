@@ -46,6 +46,15 @@ export const ERROR_CODES = {
   empty_array: { ...BAD_REQUEST, meaning: 'an array that needs at least one item is empty' },
   unknown_parameter: { ...BAD_REQUEST, meaning: 'the body has a field this endpoint does not know' },
   unsupported_parameter: { ...BAD_REQUEST, meaning: 'a known field the chosen model or provider cannot honour' },
+  unsupported_tool_type: {
+    ...BAD_REQUEST,
+    meaning:
+      'a tool type the gateway cannot translate (custom tools, built-in Responses tools, Anthropic server tools)',
+  },
+  model_not_embedding: {
+    ...BAD_REQUEST,
+    meaning: '`/v1/embeddings` with a model whose output modalities lack `embeddings`',
+  },
   invalid_json: { ...BAD_REQUEST, meaning: 'the body is empty or not valid JSON' },
   invalid_request: { ...BAD_REQUEST, meaning: 'the web framework refused the request without a code of its own' },
   unsupported_content: { ...BAD_REQUEST, meaning: 'a message content part the provider cannot take (e.g. audio)' },
@@ -120,6 +129,11 @@ export const ERROR_CODES = {
   provider_not_found: { ...NOT_FOUND, meaning: 'no provider with this id serves a model' },
   order_not_found: { ...NOT_FOUND, meaning: 'no top-up order with this id for this user' },
   document_not_found: { ...NOT_FOUND, meaning: 'no invoice or receipt behind a document link' },
+  previous_response_not_found: {
+    ...NOT_FOUND,
+    meaning: '`previous_response_id` names no stored response of this user',
+  },
+  response_not_found: { ...NOT_FOUND, meaning: 'no stored response with this id for this user' },
   session_not_found: { ...NOT_FOUND, meaning: 'no sandbox checkout session with this id' },
   // 409: the state does not allow it.
   user_exists: { ...CONFLICT, meaning: 'a user with this email already exists' },

@@ -6,6 +6,7 @@ import * as metering from './0200-metering.js';
 import * as billing from './0300-billing.js';
 import * as usageRollups from './0400-usage-rollups.js';
 import * as usageUsersCount from './0401-usage-users-count.js';
+import * as responses from './0500-responses.js';
 
 export interface FeatureMigration {
   /** Sorted by name; features use their own number range (0001–0099 core, 0100 keys, 0200 metering, …). */
@@ -20,4 +21,5 @@ export const MIGRATIONS: FeatureMigration[] = [
   { name: '0300-billing', up: billing.up },
   { name: '0400-usage-rollups', up: usageRollups.up },
   { name: '0401-usage-users-count', up: usageUsersCount.up },
+  { name: '0500-responses', up: responses.up },
 ];

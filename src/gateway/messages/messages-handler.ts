@@ -1,0 +1,43 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../shared/errors.js';
+import type { ChatHandlerDeps } from '../chat-completions-handler.js';
+import { runChatRequest } from '../chat-core/run-chat-request.js';
+import { SseEventWriter } from '../sse-events.js';
+import { messagesToChat } from './messages-to-chat.js';
+import { chatToMessage } from './chat-to-message.js';
+import { MessagesStreamTranslator } from './messages-stream-translator.js';
+import type { MessagesRequest } from './messages-types.js';
+
+/** POST /v1/messages: Anthropic's Messages API on any model, translated onto the chat path. */
+export function createMessagesHandler(deps: ChatHandlerDeps) {
+  return async function handleMessages(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const body = request.body as MessagesRequest;
+    const chat = messagesToChat(body);
+    const id = deps.ids.next('msg_');
+    await runChatRequest(deps, request, reply, chat, {
+      whole(completion, headers) {
+        reply.headers(headers).send(chatToMessage(completion, id));
+      },
+      async stream(chunks, headers, fail, usage) {
+        const translator = new MessagesStreamTranslator(id, headers['x-gateway-model'] ?? body.model);
+        const writer = new SseEventWriter(reply, { sequenceNumbers: false });
+        writer.open(request.id, headers);
+        await writer.write(translator.start());
+        try {
+          for await (const chunk of chunks) await writer.write(translator.push(chunk));
+          await writer.write(translator.finish(usage()));
+          writer.end();
+        } catch (error) {
+          const gatewayError =
+            error instanceof GatewayError
+              ? error
+              : new GatewayError(500, 'server_error', 'internal_error', 'The stream failed.');
+          fail(gatewayError);
+          if (reply.raw.destroyed) return writer.destroy();
+          await writer.write(translator.fail(gatewayError));
+          writer.end();
+        }
+      },
+    });
+  };
+}

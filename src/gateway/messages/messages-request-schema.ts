@@ -1,0 +1,43 @@
+import { Type } from '@sinclair/typebox';
+
+const Block = Type.Object({ type: Type.String() }, { additionalProperties: true });
+
+/** JSON Schema of POST /v1/messages (Anthropic Messages): shapes and ranges; blocks are checked in messages-to-chat.ts. */
+export const MessagesRequestSchema = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 256 }),
+    max_tokens: Type.Integer({ minimum: 1 }),
+    system: Type.Optional(Type.Union([Type.String(), Type.Array(Block)], { description: 'a string or text blocks' })),
+    messages: Type.Array(
+      Type.Object(
+        {
+          role: Type.String({ enum: ['user', 'assistant'] }),
+          content: Type.Union([Type.String(), Type.Array(Block)], { description: 'a string or content blocks' }),
+        },
+        { additionalProperties: true },
+      ),
+      { minItems: 1 },
+    ),
+    tools: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { name: Type.String({ pattern: '^[a-zA-Z0-9_-]{1,128}$', description: 'letters, digits, _ and -' }) },
+          { additionalProperties: true },
+        ),
+      ),
+    ),
+    tool_choice: Type.Optional(
+      Type.Object({ type: Type.String({ enum: ['auto', 'any', 'tool', 'none'] }) }, { additionalProperties: true }),
+    ),
+    stop_sequences: Type.Optional(Type.Array(Type.String())),
+    temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    top_k: Type.Optional(Type.Integer({ minimum: 0 })),
+    thinking: Type.Optional(
+      Type.Object({ type: Type.String({ enum: ['enabled', 'disabled'] }) }, { additionalProperties: true }),
+    ),
+    metadata: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    stream: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: true, description: 'An Anthropic Messages API request.' },
+);

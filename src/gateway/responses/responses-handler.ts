@@ -1,0 +1,109 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiKeyRecord } from '../../routing/api-key-record.js';
+import { GatewayError, NotFoundError } from '../../shared/errors.js';
+import type { ChatHandlerDeps } from '../chat-completions-handler.js';
+import { runChatRequest } from '../chat-core/run-chat-request.js';
+import { SseEventWriter } from '../sse-events.js';
+import { responsesToChat } from './responses-to-chat.js';
+import { assistantTurnOf, chatToResponse, type ResponseMeta } from './chat-to-response.js';
+import { ResponsesStreamTranslator } from './responses-stream-translator.js';
+import type { ResponseStore } from './response-store.js';
+import type { ResponseObject, ResponsesRequest } from './responses-types.js';
+import type { ChatMessage } from '../../shared/openai-types.js';
+
+export interface ResponsesHandlerDeps extends ChatHandlerDeps {
+  responses: ResponseStore;
+}
+
+function keyOf(request: FastifyRequest): ApiKeyRecord | null {
+  return (request as FastifyRequest & { apiKey?: ApiKeyRecord }).apiKey ?? null;
+}
+
+/** POST /v1/responses: translated onto the chat path (routing, fallbacks, admission, metering). */
+export function createResponsesHandler(deps: ResponsesHandlerDeps) {
+  return async function handleResponses(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    const body = request.body as ResponsesRequest;
+    const key = keyOf(request);
+    let previous: ChatMessage[] | null = null;
+    if (body.previous_response_id) {
+      // A key only continues its own user's responses; another user's id reads as unknown.
+      const stored = key ? await deps.responses.find(key.userId, body.previous_response_id) : null;
+      if (!stored)
+        throw new NotFoundError(
+          `Previous response with id '${body.previous_response_id}' not found.`,
+          'previous_response_not_found',
+          'previous_response_id',
+        );
+      previous = stored.conversation;
+    }
+    const translation = responsesToChat(body, previous);
+    const store = body.store !== false;
+    const meta: ResponseMeta = {
+      id: deps.ids.next('resp_'),
+      createdAt: Math.floor(deps.clock.now() / 1000),
+      model: body.model,
+      request: body,
+      store,
+      itemId: (prefix) => deps.ids.next(prefix),
+    };
+    const keep = async (response: ResponseObject) => {
+      if (!store || !key) return;
+      const turn = assistantTurnOf(response.output);
+      await deps.responses.save({
+        userId: key.userId,
+        keyId: key.id,
+        response,
+        conversation: turn ? [...translation.conversation, turn] : translation.conversation,
+        now: deps.clock.now(),
+      });
+    };
+    const warn = (headers: Record<string, string>) => {
+      if (translation.warnings.length === 0) return headers;
+      const existing = headers['x-gateway-warnings'];
+      return { ...headers, 'x-gateway-warnings': [existing, ...translation.warnings].filter(Boolean).join('; ') };
+    };
+
+    await runChatRequest(deps, request, reply, translation.chat, {
+      async whole(completion, headers) {
+        meta.model = completion.model;
+        const response = chatToResponse(completion, meta);
+        await keep(response);
+        reply.headers(warn(headers)).send(response);
+      },
+      async stream(chunks, headers, fail, usage) {
+        meta.model = headers['x-gateway-model'] ?? meta.model;
+        const translator = new ResponsesStreamTranslator(meta);
+        const writer = new SseEventWriter(reply, { sequenceNumbers: true });
+        writer.open(request.id, warn(headers));
+        await writer.write(translator.start());
+        try {
+          for await (const chunk of chunks) await writer.write(translator.push(chunk));
+          const { events, response } = translator.finish(usage());
+          await keep(response);
+          await writer.write(events);
+          writer.end();
+        } catch (error) {
+          const gatewayError =
+            error instanceof GatewayError
+              ? error
+              : new GatewayError(500, 'server_error', 'internal_error', 'The stream failed.');
+          fail(gatewayError);
+          if (reply.raw.destroyed) return writer.destroy();
+          await writer.write(translator.fail(gatewayError));
+          writer.end();
+        }
+      },
+    });
+  };
+}
+
+/** GET /v1/responses/{id}: a stored response of the key's user. */
+export function createGetResponseHandler(deps: Pick<ResponsesHandlerDeps, 'responses'>) {
+  return async function getResponse(request: FastifyRequest): Promise<ResponseObject> {
+    const { id } = request.params as { id: string };
+    const key = keyOf(request);
+    const stored = key ? await deps.responses.find(key.userId, id) : null;
+    if (!stored) throw new NotFoundError(`No response with id '${id}' found.`, 'response_not_found', 'response_id');
+    return stored.response;
+  };
+}
