@@ -64,4 +64,14 @@ export interface CatalogData {
 }
 
 /** The capability vocabulary of the catalog (filters accept only these). */
-export const CAPABILITIES = ['tools', 'json_output', 'vision', 'reasoning', 'web_search', 'prompt_caching', 'pdf_input', 'audio_input', 'code_execution'] as const;
+export const CAPABILITIES = [
+  'tools',
+  'json_output',
+  'vision',
+  'reasoning',
+  'web_search',
+  'prompt_caching',
+  'pdf_input',
+  'audio_input',
+  'code_execution',
+] as const;

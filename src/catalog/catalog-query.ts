@@ -22,7 +22,13 @@ export interface CatalogQuery {
 }
 
 /** The natural direction of each sort; `order` reverses it. */
-const DEFAULT_ORDER: Record<CatalogSort, 'asc' | 'desc'> = { name: 'asc', price: 'asc', context: 'desc', popularity: 'desc', newest: 'desc' };
+const DEFAULT_ORDER: Record<CatalogSort, 'asc' | 'desc'> = {
+  name: 'asc',
+  price: 'asc',
+  context: 'desc',
+  popularity: 'desc',
+  newest: 'desc',
+};
 
 /** Known values of the free-text filters; anything else is a 400 naming the parameter, not an empty page. */
 export interface KnownValues {
@@ -35,7 +41,11 @@ export function checkKnownValues(query: CatalogQuery, known: KnownValues): void 
   const check = (param: 'author' | 'provider' | 'tag', values: Set<string>) => {
     const value = query[param];
     if (value !== undefined && !values.has(value)) {
-      throw new InvalidRequestError(`Invalid value for '${param}': ${JSON.stringify(value)} is not one of the values listed by /api-account/models/filters.`, param, 'invalid_value');
+      throw new InvalidRequestError(
+        `Invalid value for '${param}': ${JSON.stringify(value)} is not one of the values listed by /api-account/models/filters.`,
+        param,
+        'invalid_value',
+      );
     }
   };
   check('author', known.authors);
@@ -44,19 +54,30 @@ export function checkKnownValues(query: CatalogQuery, known: KnownValues): void 
 }
 
 /** Pure: filter, sort and page the catalog. Ties always break by id, so pages are stable. */
-export function queryCatalog(models: readonly CatalogModel[], query: CatalogQuery, popularity: Map<string, number>): { data: CatalogModel[]; total: number } {
+export function queryCatalog(
+  models: readonly CatalogModel[],
+  query: CatalogQuery,
+  popularity: Map<string, number>,
+): { data: CatalogModel[]; total: number } {
   const text = query.q?.trim().toLowerCase();
-  const maxPromptMicros = query.max_prompt_price === undefined ? undefined : Math.round(query.max_prompt_price * 1_000_000);
+  const maxPromptMicros =
+    query.max_prompt_price === undefined ? undefined : Math.round(query.max_prompt_price * 1_000_000);
   const matches = models.filter((model) => {
     if (text && !model.searchText.includes(text)) return false;
     if (query.author !== undefined && model.author !== query.author) return false;
-    if (query.provider !== undefined && !model.endpoints.some((endpoint) => endpoint.providerId === query.provider)) return false;
-    if (query.input_modality && !query.input_modality.every((modality) => model.inputModalities.includes(modality))) return false;
-    if (query.output_modality && !query.output_modality.every((modality) => model.outputModalities.includes(modality))) return false;
-    if (query.capability && !query.capability.every((capability) => model.capabilities.includes(capability))) return false;
+    if (query.provider !== undefined && !model.endpoints.some((endpoint) => endpoint.providerId === query.provider))
+      return false;
+    if (query.input_modality && !query.input_modality.every((modality) => model.inputModalities.includes(modality)))
+      return false;
+    if (query.output_modality && !query.output_modality.every((modality) => model.outputModalities.includes(modality)))
+      return false;
+    if (query.capability && !query.capability.every((capability) => model.capabilities.includes(capability)))
+      return false;
     if (query.tag !== undefined && !model.tags.includes(query.tag)) return false;
-    if (maxPromptMicros !== undefined && (model.pricing === null || model.pricing.promptMicros > maxPromptMicros)) return false;
-    if (query.min_context !== undefined && (model.contextLength === null || model.contextLength < query.min_context)) return false;
+    if (maxPromptMicros !== undefined && (model.pricing === null || model.pricing.promptMicros > maxPromptMicros))
+      return false;
+    if (query.min_context !== undefined && (model.contextLength === null || model.contextLength < query.min_context))
+      return false;
     return true;
   });
   const direction = (query.order ?? DEFAULT_ORDER[query.sort]) === 'asc' ? 1 : -1;
@@ -77,19 +98,26 @@ export function queryCatalog(models: readonly CatalogModel[], query: CatalogQuer
   };
   const keyed = matches.map((model) => ({ model, key: value(model) }));
   keyed.sort((a, b) => {
-    if (a.key === null || b.key === null) return a.key === b.key ? a.model.id.localeCompare(b.model.id) : a.key === null ? 1 : -1;
+    if (a.key === null || b.key === null)
+      return a.key === b.key ? a.model.id.localeCompare(b.model.id) : a.key === null ? 1 : -1;
     const compared = typeof a.key === 'string' ? a.key.localeCompare(b.key as string) : a.key - (b.key as number);
     return compared * direction || a.model.id.localeCompare(b.model.id);
   });
-  return { data: keyed.slice(query.offset, query.offset + query.limit).map((entry) => entry.model), total: matches.length };
+  return {
+    data: keyed.slice(query.offset, query.offset + query.limit).map((entry) => entry.model),
+    total: matches.length,
+  };
 }
 
 /** Values and counts for /models/filters. */
 export function catalogFilterValues(models: readonly CatalogModel[]) {
   const count = (values: (model: CatalogModel) => string[]) => {
     const counts = new Map<string, number>();
-    for (const model of models) for (const value of new Set(values(model))) counts.set(value, (counts.get(value) ?? 0) + 1);
-    return [...counts].map(([value, models]) => ({ value, count: models })).sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
+    for (const model of models)
+      for (const value of new Set(values(model))) counts.set(value, (counts.get(value) ?? 0) + 1);
+    return [...counts]
+      .map(([value, models]) => ({ value, count: models }))
+      .sort((a, b) => b.count - a.count || a.value.localeCompare(b.value));
   };
   return {
     authors: count((model) => [model.author]),

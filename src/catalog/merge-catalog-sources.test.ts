@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { mergeCatalogSources, normalizeModelKey, type SourceEntry } from './merge-catalog-sources.js';
 
-const price = (prompt: number, completion: number) => ({ promptMicros: prompt, completionMicros: completion, cacheReadMicros: null, cacheWriteMicros: null, perRequestMicros: 0, perSearchMicros: 0 });
+const price = (prompt: number, completion: number) => ({
+  promptMicros: prompt,
+  completionMicros: completion,
+  cacheReadMicros: null,
+  cacheWriteMicros: null,
+  perRequestMicros: 0,
+  perSearchMicros: 0,
+});
 
 describe('normalizeModelKey', () => {
   it.each([
@@ -16,16 +23,54 @@ describe('normalizeModelKey', () => {
 
 describe('mergeCatalogSources', () => {
   const entries: SourceEntry[] = [
-    { family: 'tokenlens', source: 'tokenlens:anthropic', rank: 0, id: 'anthropic/claude-3-5-sonnet-20241022', preferredId: false,
-      fields: { name: 'Claude 3.5 Sonnet (tl)', contextLength: 200000, pricing: price(3, 15), inputModalities: ['text', 'image'], created: '2024-10-22' },
-      offers: [{ provider: 'anthropic', upstreamModel: 'claude-3-5-sonnet-20241022' }] },
-    { family: 'genai-prices', source: 'genai-prices:openrouter', rank: 1, id: 'anthropic/claude-3.5-sonnet', preferredId: true,
-      fields: { pricing: price(6, 30) }, offers: [{ provider: 'openrouter', upstreamModel: 'anthropic/claude-3.5-sonnet' }] },
-    { family: 'genai-prices', source: 'genai-prices:anthropic', rank: 0, id: 'anthropic/claude-3-5-sonnet-latest', preferredId: false,
-      fields: { pricing: price(3_000_000, 15_000_000), description: 'From the price list' } },
-    { family: 'llm-zoo', source: 'llm-zoo', rank: 0, id: 'anthropic/claude-3.5-sonnet', preferredId: true,
-      fields: { name: 'Claude 3.5 Sonnet', capabilities: ['tools', 'vision'] } },
-    { family: 'tokenlens', source: 'tokenlens:openai', rank: 0, id: 'openai/gpt-4o', preferredId: false, fields: { name: 'GPT-4o' } },
+    {
+      family: 'tokenlens',
+      source: 'tokenlens:anthropic',
+      rank: 0,
+      id: 'anthropic/claude-3-5-sonnet-20241022',
+      preferredId: false,
+      fields: {
+        name: 'Claude 3.5 Sonnet (tl)',
+        contextLength: 200000,
+        pricing: price(3, 15),
+        inputModalities: ['text', 'image'],
+        created: '2024-10-22',
+      },
+      offers: [{ provider: 'anthropic', upstreamModel: 'claude-3-5-sonnet-20241022' }],
+    },
+    {
+      family: 'genai-prices',
+      source: 'genai-prices:openrouter',
+      rank: 1,
+      id: 'anthropic/claude-3.5-sonnet',
+      preferredId: true,
+      fields: { pricing: price(6, 30) },
+      offers: [{ provider: 'openrouter', upstreamModel: 'anthropic/claude-3.5-sonnet' }],
+    },
+    {
+      family: 'genai-prices',
+      source: 'genai-prices:anthropic',
+      rank: 0,
+      id: 'anthropic/claude-3-5-sonnet-latest',
+      preferredId: false,
+      fields: { pricing: price(3_000_000, 15_000_000), description: 'From the price list' },
+    },
+    {
+      family: 'llm-zoo',
+      source: 'llm-zoo',
+      rank: 0,
+      id: 'anthropic/claude-3.5-sonnet',
+      preferredId: true,
+      fields: { name: 'Claude 3.5 Sonnet', capabilities: ['tools', 'vision'] },
+    },
+    {
+      family: 'tokenlens',
+      source: 'tokenlens:openai',
+      rank: 0,
+      id: 'openai/gpt-4o',
+      preferredId: false,
+      fields: { name: 'GPT-4o' },
+    },
   ];
   const models = mergeCatalogSources(entries);
 

@@ -65,7 +65,14 @@ export function mergeCatalogSources(entries: SourceEntry[]): CatalogDataModel[] 
 
 function mergeGroup(group: SourceEntry[]): CatalogDataModel {
   const id = chooseId(group);
-  const model: CatalogDataModel = { id, author: id.slice(0, id.indexOf('/')), name: id, sources: {}, aliases: [], offers: [] };
+  const model: CatalogDataModel = {
+    id,
+    author: id.slice(0, id.indexOf('/')),
+    name: id,
+    sources: {},
+    aliases: [],
+    offers: [],
+  };
   for (const field of Object.keys(FIELD_PREFERENCE) as CatalogFieldName[]) {
     const chosen = pickField(group, field);
     if (!chosen) continue;
@@ -77,14 +84,19 @@ function mergeGroup(group: SourceEntry[]): CatalogDataModel {
   if (!model.name) model.name = id;
   model.aliases = [...new Set(group.map((entry) => entry.id).filter((alias) => alias !== id))].sort();
   const offers = new Map<string, CatalogOffer>();
-  for (const entry of group) for (const offer of entry.offers ?? []) offers.set(`${offer.provider}\u0000${offer.upstreamModel}`, offer);
-  model.offers = [...offers.values()].sort((a, b) => a.provider.localeCompare(b.provider) || a.upstreamModel.localeCompare(b.upstreamModel));
+  for (const entry of group)
+    for (const offer of entry.offers ?? []) offers.set(`${offer.provider}\u0000${offer.upstreamModel}`, offer);
+  model.offers = [...offers.values()].sort(
+    (a, b) => a.provider.localeCompare(b.provider) || a.upstreamModel.localeCompare(b.upstreamModel),
+  );
   return model;
 }
 
 function pickField(group: SourceEntry[], field: CatalogFieldName): SourceEntry | undefined {
   for (const family of FIELD_PREFERENCE[field]) {
-    const candidates = group.filter((entry) => entry.family === family && hasValue(entry.fields[field])).sort((a, b) => a.rank - b.rank);
+    const candidates = group
+      .filter((entry) => entry.family === family && hasValue(entry.fields[field]))
+      .sort((a, b) => a.rank - b.rank);
     if (candidates.length > 0) return candidates[0];
   }
   return undefined;
@@ -101,5 +113,7 @@ const DATED = /-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/;
 /** The display id: undated before dated, then an OpenRouter-style spelling, then the shortest. */
 function chooseId(group: SourceEntry[]): string {
   const score = (entry: SourceEntry) => (DATED.test(entry.id) ? 2 : 0) + (entry.preferredId ? 0 : 1);
-  return [...group].sort((a, b) => score(a) - score(b) || a.rank - b.rank || a.id.length - b.id.length || a.id.localeCompare(b.id))[0].id;
+  return [...group].sort(
+    (a, b) => score(a) - score(b) || a.rank - b.rank || a.id.length - b.id.length || a.id.localeCompare(b.id),
+  )[0].id;
 }

@@ -1,5 +1,12 @@
 import type { EndpointConfig, GatewayConfig, ModelConfig } from '../config/gateway-config.js';
-import type { CatalogData, CatalogDataModel, CatalogFieldName, CatalogLink, CatalogOffer, CatalogPricing } from './catalog-data.js';
+import type {
+  CatalogData,
+  CatalogDataModel,
+  CatalogFieldName,
+  CatalogLink,
+  CatalogOffer,
+  CatalogPricing,
+} from './catalog-data.js';
 import { normalizeModelKey } from './merge-catalog-sources.js';
 
 export interface CatalogEndpoint {
@@ -80,13 +87,19 @@ function toEndpoint(endpoint: EndpointConfig, providerName: string): CatalogEndp
  * Config on top of data: what the operator wrote wins. Resolved config fills defaults (name = id,
  * modalities [text], empty lists), so a field counts as written only when it differs from them.
  */
-function applyConfig(base: CatalogModel | undefined, config: ModelConfig, providerNames: Map<string, string>): CatalogModel {
-  const model: CatalogModel = base ?? fromData({ id: config.id, author: config.author, name: config.id, sources: {}, aliases: [], offers: [] });
+function applyConfig(
+  base: CatalogModel | undefined,
+  config: ModelConfig,
+  providerNames: Map<string, string>,
+): CatalogModel {
+  const model: CatalogModel =
+    base ?? fromData({ id: config.id, author: config.author, name: config.id, sources: {}, aliases: [], offers: [] });
   const set = <K extends keyof CatalogModel>(field: K, value: CatalogModel[K], source: CatalogFieldName) => {
     model[field] = value;
     model.sources[source] = 'config';
   };
-  if (model.id !== config.id) model.aliases = [...new Set([model.id, ...model.aliases])].filter((alias) => alias !== config.id);
+  if (model.id !== config.id)
+    model.aliases = [...new Set([model.id, ...model.aliases])].filter((alias) => alias !== config.id);
   model.id = config.id;
   if (config.name !== config.id || !base) set('name', config.name, 'name');
   if (config.description) set('description', config.description, 'description');
@@ -94,16 +107,22 @@ function applyConfig(base: CatalogModel | undefined, config: ModelConfig, provid
   if (config.created) set('createdAt', config.created * 1000, 'created');
   const defaultModalities = config.inputModalities.length === 1 && config.inputModalities[0] === 'text';
   if (!defaultModalities || !base) set('inputModalities', config.inputModalities, 'inputModalities');
-  if (config.outputModalities.join() !== 'text' || !base) set('outputModalities', config.outputModalities, 'outputModalities');
+  if (config.outputModalities.join() !== 'text' || !base)
+    set('outputModalities', config.outputModalities, 'outputModalities');
   if (config.capabilities.length > 0) set('capabilities', config.capabilities, 'capabilities');
   if (config.tags.length > 0) set('tags', config.tags, 'tags');
-  model.endpoints = config.endpoints.map((endpoint) => toEndpoint(endpoint, providerNames.get(endpoint.providerId) ?? endpoint.providerId));
+  model.endpoints = config.endpoints.map((endpoint) =>
+    toEndpoint(endpoint, providerNames.get(endpoint.providerId) ?? endpoint.providerId),
+  );
   // The model's headline price and context are those of the endpoints that actually serve it here.
   const cheapest = [...model.endpoints].sort(byTotalPrice)[0];
   if (cheapest) set('pricing', cheapest.pricing, 'pricing');
-  const contexts = model.endpoints.map((endpoint) => endpoint.contextLength).filter((value): value is number => value !== null);
+  const contexts = model.endpoints
+    .map((endpoint) => endpoint.contextLength)
+    .filter((value): value is number => value !== null);
   if (contexts.length > 0) set('contextLength', Math.max(...contexts), 'contextLength');
-  if (config.endpoints.some((endpoint) => endpoint.supportsSearch) && !model.capabilities.includes('web_search')) model.capabilities = [...model.capabilities, 'web_search'];
+  if (config.endpoints.some((endpoint) => endpoint.supportsSearch) && !model.capabilities.includes('web_search'))
+    model.capabilities = [...model.capabilities, 'web_search'];
   return model;
 }
 
@@ -119,7 +138,8 @@ export class ModelCatalog {
     for (const entry of data.models) {
       const model = fromData(entry);
       byKey.set(normalizeModelKey(model.id), model);
-      for (const alias of model.aliases) if (!byKey.has(normalizeModelKey(alias))) byKey.set(normalizeModelKey(alias), model);
+      for (const alias of model.aliases)
+        if (!byKey.has(normalizeModelKey(alias))) byKey.set(normalizeModelKey(alias), model);
     }
     const merged = new Set<CatalogModel>(byKey.values());
     for (const modelConfig of config.models) {
@@ -132,15 +152,21 @@ export class ModelCatalog {
     }
     this.models = [...merged].sort((a, b) => a.id.localeCompare(b.id));
     for (const model of this.models) {
-      model.searchText = [model.id, model.name, model.author, model.description, ...model.aliases].join('\n').toLowerCase();
+      model.searchText = [model.id, model.name, model.author, model.description, ...model.aliases]
+        .join('\n')
+        .toLowerCase();
       this.byId.set(model.id, model);
     }
-    for (const model of this.models) for (const alias of model.aliases) if (!this.byId.has(alias)) this.byId.set(alias, model);
+    for (const model of this.models)
+      for (const alias of model.aliases) if (!this.byId.has(alias)) this.byId.set(alias, model);
     // Catalog models routed to configured providers list those endpoints; their catalog fields stay as they are.
     const configIds = new Set(config.models.map((model) => model.id));
     for (const routedModel of routed) {
       const model = configIds.has(routedModel.id) ? undefined : this.byId.get(routedModel.id);
-      if (model) model.endpoints = routedModel.endpoints.map((endpoint) => toEndpoint(endpoint, providerNames.get(endpoint.providerId) ?? endpoint.providerId));
+      if (model)
+        model.endpoints = routedModel.endpoints.map((endpoint) =>
+          toEndpoint(endpoint, providerNames.get(endpoint.providerId) ?? endpoint.providerId),
+        );
     }
   }
 

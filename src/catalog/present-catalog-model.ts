@@ -67,11 +67,27 @@ export function presentCatalogModel(model: CatalogModel, endpointStats?: Map<str
     links: model.links,
     aliases: model.aliases,
     routable: model.endpoints.length > 0,
-    endpoints: model.endpoints.map((endpoint) => presentEndpoint(endpoint, endpointStats ? (endpointStats.get(endpoint.providerId) ?? describeEmpty()) : undefined)),
+    endpoints: model.endpoints.map((endpoint) =>
+      presentEndpoint(
+        endpoint,
+        endpointStats ? (endpointStats.get(endpoint.providerId) ?? describeEmpty()) : undefined,
+      ),
+    ),
     sources: model.sources,
   };
 }
 
 function describeEmpty(): DescribedTotals {
-  return { requests: 0, successes: 0, success_rate: null, uptime: null, prompt_tokens: 0, completion_tokens: 0, total_tokens: 0, latency_ms: { p50: null, p95: null }, ttft_ms: { p50: null, p95: null }, tokens_per_second: null };
+  return {
+    requests: 0,
+    successes: 0,
+    success_rate: null,
+    uptime: null,
+    prompt_tokens: 0,
+    completion_tokens: 0,
+    total_tokens: 0,
+    latency_ms: { p50: null, p95: null },
+    ttft_ms: { p50: null, p95: null },
+    tokens_per_second: null,
+  };
 }

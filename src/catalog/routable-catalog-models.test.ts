@@ -6,30 +6,45 @@ import { CATALOG_OFFER_PRESETS } from './catalog-offer-presets.js';
 import { routableCatalogModels } from './routable-catalog-models.js';
 
 const data = loadCatalogData();
-const configOf = (text: string, env: Record<string, string> = {}) => loadConfig({ text, env, knownProviderTypes: ['openai', 'anthropic', 'gemini'] }).config;
+const configOf = (text: string, env: Record<string, string> = {}) =>
+  loadConfig({ text, env, knownProviderTypes: ['openai', 'anthropic', 'gemini'] }).config;
 const byId = (models: ReturnType<typeof routableCatalogModels>) => new Map(models.map((model) => [model.id, model]));
 
 describe('routableCatalogModels', () => {
   it('maps every offer provider of the data to an existing preset', () => {
     const offerProviders = new Set(data.models.flatMap((model) => model.offers.map((offer) => offer.provider)));
     for (const provider of offerProviders) expect(CATALOG_OFFER_PRESETS[provider], provider).toBeDefined();
-    for (const route of Object.values(CATALOG_OFFER_PRESETS)) expect(PROVIDER_PRESETS[route.preset], route.preset).toBeDefined();
+    for (const route of Object.values(CATALOG_OFFER_PRESETS))
+      expect(PROVIDER_PRESETS[route.preset], route.preset).toBeDefined();
     // Google's models are served by the Gemini API preset.
     const gemini = data.models.find((model) => model.id === 'google/gemini-2.0-flash')!;
     expect(gemini.offers.map((offer) => CATALOG_OFFER_PRESETS[offer.provider].preset)).toEqual(['gemini']);
   });
 
   it('routes catalog models to a provider enabled by its credential variable, with catalog prices', () => {
-    const models = byId(routableCatalogModels(data, configOf('', { OPENAI_API_KEY: 'sk-test', GEMINI_API_KEY: 'g-test' })));
+    const models = byId(
+      routableCatalogModels(data, configOf('', { OPENAI_API_KEY: 'sk-test', GEMINI_API_KEY: 'g-test' })),
+    );
     const mini = models.get('openai/gpt-4o-mini')!;
     expect(mini.endpoints).toEqual([
-      expect.objectContaining({ providerId: 'openai', upstreamModel: 'gpt-4o-mini', contextLength: 128000, pricing: expect.objectContaining({ promptMicros: 150000, completionMicros: 600000 }) }),
+      expect.objectContaining({
+        providerId: 'openai',
+        upstreamModel: 'gpt-4o-mini',
+        contextLength: 128000,
+        pricing: expect.objectContaining({ promptMicros: 150000, completionMicros: 600000 }),
+      }),
     ]);
     expect(mini).toMatchObject({ author: 'openai', name: expect.not.stringMatching(/^openai\//) });
     expect(mini.created).toBeGreaterThan(1_700_000_000);
-    expect(models.get('google/gemini-2.0-flash')?.endpoints[0]).toMatchObject({ providerId: 'gemini', upstreamModel: 'gemini-2.0-flash' });
+    expect(models.get('google/gemini-2.0-flash')?.endpoints[0]).toMatchObject({
+      providerId: 'gemini',
+      upstreamModel: 'gemini-2.0-flash',
+    });
     expect(models.has('anthropic/claude-sonnet-4')).toBe(false);
-    for (const model of models.values()) expect(model.endpoints.every((endpoint) => endpoint.providerId === 'openai' || endpoint.providerId === 'gemini')).toBe(true);
+    for (const model of models.values())
+      expect(
+        model.endpoints.every((endpoint) => endpoint.providerId === 'openai' || endpoint.providerId === 'gemini'),
+      ).toBe(true);
   });
 
   it('follows the preset field, tries direct APIs before aggregators, and ignores providers without a preset', () => {
@@ -44,7 +59,12 @@ providers:
       ['direct', 'gpt-4o-mini', 0],
       ['router', 'openai/gpt-4o-mini', 1],
     ]);
-    expect(routableCatalogModels(data, configOf(`providers:\n  - { id: proxy, type: openai, base_url: http://127.0.0.1:9/v1 }\n`))).toEqual([]);
+    expect(
+      routableCatalogModels(
+        data,
+        configOf(`providers:\n  - { id: proxy, type: openai, base_url: http://127.0.0.1:9/v1 }\n`),
+      ),
+    ).toEqual([]);
   });
 
   it('leaves out a catalog model the config declares, under its id or an alias', () => {

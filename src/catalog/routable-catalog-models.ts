@@ -14,7 +14,10 @@ import { normalizeModelKey } from './merge-catalog-sources.js';
  *   key) is left out whole; the config model, as written, is the one routed.
  * - A model without a catalog price is not routed: billing could not charge for it.
  */
-export function routableCatalogModels(data: CatalogData, config: Pick<GatewayConfig, 'models' | 'providers'>): ModelConfig[] {
+export function routableCatalogModels(
+  data: CatalogData,
+  config: Pick<GatewayConfig, 'models' | 'providers'>,
+): ModelConfig[] {
   const providersByPreset = new Map<string, ProviderConfig[]>();
   for (const provider of config.providers) {
     if (!provider.preset) continue;

@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -8,7 +9,13 @@ import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mo
 import { testConfigText } from '../helpers/test-gateway.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'src/cli/main.ts')];
+// tsx as a loader in the same process, not its CLI: the CLI wrapper relays SIGTERM to a child and
+// kills it after 30 ms on a loaded machine, which made the graceful-shutdown tests flaky.
+const CLI = [
+  '--import',
+  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+  join(ROOT, 'src/cli/main.ts'),
+];
 
 let upstream: MockUpstream;
 let dir: string;

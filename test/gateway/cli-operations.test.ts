@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import { execFile, spawnSync } from 'node:child_process';
 import { createServer } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +14,13 @@ import { createApiKey } from '../../src/keys/create-api-key.js';
 import { randomIdGenerator } from '../../src/shared/ids.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = [join(ROOT, 'node_modules/tsx/dist/cli.mjs'), join(ROOT, 'src/cli/main.ts')];
+// tsx as a loader in the same process, not its CLI: the CLI wrapper relays SIGTERM to a child and
+// kills it after 30 ms on a loaded machine, which made the graceful-shutdown tests flaky.
+const CLI = [
+  '--import',
+  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+  join(ROOT, 'src/cli/main.ts'),
+];
 
 let upstream: MockUpstream;
 let dir: string;

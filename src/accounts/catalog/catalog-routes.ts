@@ -5,7 +5,14 @@ import { sendCacheable } from '../../http/cacheable-response.js';
 import { describeTotals } from '../../statistics/rollup-queries.js';
 import type { UsageStatsService } from '../../statistics/usage-stats-service.js';
 import { CAPABILITIES } from '../../catalog/catalog-data.js';
-import { CATALOG_SORTS, catalogFilterValues, checkKnownValues, queryCatalog, type CatalogQuery, type KnownValues } from '../../catalog/catalog-query.js';
+import {
+  CATALOG_SORTS,
+  catalogFilterValues,
+  checkKnownValues,
+  queryCatalog,
+  type CatalogQuery,
+  type KnownValues,
+} from '../../catalog/catalog-query.js';
 import type { ModelCatalog } from '../../catalog/model-catalog.js';
 import { presentCatalogModel } from '../../catalog/present-catalog-model.js';
 
@@ -44,14 +51,29 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
   };
 
   app.get('/models', {
-    schema: { summary: 'The public model catalog: filter, sort and page', tags: ['catalog'], querystring: CatalogQuerySchema },
+    schema: {
+      summary: 'The public model catalog: filter, sort and page',
+      tags: ['catalog'],
+      querystring: CatalogQuerySchema,
+    },
     handler: async (request, reply) => {
       const raw = request.query as Static<typeof CatalogQuerySchema>;
-      const query: CatalogQuery = { ...raw, sort: (raw.sort ?? 'popularity') as CatalogQuery['sort'], order: raw.order as CatalogQuery['order'], limit: raw.limit ?? 50, offset: raw.offset ?? 0 };
+      const query: CatalogQuery = {
+        ...raw,
+        sort: (raw.sort ?? 'popularity') as CatalogQuery['sort'],
+        order: raw.order as CatalogQuery['order'],
+        limit: raw.limit ?? 50,
+        offset: raw.offset ?? 0,
+      };
       checkKnownValues(query, known);
       const popularity = query.sort === 'popularity' ? await stats.popularity() : new Map<string, number>();
       const { data, total } = queryCatalog(catalog.models, query, popularity);
-      return sendCacheable(request, reply, { data: data.map((model) => presentCatalogModel(model)), total, limit: query.limit, offset: query.offset }, CATALOG_MAX_AGE);
+      return sendCacheable(
+        request,
+        reply,
+        { data: data.map((model) => presentCatalogModel(model)), total, limit: query.limit, offset: query.offset },
+        CATALOG_MAX_AGE,
+      );
     },
   });
 
@@ -66,8 +88,10 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
     handler: async (request, reply) => {
       const path = decodeURIComponent((request.params as { '*': string })['*']);
       const model = catalog.get(path);
-      if (!model) throw new NotFoundError(`The model '${path}' is not in the catalog.`, 'model_not_found', 'model_path');
-      const rows = model.endpoints.length > 0 ? await stats.totals('hour', 24, ['provider_id'], { modelId: model.id }) : [];
+      if (!model)
+        throw new NotFoundError(`The model '${path}' is not in the catalog.`, 'model_not_found', 'model_path');
+      const rows =
+        model.endpoints.length > 0 ? await stats.totals('hour', 24, ['provider_id'], { modelId: model.id }) : [];
       const endpointStats = new Map(rows.map((row) => [row.providerId!, describeTotals(row.totals)]));
       return sendCacheable(request, reply, presentCatalogModel(model, endpointStats), 30);
     },
