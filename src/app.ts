@@ -35,6 +35,7 @@ import { RankingsService } from './rankings/rankings-service.js';
 import { Metering, type MeteringOptions } from './metering/metering.js';
 import { createPurchaseLedger } from './credits/purchase-ledger.js';
 import { registerBilling } from './billing/register-billing.js';
+import { choosePaymentProvider, parseBillingConfig } from './billing/billing-config.js';
 import type { StripeSettings } from './billing/stripe-payment-provider.js';
 import type { Auth } from './users/create-auth.js';
 import { registerErrorHandling, toGatewayError } from './http/error-handler.js';
@@ -114,7 +115,12 @@ export interface GatewayApp {
   /** Metrics, traces and health checks. */
   observability: Observability;
   /** Sign-up mode and limits (`auth:`), and the invitations an admin API issues through. */
-  accounts: { settings: AuthSettings; invitations: InvitationService };
+  accounts: {
+    settings: AuthSettings;
+    invitations: InvitationService;
+    /** Who takes payments: stripe, sandbox or none (null without accounts). */
+    paymentProvider: string | null;
+  };
   /**
    * Puts a reloaded config's providers, models and routing settings into service at once; throws,
    * changing nothing, when they cannot be applied. Returns a one-line summary.
@@ -136,6 +142,12 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, store, logger } = deps;
   const clock = deps.clock ?? systemClock;
   const production = deps.production ?? process.env.NODE_ENV === 'production';
+  // Settings that can refuse to start are read before anything is started (nothing to stop on failure).
+  const authSettings = parseAuthSettings(config.sections.auth, production);
+  const paymentProvider = choosePaymentProvider(parseBillingConfig(config.sections.billing), config.sections.billing, {
+    stripeConfigured: deps.stripe !== undefined,
+    production,
+  });
   const ids = deps.ids ?? randomIdGenerator;
   const registry = deps.registry ?? createProviderRegistry();
   const upstream = deps.upstream ?? new UpstreamClient();
@@ -189,9 +201,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     forceCloseConnections: 'idle',
     // request.ip and request.protocol/host: the socket peer unless server.trust_proxy names the proxy.
     trustProxy:
-      typeof config.server.trustProxy === 'number'
-        ? trustHops(config.server.trustProxy)
-        : config.server.trustProxy,
+      typeof config.server.trustProxy === 'number' ? trustHops(config.server.trustProxy) : config.server.trustProxy,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
   });
@@ -309,13 +319,12 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
           logger,
           secret: deps.secret ?? randomBytes(32).toString('base64url'),
           stripe: deps.stripe,
-          production,
+          paymentProvider,
         },
         requireUser(deps.auth),
       )
     : undefined;
   if (deps.auth) app.addSchema(ApiKeySchema);
-  const authSettings = parseAuthSettings(config.sections.auth, production);
   const invitations = new InvitationService(store.db, clock, ids, {
     publicUrl: config.server.publicUrl,
     ttlMs: authSettings.invitationTtlMs,
@@ -353,7 +362,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     catalogFeatures,
     metering,
     observability,
-    accounts: { settings: authSettings, invitations },
+    accounts: { settings: authSettings, invitations, paymentProvider: billing?.billing.provider.name ?? null },
     reloadConfig(next) {
       // Everything is built before anything is swapped: a bad config leaves the running one whole.
       const nextDirectory = new ModelDirectory(next, routableCatalogModels(catalogData, next));

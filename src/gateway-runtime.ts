@@ -13,6 +13,8 @@ import { redisCheck } from './observability/readiness-checks.js';
 export interface Runtime {
   /** The config the runtime was opened with. */
   config: GatewayConfig;
+  /** NODE_ENV=production: stricter defaults (sign-up by invitation, no sandbox payments). */
+  environment: { production: boolean };
   store: Store;
   auth: Auth;
   /** The installation's secret (better-auth, signed links). */
@@ -35,7 +37,14 @@ export async function openRuntime(
       trustedOrigins: [config.server.publicUrl, ...config.server.corsOrigins],
     });
     const authApplied = await migrateAuthTables(auth);
-    return { config, store, auth, secret, applied: [...applied, ...authApplied] };
+    return {
+      config,
+      environment: { production: env.NODE_ENV === 'production' },
+      store,
+      auth,
+      secret,
+      applied: [...applied, ...authApplied],
+    };
   } catch (error) {
     await store.destroy().catch(() => undefined);
     throw error;

@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
-import { choosePaymentProvider, parseBillingConfig } from './billing-config.js';
+import { parseBillingConfig, type PaymentProviderChoice } from './billing-config.js';
 import { NoPaymentProvider } from './no-payment-provider.js';
 import type { PaymentProvider } from './payment-provider.js';
 import { BillingService } from './billing-service.js';
@@ -26,8 +26,8 @@ export interface BillingDeps {
   secret: string;
   /** Stripe's settings when STRIPE_SECRET_KEY is set. */
   stripe?: StripeSettings;
-  /** NODE_ENV=production: the sandbox is refused unless the config forces it. */
-  production: boolean;
+  /** Who takes payments, from `choosePaymentProvider` (checked before anything was started). */
+  paymentProvider: PaymentProviderChoice;
 }
 
 /**
@@ -40,10 +40,7 @@ export function registerBilling(
   signedIn: preHandlerAsyncHookHandler,
 ): { billing: BillingService; documents: DocumentService } {
   const config = parseBillingConfig(deps.section);
-  const choice = choosePaymentProvider(config, deps.section, {
-    stripeConfigured: deps.stripe !== undefined,
-    production: deps.production,
-  });
+  const choice = deps.paymentProvider;
   const stripeProvider =
     choice === 'stripe' && deps.stripe
       ? new StripePaymentProvider(createStripeClient(deps.stripe), deps.store.db, deps.clock)
