@@ -97,9 +97,25 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
           .type('application/json')
           .send({ error: { message: message || `HTTP ${response.status}`, type, code, param: null } });
       }
-      return reply.send(text);
+      return reply.send(withSignedToken(text, response.headers.get('set-auth-token')));
     },
   });
+}
+
+/**
+ * The session token a sign-in answers with, in its signed form (`<token>.<HMAC>`, the value of the
+ * session cookie). Bearer tokens must be signed (`bearer({ requireSignature: true })`), so the raw
+ * tokens better-auth keeps in its session table are of no use without the installation's secret.
+ */
+function withSignedToken(text: string, signed: string | null): string {
+  if (!signed) return text;
+  try {
+    const parsed = JSON.parse(text) as { token?: unknown };
+    if (typeof parsed?.token !== 'string') return text;
+    return JSON.stringify({ ...parsed, token: decodeURIComponent(signed) });
+  } catch {
+    return text;
+  }
 }
 
 /** CONTRACT §2 makes `name` optional at sign-up; better-auth requires one, so the email's local part stands in. */

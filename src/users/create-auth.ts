@@ -44,7 +44,10 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
     advanced: { disableOriginCheck: false, ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
     logger: { disabled: true },
     // Authorization: Bearer <session token> for API clients, besides the HttpOnly cookie for browsers.
-    plugins: [bearer()],
+    // Only signed tokens (what sign-in hands out): the raw ones in the session table are not enough
+    // to sign in as anyone, so a copy of the database without the secret opens no session. (better-auth
+    // cannot keep only a hash of the token: see docs/security.md.)
+    plugins: [bearer({ requireSignature: true })],
     // `gateway users disable` sets this; such an account gets no new session (its old ones are deleted).
     user: { additionalFields: { disabled: { type: 'boolean', required: false, defaultValue: false, input: false } } },
     databaseHooks: {
