@@ -35,7 +35,8 @@ export async function guardAuthRequest(
   request: FastifyRequest,
   deps: AuthRouteGuardDeps,
 ): Promise<GuardedAuthRequest> {
-  const fields: Fields | null = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Fields) : null;
+  const fields: Fields | null =
+    typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as Fields) : null;
   const route = pathname.replace(/^.*\/auth(?=\/)/, '');
   switch (route) {
     case '/sign-up/email':
@@ -51,7 +52,11 @@ export async function guardAuthRequest(
   }
 }
 
-async function guardSignUp(fields: Fields | null, body: unknown, deps: AuthRouteGuardDeps): Promise<GuardedAuthRequest> {
+async function guardSignUp(
+  fields: Fields | null,
+  body: unknown,
+  deps: AuthRouteGuardDeps,
+): Promise<GuardedAuthRequest> {
   const { settings, invitations } = deps;
   if (settings.signUp === 'closed')
     throw new PermissionDeniedError(
@@ -79,7 +84,8 @@ async function guardSignUp(fields: Fields | null, body: unknown, deps: AuthRoute
 /** Whether the account was created at or after `since` (the moment the invitation was claimed). */
 async function isNewSince(deps: AuthRouteGuardDeps, userId: string, since: number): Promise<boolean> {
   const row = await deps.store.db.selectFrom('user').select('createdAt').where('id', '=', userId).executeTakeFirst();
-  const createdAt = row?.createdAt instanceof Date ? row.createdAt.getTime() : new Date(String(row?.createdAt)).getTime();
+  const createdAt =
+    row?.createdAt instanceof Date ? row.createdAt.getTime() : new Date(String(row?.createdAt)).getTime();
   // Clocks of the database and this process may differ by a little; an older account is days older.
   return Number.isFinite(createdAt) && createdAt >= since - 60_000;
 }

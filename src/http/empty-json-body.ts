@@ -5,7 +5,11 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
  * including a DELETE or a sign-out that has no body. JSON parsing of nothing would refuse them 400
  * (issue 16, finding 9); a request that declares an empty body simply has none to parse.
  */
-export function acceptEmptyJsonBodies(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+export function acceptEmptyJsonBodies(
+  request: FastifyRequest,
+  _reply: FastifyReply,
+  done: HookHandlerDoneFunction,
+): void {
   const headers = request.headers;
   if (
     headers['content-type'] !== undefined &&

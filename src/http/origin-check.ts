@@ -26,14 +26,21 @@ function refererOrigin(referer: string | undefined): string | null {
  * cross-site page cannot send an Authorization header without CORS allowing it).
  */
 export function originCheck(options: { publicUrl: string; corsOrigins: readonly string[] }) {
-  const trusted = new Set([new URL(options.publicUrl).origin, ...options.corsOrigins.map((origin) => origin.toLowerCase())]);
+  const trusted = new Set([
+    new URL(options.publicUrl).origin,
+    ...options.corsOrigins.map((origin) => origin.toLowerCase()),
+  ]);
   return function checkOrigin(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     if (!STATE_CHANGING.has(request.method) || !request.url.startsWith('/api-account/')) return done();
     const cookie = request.headers.cookie;
     if (!cookie || !SESSION_COOKIE.test(cookie) || request.headers.authorization) return done();
     const originHeader = request.headers.origin;
     const origin = originHeader !== undefined ? originHeader.toLowerCase() : refererOrigin(request.headers.referer);
-    if (origin && origin !== 'null' && (trusted.has(origin) || origin === `${request.protocol}://${request.host}`.toLowerCase()))
+    if (
+      origin &&
+      origin !== 'null' &&
+      (trusted.has(origin) || origin === `${request.protocol}://${request.host}`.toLowerCase())
+    )
       return done();
     done(
       new PermissionDeniedError(

@@ -68,7 +68,8 @@ export class InvitationService {
   /** Issues an invitation for `email`; refuses an address that already has an account. */
   async issue(email: string, ttlMs = this.options.ttlMs ?? DEFAULT_INVITATION_TTL_MS): Promise<IssuedInvitation> {
     const address = email.trim().toLowerCase();
-    if (!/^[^\s@]+@[^\s@]+$/.test(address)) throw new InvalidRequestError(`"${email}" is not an email address.`, 'email');
+    if (!/^[^\s@]+@[^\s@]+$/.test(address))
+      throw new InvalidRequestError(`"${email}" is not an email address.`, 'email');
     if (await findUserByEmail(this.db, address))
       throw new ConflictError(`A user with the email ${address} already exists.`, 'user_exists');
     const token = randomBytes(32).toString('base64url');
@@ -129,7 +130,12 @@ export class InvitationService {
 
   /** Invitations, newest first (for an admin listing). */
   async list(limit = 100): Promise<Invitation[]> {
-    const rows = await this.db.selectFrom('invitations').selectAll().orderBy('created_at', 'desc').limit(limit).execute();
+    const rows = await this.db
+      .selectFrom('invitations')
+      .selectAll()
+      .orderBy('created_at', 'desc')
+      .limit(limit)
+      .execute();
     return rows.map(toInvitation);
   }
 

@@ -89,7 +89,12 @@ describe.each(STORE_KINDS)('CSRF on the account API (%s)', (storeKind) => {
     const created = await withCookie('POST', '/user/api-keys', { name: 'own' }, { origin: gateway.url });
     expect(created.status).toBe(201);
     const keyId = created.body.key_id as string;
-    const renamed = await withCookie('PATCH', `/user/api-keys/${keyId}`, { name: 'console' }, { origin: CONSOLE_ORIGIN });
+    const renamed = await withCookie(
+      'PATCH',
+      `/user/api-keys/${keyId}`,
+      { name: 'console' },
+      { origin: CONSOLE_ORIGIN },
+    );
     expect(renamed.status).toBe(200);
     expect(renamed.body.name).toBe('console');
 
