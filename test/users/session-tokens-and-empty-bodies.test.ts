@@ -54,7 +54,7 @@ describe.each(STORE_KINDS)('session tokens and empty JSON bodies (%s)', (storeKi
     };
     // As fetch sends it (no Content-Length) and as curl -X DELETE -H … sends it (Content-Length: 0).
     for (const headers of [
-      { 'content-type': 'application/json' },
+      { 'content-type': 'application/json' } as Record<string, string>,
       { 'content-type': 'application/json; charset=utf-8', 'content-length': '0' },
     ]) {
       const keyId = await newKey();
