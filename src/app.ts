@@ -329,9 +329,11 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     publicUrl: config.server.publicUrl,
     ttlMs: authSettings.invitationTtlMs,
   });
-  const signInLimiter: SignInLimiter = redis
-    ? new RedisSignInLimiter(redis, authSettings.signInLimits, () => clock.now(), redisKeyPrefix, logger)
-    : new MemorySignInLimiter(authSettings.signInLimits, () => clock.now());
+  // Sign-in limits shared through Redis when there is one (a connection of their own), else per process.
+  const signInLimiter: SignInLimiter =
+    redis && deps.auth
+      ? new RedisSignInLimiter(redis, authSettings.signInLimits, () => clock.now(), redisKeyPrefix, logger)
+      : new MemorySignInLimiter(authSettings.signInLimits, () => clock.now());
   app.addHook('onClose', async () => signInLimiter.close());
   await app.register(accountRoutes, {
     prefix: '/api-account',

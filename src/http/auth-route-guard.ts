@@ -99,7 +99,8 @@ async function guardSignIn(
   if (typeof fields?.email !== 'string') return { body };
   // The account is keyed by a hash: Redis never holds the email addresses people tried.
   const account = createHash('sha256').update(fields.email.trim().toLowerCase()).digest('hex').slice(0, 40);
-  const address = addressKey(request.ip);
+  // request.ip comes from X-Forwarded-For when server.trust_proxy says so: bound what a client can make a key of.
+  const address = addressKey(request.ip).slice(0, 64);
   const admission = await deps.limiter.begin(account, address);
   if (!admission.allowed) {
     const seconds = Math.max(1, Math.ceil(admission.retryAfterMs / 1000));
