@@ -38,6 +38,8 @@ import { registerBilling } from './billing/register-billing.js';
 import type { StripeSettings } from './billing/stripe-payment-provider.js';
 import type { Auth } from './users/create-auth.js';
 import { registerErrorHandling, toGatewayError } from './http/error-handler.js';
+import { answerClientError, renderFrameworkError } from './http/framework-errors.js';
+import { registerJsonBodyParser } from './http/json-body-parser.js';
 import { apiKeyAuth } from './http/api-key-auth.js';
 import { requireUser } from './http/account-auth.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
@@ -51,6 +53,8 @@ import { migrationsCheck, storeCheck } from './observability/readiness-checks.js
 import { registerConsoleStatic } from './http/console-static.js';
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_KEY_PREFIX, openRedis } from './store/open-redis.js';
+import { allProviderSecrets } from './providers/provider-secrets.js';
+import { logScrubber } from './shared/logger.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -116,9 +120,30 @@ export interface GatewayApp {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** The password in a postgres:// or redis:// URL, if any. */
+function passwordOf(url: string | undefined): string | undefined {
+  if (!url || !/^[a-z]+:\/\//.test(url)) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The composition root: every dependency comes in through `deps`; nothing is a module singleton. */
 export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, store, logger } = deps;
+  const installationSecret = deps.secret ?? randomBytes(32).toString('base64url');
+  // Whatever is logged from here on is scrubbed of the configured credentials and signing material.
+  const secretsOf = (next: GatewayConfig) => [
+    ...allProviderSecrets(next.providers),
+    installationSecret,
+    deps.stripe?.secretKey,
+    deps.stripe?.webhookSecret,
+    passwordOf(next.databaseUrl),
+    passwordOf(next.redisUrl),
+  ];
+  logScrubber(logger)?.replace(secretsOf(config));
   const clock = deps.clock ?? systemClock;
   const ids = deps.ids ?? randomIdGenerator;
   const registry = deps.registry ?? createProviderRegistry();
@@ -173,6 +198,15 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     forceCloseConnections: 'idle',
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    // A request (headers and body) must arrive within the timeout, or the connection is answered
+    // 408 and closed: a trickled body cannot hold a connection. Node checks at this interval.
+    requestTimeout: config.server.requestTimeoutMs,
+    http: {
+      headersTimeout: config.server.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.server.requestTimeoutMs),
+    },
+    frameworkErrors: renderFrameworkError(config.server.bodyLimitBytes),
+    clientErrorHandler: answerClientError(config.server.requestTimeoutMs),
   });
 
   // Bodies: strict types and ranges, unknown parameters kept (passed through). Query strings: coerced.
@@ -222,6 +256,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   });
   app.addSchema(ErrorEnvelopeSchema);
   registerErrorHandling(app, config.server.bodyLimitBytes);
+  registerJsonBodyParser(app, config.server.maxJsonDepth);
   registerCors(app, config.server.corsOrigins);
 
   // Statistics observe every finished request; the catalog, provider and rankings routes read them.
@@ -283,7 +318,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
           ids,
           publicUrl: config.server.publicUrl,
           logger,
-          secret: deps.secret ?? randomBytes(32).toString('base64url'),
+          secret: installationSecret,
           stripe: deps.stripe,
         },
         requireUser(deps.auth),
@@ -324,6 +359,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       const settings = parseRoutingSettings(next);
       const templates = deps.routing?.overrides?.templates ?? configRoutingTemplates(settings.templates);
       directory.replaceWith(nextDirectory);
+      logScrubber(logger)?.replace(secretsOf(next));
       routing.settings = settings;
       routing.templates = templates;
       upstream.reconfigure(next.providers);

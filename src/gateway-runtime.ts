@@ -24,7 +24,11 @@ export async function openRuntime(
   config: GatewayConfig,
   env: Record<string, string | undefined> = process.env,
 ): Promise<Runtime> {
-  const store = openStore(config.databaseUrl);
+  const store = openStore(config.databaseUrl, {
+    poolSize: config.database.poolSize,
+    connectTimeoutMs: config.database.connectTimeoutMs,
+    statementTimeoutMs: config.database.statementTimeoutMs,
+  });
   try {
     const { applied } = await migrateToLatest(store);
     const secret = await resolveAuthSecret(store, env, systemClock.now());

@@ -6,6 +6,7 @@ import { SSE_DONE, SSE_HEADERS, sseData, sseError, waitForDrain } from './sse.js
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
 import type { OpenedAttempt } from '../routing/open-with-fallback.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
+import { guardUpstreamError } from '../providers/provider-secrets.js';
 import { conformChunk } from './conform-chat-answer.js';
 
 export interface StreamCompletionInput {
@@ -97,8 +98,10 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
   } catch (error) {
     // The answer was complete; what the upstream did after [DONE] is no failure of this request.
     if (finished) return;
-    const gatewayError =
-      error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, input.signal);
+    const gatewayError = guardUpstreamError(
+      error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, input.signal),
+      opened.candidate.provider,
+    );
     outcome.status = gatewayError.status;
     outcome.errorCode = gatewayError.code;
     if (!outcome.clientAborted && !raw.destroyed) raw.end(sseError(gatewayError));
