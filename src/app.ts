@@ -153,7 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const directory = new ModelDirectory(config, routableCatalogModels(catalogData, config));
   // Infrastructure comes in through deps; what buildApp opens itself, it closes in close().
   const ownsRedis = deps.redis === undefined && config.redisUrl !== undefined;
-  const redis = (ownsRedis ? openRedis(config.redisUrl!) : deps.redis) ?? undefined;
+  const redis = (ownsRedis ? openRedis(config.redisUrl!, config.redis) : deps.redis) ?? undefined;
   const redisKeyPrefix = deps.redisKeyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
   // The `routing:` section is parsed here, once: routing and the key API read the same templates.
@@ -276,7 +276,17 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     recorder,
     ...(metering ? [metering] : []),
   ];
-  const chatDeps = { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined };
+  const chatDeps = {
+    directory,
+    registry,
+    upstream,
+    clock,
+    ids,
+    observers,
+    routing,
+    admission: metering ?? undefined,
+    writeStallMs: config.server.streamWriteStallMs,
+  };
   registerChatCompletionsRoute(app, chatDeps, authenticate);
   registerResponsesRoutes(app, { ...chatDeps, responses: new ResponseStore(store) }, authenticate);
   registerMessagesRoute(app, chatDeps, authenticate, (error) => toGatewayError(error, config.server.bodyLimitBytes));

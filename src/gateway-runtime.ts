@@ -7,7 +7,7 @@ import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './u
 import { systemClock } from './shared/clock.js';
 import { openRedis } from './store/open-redis.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { redisCheck } from './observability/readiness-checks.js';
 
 export interface Runtime {
@@ -65,11 +65,8 @@ export async function startGateway(
   const runtime = await openRuntime(config, env);
   const stripe = stripeSettingsFromEnvironment(env);
   // Readiness asks Redis on a connection of its own that never queues: a dead Redis answers at once.
-  const readinessRedis = config.redisUrl
-    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 })
-    : null;
-  readinessRedis?.on('error', () => undefined);
-  const redis = config.redisUrl ? openRedis(config.redisUrl) : null;
+  const readinessRedis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
+  const redis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
   const gateway = await buildApp({
     config,
     store: runtime.store,

@@ -31,6 +31,8 @@ export interface ChatHandlerDeps {
   routing: RoutingRuntime;
   /** Limits, quotas and credit holds (metering), checked before the request is sent. */
   admission?: RequestAdmission;
+  /** server.stream_write_stall_ms: a stream whose client takes nothing for this long is cut. */
+  writeStallMs?: number;
 }
 
 export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
@@ -106,6 +108,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
           signal: controller.signal,
           clock: deps.clock,
           requestId: request.id,
+          writeStallMs: deps.writeStallMs,
         });
         return;
       }

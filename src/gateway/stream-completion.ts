@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { GatewayError, UpstreamError } from '../shared/errors.js';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../shared/openai-types.js';
 import type { Clock } from '../shared/clock.js';
-import { SSE_DONE, SSE_HEADERS, sseData, sseError, waitForDrain } from './sse.js';
+import { SSE_DONE, SSE_HEADERS, clientStalled, sseData, sseError, waitForDrain } from './sse.js';
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
 import type { OpenedAttempt } from '../routing/open-with-fallback.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
@@ -18,6 +18,8 @@ export interface StreamCompletionInput {
   signal: AbortSignal;
   clock: Clock;
   requestId: string;
+  /** server.stream_write_stall_ms: how long a client may take none of the stream before it is cut. */
+  writeStallMs?: number;
 }
 
 /**
@@ -81,7 +83,8 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
       // which would destroy the body with an AbortError (and its stack trace) on every stream.
       if (finished) continue;
       const out = handle(decoder.push(bytes as Uint8Array));
-      if (out && !raw.write(out)) await waitForDrain(raw);
+      if (out && !raw.write(out) && (await waitForDrain(raw, input.writeStallMs)) === 'stalled')
+        throw clientStalled(input.writeStallMs);
       if (done) finish();
     }
     if (finished) return;
