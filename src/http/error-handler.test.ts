@@ -30,6 +30,11 @@ describe('toGatewayError', () => {
       'database_unavailable',
     ],
     [new Error('Connection terminated unexpectedly'), 503, 'database_unavailable'],
+    [
+      Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' }),
+      400,
+      'invalid_value',
+    ],
     [new Error('something else'), 500, 'internal_error'],
   ])('%s → %i %s', (error, status, code) => {
     const gatewayError = toGatewayError(error, 1024);

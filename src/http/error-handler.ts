@@ -8,7 +8,7 @@ import {
 } from '../shared/errors.js';
 import { passThroughCode } from '../shared/error-codes.js';
 import { schemaErrorToRequestError } from './schema-error.js';
-import { isDatabaseUnavailable } from '../store/database-errors.js';
+import { isDatabaseUnavailable, isUnstorableText } from '../store/database-errors.js';
 
 /** The database is down or too slow: a clear 503 the client may retry, never a 500. */
 export class DatabaseUnavailableError extends GatewayError {
@@ -58,6 +58,13 @@ export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayE
       );
   }
   if (isDatabaseUnavailable(error)) return new DatabaseUnavailableError(error);
+  if (isUnstorableText(error)) {
+    return new InvalidRequestError(
+      'The request contains a character that cannot be stored or looked up (such as a NUL byte).',
+      null,
+      'invalid_value',
+    );
+  }
   // decodeURIComponent on a malformed escape anywhere in request handling is the client's URL.
   if (error instanceof URIError) {
     return new InvalidRequestError(

@@ -31,3 +31,12 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   }
   return UNAVAILABLE_MESSAGES.some((message) => error.message.includes(message));
 }
+
+/**
+ * PostgreSQL refused a string from the request: a NUL byte (22021) or a character the database
+ * encoding cannot hold (22P05). The client's input, so a 400, never a 500.
+ */
+export function isUnstorableText(error: unknown): boolean {
+  const code = (error as { code?: unknown })?.code;
+  return code === '22021' || code === '22P05';
+}
