@@ -66,6 +66,8 @@ export async function startGateway(
   const stripe = stripeSettingsFromEnvironment(env);
   // Readiness asks Redis on a connection of its own that never queues: a dead Redis answers at once.
   const readinessRedis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
+  // Connected now: nothing is queued while disconnected, so a first ping would otherwise fail.
+  void readinessRedis?.connect().catch(() => undefined);
   const redis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
   const gateway = await buildApp({
     config,
