@@ -94,6 +94,9 @@ describe.each(STORE_KINDS)('finding 9 on %s', (storeKind) => {
     const badJson = await post({ 'content-type': 'application/json' }, '{"model":');
     expect(badJson.status).toBe(400);
     expectEnvelope(await badJson.json(), badJson.status, 'invalid_json');
+    const poisoned = await post({ 'content-type': 'application/json' }, '{"model":"test/chat","__proto__":{"x":1}}');
+    expect(poisoned.status).toBe(400);
+    expectEnvelope(await poisoned.json(), poisoned.status, 'invalid_json');
     const plainText = await post({ 'content-type': 'text/plain' }, 'hello');
     expect(plainText.status).toBe(400);
     expect(((await plainText.json()) as { error: { type: string } }).error.type).toBe('invalid_request_error');
