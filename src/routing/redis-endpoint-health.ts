@@ -84,8 +84,9 @@ export class RedisEndpointHealth implements EndpointHealth {
     private readonly clock: Clock,
     options: RedisEndpointHealthOptions = {},
   ) {
-    // Routing must not wait on a dead Redis forever: fail fast, and the caller treats the endpoint as healthy.
-    const connection = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false, connectTimeout: 2000 };
+    // Routing must not wait on Redis: the installation's client times commands out quickly and
+    // queues nothing while disconnected, and the caller treats an unreadable breaker as closed.
+    const connection = { lazyConnect: false };
     this.redis = redis.duplicate(connection);
     this.redis.on('error', () => undefined);
     this.prefix = `${options.keyPrefix ?? 'gateway:'}breaker:`;
