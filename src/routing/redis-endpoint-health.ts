@@ -104,6 +104,16 @@ export class RedisEndpointHealth implements EndpointHealth {
     this.subscriber.on('message', (_channel: string, key: string) => this.snapshots.delete(key));
   }
 
+  /**
+   * Resolves once the command connection is up. Nothing waits for this on the request path (a
+   * command sent before it fails at once and the breaker reads as closed); tests and start-up
+   * checks use it to begin from a connected breaker.
+   */
+  async ready(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve) => this.redis.once('ready', () => resolve()));
+  }
+
   async admit(key: string): Promise<Admission> {
     const now = this.clock.now();
     const snapshot = this.snapshots.get(key);

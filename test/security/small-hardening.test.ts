@@ -119,7 +119,7 @@ describe.each(STORE_KINDS)('finding 9 on %s', (storeKind) => {
   it('credits grant --reference is unique per user: another user’s grant applies, a repeat says it changed nothing', async () => {
     const { store, url, searchPath } = gateway.testStore;
     const other = `other-${Date.now()}@example.com`;
-    await createUser(gateway.auth, store, { email: other, password: 'password-123' });
+    await createUser(gateway.auth, store, { email: other, password: 'plum-orbit-42-lantern' });
     const output: string[] = [];
     const run = (email: string) =>
       runCreditsCommand(
