@@ -40,7 +40,7 @@ export async function openRuntime(
       baseUrl: config.server.publicUrl,
       trustedOrigins: [config.server.publicUrl, ...config.server.corsOrigins],
     });
-    const authApplied = await migrateAuthTables(auth);
+    const authApplied = await migrateAuthTables(auth, store);
     return {
       config,
       environment: { production: env.NODE_ENV === 'production' },

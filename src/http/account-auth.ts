@@ -111,8 +111,8 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
 
 /**
  * The session token a sign-in answers with, in its signed form (`<token>.<HMAC>`, the value of the
- * session cookie). Bearer tokens must be signed (`bearer({ requireSignature: true })`), so the raw
- * tokens better-auth keeps in its session table are of no use without the installation's secret.
+ * session cookie). Bearer tokens must be signed (`bearer({ requireSignature: true })`), as cookies
+ * are; the session table holds only a hash of each token (users/hashed-session-adapter.ts).
  */
 function withSignedToken(text: string, signed: string | null): string {
   if (!signed) return text;
