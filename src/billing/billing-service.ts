@@ -49,7 +49,7 @@ export class BillingService {
     const rate = config.currencies.get(currency);
     if (!rate)
       throw new InvalidRequestError(
-        `currency must be one of: ${[...config.currencies.keys()].join(', ')}.`,
+        `Invalid value for 'currency': ${JSON.stringify(input.currency ?? currency)}. Supported values are: ${[...config.currencies.keys()].map((code) => `'${code.toUpperCase()}'`).join(', ')} (either case).`,
         'currency',
         'invalid_currency',
       );

@@ -1,5 +1,5 @@
 import { unitsToDecimal } from '../shared/decimal.js';
-import type { CatalogPricing } from './catalog-data.js';
+import type { CatalogFieldName, CatalogPricing } from './catalog-data.js';
 import type { CatalogEndpoint, CatalogModel } from './model-catalog.js';
 import type { DescribedTotals } from '../statistics/rollup-queries.js';
 
@@ -48,6 +48,30 @@ function presentEndpoint(endpoint: CatalogEndpoint, stats?: DescribedTotals) {
   };
 }
 
+/** Each catalog field under the name the model record shows it by (one casing in every response). */
+const FIELD_NAMES: Record<CatalogFieldName, string> = {
+  name: 'name',
+  description: 'description',
+  author: 'author',
+  contextLength: 'context_length',
+  maxOutputTokens: 'max_output_tokens',
+  pricing: 'pricing',
+  inputModalities: 'input_modalities',
+  outputModalities: 'output_modalities',
+  capabilities: 'capabilities',
+  tags: 'tags',
+  created: 'created',
+  knowledgeCutoff: 'knowledge_cutoff',
+  links: 'links',
+};
+
+/** `sources` keyed by the record's own field names: where each field shown came from. */
+function presentSources(sources: CatalogModel['sources']): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(sources).map(([field, source]) => [FIELD_NAMES[field as CatalogFieldName] ?? field, source!]),
+  );
+}
+
 export function presentCatalogModel(model: CatalogModel, endpointStats?: Map<string, DescribedTotals>) {
   return {
     id: model.id,
@@ -73,7 +97,7 @@ export function presentCatalogModel(model: CatalogModel, endpointStats?: Map<str
         endpointStats ? (endpointStats.get(endpoint.providerId) ?? describeEmpty()) : undefined,
       ),
     ),
-    sources: model.sources,
+    sources: presentSources(model.sources),
   };
 }
 

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHook
 import type { Auth } from '../users/create-auth.js';
 import { AuthenticationError } from '../shared/errors.js';
 import { passThroughCode, type ErrorCode, type PassThroughCode } from '../shared/error-codes.js';
+import { snakeCaseKeys, toAuthRequestFields } from './snake-case-keys.js';
 
 export interface SignedInUser {
   id: string;
@@ -58,7 +59,7 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
       const url = new URL(request.url, baseUrl);
       const body =
         request.method === 'POST' && request.body !== undefined
-          ? JSON.stringify(withDefaultName(url.pathname, request.body))
+          ? JSON.stringify(withDefaultName(url.pathname, toAuthRequestFields(request.body)))
           : undefined;
       if (body !== undefined) headers.set('content-type', 'application/json');
       headers.delete('content-length');
@@ -90,6 +91,14 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
         return reply
           .type('application/json')
           .send({ error: { message: message || `HTTP ${response.status}`, type, code, param: null } });
+      }
+      // better-auth answers camelCase; the account API answers snake_case only.
+      if (response.headers.get('content-type')?.includes('application/json') && text !== '') {
+        try {
+          return reply.send(JSON.stringify(snakeCaseKeys(JSON.parse(text))));
+        } catch {
+          /* not JSON after all: relayed as it came */
+        }
       }
       return reply.send(text);
     },

@@ -194,7 +194,7 @@ export interface StatsFigures {
 
 export interface ProviderStats {
   provider: string;
-  window: '1h' | '24h' | '7d';
+  window: '1h' | '24h' | '7d' | '30d';
   from: string;
   to: string;
   bucket_seconds: number;
@@ -232,7 +232,8 @@ export interface RankingChart {
     name: string;
     author: string;
     total: number;
-    points: { date: string; value: number }[];
+    /** One point per bucket of the window: `start` its ISO time, `date` its UTC day. */
+    points: { start: string; date: string; value: number }[];
   }[];
 }
 

@@ -160,6 +160,286 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/responses': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a response (OpenAI Responses API)
+     * @description Translated onto the chat path, so every model of the gateway answers: input items, instructions, function tools, text.format, previous_response_id (stored per user), stream:true with the documented response.* events. Built-in tools other than web_search are refused.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description An OpenAI Responses API request. */
+      requestBody: {
+        content: {
+          'application/json': {
+            model: string;
+            /** @description a string or an array of input items */
+            input?:
+              | string
+              | {
+                  [key: string]: unknown;
+                }[];
+            instructions?: string | null;
+            tools?: ({
+              type: string;
+            } & {
+              [key: string]: unknown;
+            })[];
+            /** @description "none", "auto", "required" or {"type": "function", "name": …} */
+            tool_choice?:
+              | string
+              | ({
+                  type: string;
+                } & {
+                  [key: string]: unknown;
+                });
+            text?: {
+              format?: {
+                /** @enum {string} */
+                type: 'text' | 'json_object' | 'json_schema';
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            };
+            max_output_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            reasoning?: {
+              [key: string]: unknown;
+            } | null;
+            metadata?: {
+              [key: string]: string;
+            } | null;
+            store?: boolean | null;
+            previous_response_id?: string | null;
+            stream?: boolean | null;
+            parallel_tool_calls?: boolean | null;
+            user?: string;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/responses/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a stored response
+     * @description Only responses created with store (the default) by a key of the same user.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a message (Anthropic Messages API)
+     * @description Any model of the gateway, called as Anthropic Messages: x-api-key or Bearer auth, anthropic-version accepted, system, text/image/tool_use/tool_result blocks, tools, tool_choice, stop_sequences, thinking; stream:true answers Anthropic events; errors in Anthropic's envelope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description An Anthropic Messages API request. */
+      requestBody: {
+        content: {
+          'application/json': {
+            model: string;
+            max_tokens: number;
+            /** @description a string or text blocks */
+            system?:
+              | string
+              | ({
+                  type: string;
+                } & {
+                  [key: string]: unknown;
+                })[];
+            messages: ({
+              /** @enum {string} */
+              role: 'user' | 'assistant';
+              /** @description a string or content blocks */
+              content:
+                | string
+                | ({
+                    type: string;
+                  } & {
+                    [key: string]: unknown;
+                  })[];
+            } & {
+              [key: string]: unknown;
+            })[];
+            tools?: ({
+              /** @description letters, digits, _ and - */
+              name: string;
+            } & {
+              [key: string]: unknown;
+            })[];
+            tool_choice?: {
+              /** @enum {string} */
+              type: 'auto' | 'any' | 'tool' | 'none';
+            } & {
+              [key: string]: unknown;
+            };
+            stop_sequences?: string[];
+            temperature?: number;
+            top_p?: number;
+            top_k?: number;
+            thinking?: {
+              /** @enum {string} */
+              type: 'enabled' | 'disabled';
+            } & {
+              [key: string]: unknown;
+            };
+            metadata?: {
+              [key: string]: unknown;
+            };
+            stream?: boolean;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/embeddings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create embeddings (OpenAI-compatible)
+     * @description Embeds text (or token arrays, on OpenAI-compatible providers) with any model whose output_modalities include "embeddings": OpenAI-compatible providers, Azure OpenAI, Gemini (batchEmbedContents), Bedrock (Titan, Cohere) and Ollama (/api/embed). encoding_format base64 is float32 little-endian.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description An OpenAI embeddings request. */
+      requestBody: {
+        content: {
+          'application/json': {
+            model: string;
+            /** @description a string, an array of at most 2048 strings, an array of token ids, or an array of at most 2048 token-id arrays */
+            input: string | string[] | number[] | number[][];
+            dimensions?: number;
+            /** @enum {string} */
+            encoding_format?: 'float' | 'base64';
+            user?: string;
+            /** @description provider preferences, as on chat (docs/routing.md) */
+            provider?: unknown;
+            /** @description fallback model ids, as on chat */
+            models?: unknown;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/models': {
     parameters: {
       query?: never;
@@ -286,7 +566,8 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          window?: 'day' | 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           limit?: number;
         };
         header?: never;
@@ -295,12 +576,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
-        200: {
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -319,12 +602,13 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Daily series per model (top N and others) of tokens, requests or users */
+    /** A series per model (top N and others) of tokens, requests or users, per bucket of the window */
     get: {
       parameters: {
         query: {
           metric: 'tokens' | 'requests' | 'users';
-          window?: 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           top?: number;
         };
         header?: never;
@@ -333,12 +617,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
-        200: {
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -367,12 +653,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
-        200: {
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -391,11 +679,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Fastest models by measured throughput and by time to first token */
+    /** Fastest models by measured throughput and by time to first token, over the window */
     get: {
       parameters: {
         query?: {
-          window?: 'day' | 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           limit?: number;
         };
         header?: never;
@@ -404,12 +693,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
-        200: {
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -431,7 +722,12 @@ export interface paths {
     /** Download an invoice or receipt through its signed link */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Unix seconds the link is valid until (part of the signed link) */
+          expires?: string;
+          /** @description HMAC of the document id and expires */
+          signature?: string;
+        };
         header?: never;
         path: {
           file: string;
@@ -739,7 +1035,8 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          window?: '1h' | '24h' | '7d';
+          /** @description 1h, 24h (default), 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
         };
         header?: never;
         path: {
@@ -777,7 +1074,8 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          window?: 'day' | 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           limit?: number;
         };
         header?: never;
@@ -786,12 +1084,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
-        200: {
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -810,12 +1110,13 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Daily series per model (top N and others) of tokens, requests or users */
+    /** A series per model (top N and others) of tokens, requests or users, per bucket of the window */
     get: {
       parameters: {
         query: {
           metric: 'tokens' | 'requests' | 'users';
-          window?: 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           top?: number;
         };
         header?: never;
@@ -824,12 +1125,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
-        200: {
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -858,12 +1161,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
-        200: {
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -882,11 +1187,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Fastest models by measured throughput and by time to first token */
+    /** Fastest models by measured throughput and by time to first token, over the window */
     get: {
       parameters: {
         query?: {
-          window?: 'day' | 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           limit?: number;
         };
         header?: never;
@@ -895,12 +1201,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
-        200: {
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -919,11 +1227,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** All rankings in one response */
+    /** All rankings in one response, every part over the same window */
     get: {
       parameters: {
         query?: {
-          window?: 'day' | 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
         };
         header?: never;
         path?: never;
@@ -931,12 +1240,14 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
-        200: {
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1195,6 +1506,8 @@ export interface paths {
             credit_limit?: number | null;
             /** @description an ISO 8601 date-time with a time zone, in the future, or null for never */
             expiration?: string | null;
+            /** @description an alias of expiration (give one of the two, or both equal) */
+            expires_at?: string | null;
             /** @description the id of a routing template (GET /api-account/routing-templates), or null */
             template_id?: string | null;
             /** @description Default models: the fallback chain (code mode) or the models used (manual mode). */
@@ -1247,7 +1560,8 @@ export interface paths {
               /** Format: date-time */
               updated_at: string;
               last_used_at: string | null;
-              expires_at: string | null;
+              /** @description When the key stops working (spec §2.1); null: never. */
+              expiration: string | null;
               /** @description The full key, sk-gw-…. Shown only in this response: store it now. */
               key: string;
             };
@@ -1422,6 +1736,7 @@ export interface paths {
         };
         cookie?: never;
       };
+      /** @description The fields to change; those left out keep their value, null clears. A whole record as GET returns it is accepted: its read-only fields are ignored. */
       requestBody: {
         content: {
           'application/json': {
@@ -1453,6 +1768,24 @@ export interface paths {
             }[];
             /** @description true stops the key (403 key_disabled) until set back to false. */
             disabled?: boolean;
+            /** @description an alias of expiration (give one of the two, or both equal) */
+            expires_at?: string | null;
+            /** @description read-only: must name the key in the path */
+            readonly key_id?: string;
+            /** @description read-only: accepted and ignored */
+            readonly masked_key?: string;
+            /** @description read-only: accepted and ignored */
+            readonly status?: string;
+            /** @description read-only: accepted and ignored */
+            readonly spend_this_month?: number;
+            /** @description read-only: accepted and ignored */
+            readonly spend_total?: number;
+            /** @description read-only: accepted and ignored */
+            readonly created_at?: string;
+            /** @description read-only: accepted and ignored */
+            readonly updated_at?: string;
+            /** @description read-only: accepted and ignored */
+            readonly last_used_at?: string | null;
           };
         };
       };
@@ -1944,7 +2277,8 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
       last_used_at: string | null;
-      expires_at: string | null;
+      /** @description When the key stops working (spec §2.1); null: never. */
+      expiration: string | null;
     };
   };
   responses: never;

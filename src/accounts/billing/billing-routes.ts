@@ -46,7 +46,7 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
       return {
         plan: config.plan,
         credit_balance: nanosToUsdNumber(balance),
-        currency: 'usd',
+        currency: 'USD',
         platform_fee_rate: Number(unitsToDecimal(config.feeRatePpm, 6)),
         payment_provider: billing.provider.name,
         payment_methods: paymentMethods,
@@ -76,7 +76,7 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
         amount: view.amount,
         fee: view.fee,
         total: view.total,
-        currency: order.currency,
+        currency: view.currency,
       };
     },
   );

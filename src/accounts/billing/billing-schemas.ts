@@ -38,7 +38,7 @@ export const OrdersQuerySchema = Type.Object(
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     offset: Type.Integer({ minimum: 0, default: 0 }),
   },
-  { additionalProperties: true },
+  { additionalProperties: false },
 );
 
 export const DocumentBodySchema = Type.Object(

@@ -42,6 +42,6 @@ export function toApiKeyView(row: ApiKeysTable, spend: KeySpendView, now: number
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
     last_used_at: isoOrNull(row.last_used_at),
-    expires_at: isoOrNull(row.expires_at),
+    expiration: isoOrNull(row.expires_at),
   };
 }

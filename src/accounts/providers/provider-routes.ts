@@ -3,7 +3,8 @@ import { Type, type Static } from '@sinclair/typebox';
 import { NotFoundError } from '../../shared/errors.js';
 import { sendCacheable } from '../../http/cacheable-response.js';
 import { describeTotals } from '../../statistics/rollup-queries.js';
-import { STATS_WINDOWS, type StatsWindow, type UsageStatsService } from '../../statistics/usage-stats-service.js';
+import type { UsageStatsService } from '../../statistics/usage-stats-service.js';
+import { WINDOW_NAMES, canonicalWindow } from '../../statistics/stats-windows.js';
 import type { ProviderConfig } from '../../config/gateway-config.js';
 import type { ModelCatalog, CatalogModel } from '../../catalog/model-catalog.js';
 import { endpointStatus, presentPricing } from '../../catalog/present-catalog-model.js';
@@ -12,8 +13,11 @@ const StatsQuerySchema = Type.Object(
   {
     window: Type.Optional(
       Type.Union(
-        Object.keys(STATS_WINDOWS).map((window) => Type.Literal(window)),
-        { default: '24h' },
+        WINDOW_NAMES.map((window) => Type.Literal(window)),
+        {
+          default: '24h',
+          description: '1h, 24h (default), 7d or 30d; day, week and month are aliases of 24h, 7d and 30d',
+        },
       ),
     ),
   },
@@ -104,7 +108,7 @@ export function registerProviderRoutes(
     },
     handler: async (request, reply) => {
       const provider = find((request.params as { id: string }).id);
-      const window = ((request.query as Static<typeof StatsQuerySchema>).window ?? '24h') as StatsWindow;
+      const window = canonicalWindow((request.query as Static<typeof StatsQuerySchema>).window ?? '24h');
       return sendCacheable(request, reply, await stats.providerStats(provider.id, window), 15);
     },
   });
