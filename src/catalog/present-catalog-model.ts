@@ -2,6 +2,7 @@ import { unitsToDecimal } from '../shared/decimal.js';
 import type { CatalogFieldName, CatalogPricing } from './catalog-data.js';
 import type { CatalogEndpoint, CatalogModel } from './model-catalog.js';
 import type { DescribedTotals } from '../statistics/rollup-queries.js';
+import { healthStatus } from '../statistics/provider-health.js';
 
 /** USD per million tokens (per request / per search: USD each), as exact decimal strings. */
 export function presentPricing(pricing: CatalogPricing | null) {
@@ -16,13 +17,8 @@ export function presentPricing(pricing: CatalogPricing | null) {
   };
 }
 
-/** Health of an endpoint from its measured traffic: no traffic is "unknown", mostly failing is "down". */
-export function endpointStatus(stats: DescribedTotals | undefined): 'active' | 'degraded' | 'down' | 'unknown' {
-  if (!stats || stats.requests === 0 || stats.uptime === null) return 'unknown';
-  if (stats.uptime < 0.5) return 'down';
-  if (stats.uptime < 0.95) return 'degraded';
-  return 'active';
-}
+/** Health of an endpoint from its measured traffic (thresholds in statistics/provider-health.ts). */
+export const endpointStatus = healthStatus;
 
 function presentEndpoint(endpoint: CatalogEndpoint, stats?: DescribedTotals) {
   return {

@@ -195,6 +195,8 @@ export interface StatsFigures {
 export interface ProviderStats {
   provider: string;
   window: '1h' | '24h' | '7d' | '30d';
+  /** From the window's uptime: down < 50 %, degraded < 95 % (docs/catalog.md). */
+  status: 'active' | 'degraded' | 'down' | 'unknown';
   from: string;
   to: string;
   bucket_seconds: number;

@@ -102,14 +102,15 @@ export function registerProviderRoutes(
 
   app.get('/providers/:id/stats', {
     schema: {
-      summary: 'Provider statistics over a window (1h, 24h, 7d; default 24h), per time bucket',
+      summary: 'Provider statistics over a window (1h, 24h, 7d, 30d; default 24h), per time bucket, with its status',
       tags: ['providers'],
       querystring: StatsQuerySchema,
     },
     handler: async (request, reply) => {
       const provider = find((request.params as { id: string }).id);
       const window = canonicalWindow((request.query as Static<typeof StatsQuerySchema>).window ?? '24h');
-      return sendCacheable(request, reply, await stats.providerStats(provider.id, window), 15);
+      const measured = await stats.providerStats(provider.id, window);
+      return sendCacheable(request, reply, { ...measured, status: endpointStatus(measured.totals) }, 15);
     },
   });
 }
