@@ -97,6 +97,7 @@ const readOnlyFields = {
   status: Type.Optional(Type.String(ignored)),
   spend_this_month: Type.Optional(Type.Number(ignored)),
   spend_total: Type.Optional(Type.Number(ignored)),
+  previous_key_expiration: Type.Optional(Type.Union([Type.String(), Type.Null()], ignored)),
   created_at: Type.Optional(Type.String(ignored)),
   updated_at: Type.Optional(Type.String(ignored)),
   last_used_at: Type.Optional(Type.Union([Type.String(), Type.Null()], ignored)),
@@ -186,6 +187,10 @@ export const ApiKeySchema = Type.Object(
     expiration: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
       description: 'When the key stops working (spec §2.1); null: never.',
     }),
+    previous_key_expiration: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended.',
+    }),
   },
   { $id: 'ApiKey', description: 'An API key: metadata, routing settings and limits. Never the full key.' },
 );
@@ -200,6 +205,26 @@ export const CreatedApiKeySchema = Type.Composite(
   ],
   { description: 'The new key, with its full value shown this once.' },
 );
+
+/** The longest grace period a rotation may give the replaced secret: 7 days. */
+export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
+/** The grace period when the request names none: 24 hours. */
+export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
+
+export const RotateApiKeyBodySchema = Type.Object(
+  {
+    grace_period_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_ROTATION_GRACE_SECONDS,
+        description:
+          'How long the replaced secret keeps working, in seconds: 0 ends it at once; default 86400 (24 h), at most 604800 (7 days).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RotateApiKeyBody = Static<typeof RotateApiKeyBodySchema>;
 
 export const ApiKeyListSchema = Type.Object({ data: Type.Array(Type.Ref('ApiKey')) });
 

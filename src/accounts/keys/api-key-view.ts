@@ -43,5 +43,9 @@ export function toApiKeyView(row: ApiKeysTable, spend: KeySpendView, now: number
     updated_at: new Date(row.updated_at).toISOString(),
     last_used_at: isoOrNull(row.last_used_at),
     expiration: isoOrNull(row.expires_at),
+    previous_key_expiration:
+      row.previous_key_expires_at != null && row.previous_key_expires_at > now
+        ? new Date(row.previous_key_expires_at).toISOString()
+        : null,
   };
 }
