@@ -1031,7 +1031,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Provider statistics over a window (1h, 24h, 7d; default 24h), per time bucket */
+    /** Provider statistics over a window (1h, 24h, 7d, 30d; default 24h), per time bucket, with its status */
     get: {
       parameters: {
         query?: {
@@ -1562,6 +1562,8 @@ export interface paths {
               last_used_at: string | null;
               /** @description When the key stops working (spec §2.1); null: never. */
               expiration: string | null;
+              /** @description After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended. */
+              previous_key_expiration: string | null;
               /** @description The full key, sk-gw-…. Shown only in this response: store it now. */
               key: string;
             };
@@ -1781,6 +1783,8 @@ export interface paths {
             /** @description read-only: accepted and ignored */
             readonly spend_total?: number;
             /** @description read-only: accepted and ignored */
+            readonly previous_key_expiration?: string | null;
+            /** @description read-only: accepted and ignored */
             readonly created_at?: string;
             /** @description read-only: accepted and ignored */
             readonly updated_at?: string;
@@ -1922,6 +1926,219 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api-account/user/api-keys/{key_id}/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate an API key: a new secret, same key id and settings; the old secret works for a grace period
+     * @description Needs a signed-in user: Authorization: Bearer <session token> from /api-account/auth/sign-in/email, or the session cookie.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          key_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description How long the replaced secret keeps working, in seconds: 0 ends it at once; default 86400 (24 h), at most 604800 (7 days). */
+            grace_period_seconds?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description The new key, with its full value shown this once. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              key_id: string;
+              name: string;
+              description: string;
+              /** @description The key with its middle hidden: sk-gw-ab12…wxyz. */
+              masked_key: string;
+              status: 'active' | 'disabled' | 'expired';
+              disabled: boolean;
+              routing_mode: 'code' | 'manual';
+              /** @description null: every model. */
+              allowed_models: string[] | null;
+              template_id: string | null;
+              default_models: {
+                /** @description A model id the gateway serves. */
+                model_id: string;
+                /** @description Order of use, 1 first; unique within the list. */
+                priority: number;
+              }[];
+              rpm_limit: number | null;
+              tpm_limit: number | null;
+              /** @description USD per calendar month (UTC). */
+              monthly_quota: number | null;
+              /** @description USD over the key's life. */
+              credit_limit: number | null;
+              /** @description USD spent in the current calendar month (UTC). */
+              spend_this_month: number;
+              /** @description USD spent over the key's life. */
+              spend_total: number;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              last_used_at: string | null;
+              /** @description When the key stops working (spec §2.1); null: never. */
+              expiration: string | null;
+              /** @description After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended. */
+              previous_key_expiration: string | null;
+              /** @description The full key, sk-gw-…. Shown only in this response: store it now. */
+              key: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/transactions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your credit history: grants, purchases, refunds, and usage charges per day and key (JSON or CSV) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description only this kind: grant, purchase, usage or refund */
+          type?: 'grant' | 'purchase' | 'usage' | 'refund';
+          /** @description YYYY-MM-DD (UTC), included */
+          start_date?: string;
+          /** @description YYYY-MM-DD (UTC), included */
+          end_date?: string;
+          /** @description rows per page: default 50 (JSON); CSV without a limit exports every row, up to 100000 */
+          limit?: number;
+          offset?: number;
+          /** @description csv answers text/csv (so does Accept: text/csv without a format); default json */
+          format?: 'json' | 'csv';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of transactions (JSON), or every matching one as CSV */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description entry-<ledger id>, or usage-<date>-<key id> for a usage line */
+                id: string;
+                /** @description grant, purchase, usage (one line per UTC day and key) or refund */
+                type: 'grant' | 'purchase' | 'usage' | 'refund';
+                /** @description USD, signed: credits added are positive, charges and refunds negative */
+                amount: number;
+                /** @description the exact amount, in nano-USD */
+                amount_nanos: number;
+                /** @enum {string} */
+                currency: 'USD';
+                description: string;
+                /** @description UTC day, YYYY-MM-DD */
+                date: string;
+                /** @description when it was written; a usage line: its latest charge */
+                created_at: string;
+                key_id: string | null;
+                key_name: string | null;
+                /** @description usage lines: charges summed (one per request) */
+                requests: number | null;
+                order_id: string | null;
+                reference: string | null;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+              /** @enum {string} */
+              currency: 'USD';
+              /** @description the current balance, USD: the sum of every transaction */
+              balance: number;
+              balance_nanos: number;
+            };
+            'text/csv': string;
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api-account/user/billing': {
     parameters: {
       query?: never;
@@ -1944,7 +2161,90 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              plan: string;
+              /** @description USD */
+              credit_balance: number;
+              /** @description ISO 4217, capitals: USD */
+              currency: string;
+              /** @description added to credit purchases: 0.05 is 5 % */
+              platform_fee_rate: number;
+              /** @description stripe or sandbox */
+              payment_provider: string;
+              payment_methods: {
+                id: string;
+                type: string;
+                brand: string | null;
+                last4: string | null;
+                exp_month: number | null;
+                exp_year: number | null;
+              }[];
+              /** @description paid and refunded orders, newest first */
+              invoices: {
+                order_id: string;
+                /** @description pending | paid | failed | expired | canceled | refunded */
+                status: string;
+                amount: number;
+                fee: number;
+                total: number;
+                currency: string;
+                /** @description USD credits a paid order adds */
+                credits: number;
+                payment_provider: string;
+                checkout_url: string | null;
+                created_at: string;
+                paid_at: string | null;
+                closed_at: string | null;
+                documents: ('invoice' | 'receipt')[];
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -2048,6 +2348,15 @@ export interface paths {
             'application/json': components['schemas']['def-0'];
           };
         };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
       };
     };
     delete?: never;
@@ -2135,6 +2444,15 @@ export interface paths {
             'application/json': components['schemas']['def-0'];
           };
         };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
       };
     };
     put?: never;
@@ -2170,7 +2488,74 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              data: {
+                order_id: string;
+                /** @description pending | paid | failed | expired | canceled | refunded */
+                status: string;
+                amount: number;
+                fee: number;
+                total: number;
+                currency: string;
+                /** @description USD credits a paid order adds */
+                credits: number;
+                payment_provider: string;
+                checkout_url: string | null;
+                created_at: string;
+                paid_at: string | null;
+                closed_at: string | null;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -2214,7 +2599,159 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              order_id: string;
+              type: 'invoice' | 'receipt';
+              document_number: string;
+              /** @description signed; no other credential needed until expires_at */
+              url: string;
+              expires_at: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/billing/orders/{order_id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a pending order: its checkout is closed at the payment provider and can no longer be paid */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          order_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              order_id: string;
+              /** @description pending | paid | failed | expired | canceled | refunded */
+              status: string;
+              amount: number;
+              fee: number;
+              total: number;
+              currency: string;
+              /** @description USD credits a paid order adds */
+              credits: number;
+              payment_provider: string;
+              checkout_url: string | null;
+              created_at: string;
+              paid_at: string | null;
+              closed_at: string | null;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -2279,6 +2816,8 @@ export interface components {
       last_used_at: string | null;
       /** @description When the key stops working (spec §2.1); null: never. */
       expiration: string | null;
+      /** @description After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended. */
+      previous_key_expiration: string | null;
     };
   };
   responses: never;
