@@ -576,6 +576,31 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              window: '1h' | '24h' | '7d' | '30d';
+              from: string;
+              to: string;
+              data: {
+                rank: number;
+                model_id: string;
+                name: string;
+                author: string;
+                tokens: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                requests: number;
+                previous_tokens: number;
+                change: number | null;
+              }[];
+            };
+          };
+        };
         /** @description Every error, on every path (CONTRACT §3). */
         400: {
           headers: {
@@ -617,6 +642,31 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              metric: 'tokens' | 'requests' | 'users';
+              window: '1h' | '24h' | '7d' | '30d';
+              bucket_seconds: number;
+              series: {
+                /** @description or "others": the rest summed */
+                model_id: string;
+                name: string;
+                author: string | null;
+                total: number;
+                points: {
+                  start: string;
+                  date: string;
+                  value: number;
+                }[];
+              }[];
+            };
+          };
+        };
         /** @description Every error, on every path (CONTRACT §3). */
         400: {
           headers: {
@@ -653,6 +703,35 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                category: string;
+                benchmarks: {
+                  id: string;
+                  name: string;
+                  category: string;
+                  unit: string;
+                  description: string;
+                  scores: {
+                    model_id: string;
+                    name: string;
+                    author: string;
+                    score: number;
+                    /** @description where the score was published */
+                    source: string;
+                    date: string;
+                  }[];
+                }[];
+              }[];
+            };
+          };
+        };
         /** @description Every error, on every path (CONTRACT §3). */
         400: {
           headers: {
@@ -693,6 +772,48 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              window: '1h' | '24h' | '7d' | '30d';
+              min_requests: number;
+              by_throughput: {
+                model_id: string;
+                name: string;
+                author: string;
+                tokens_per_second: number | null;
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                requests: number;
+              }[];
+              by_latency: {
+                model_id: string;
+                name: string;
+                author: string;
+                tokens_per_second: number | null;
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                requests: number;
+              }[];
+            };
+          };
+        };
         /** @description Every error, on every path (CONTRACT §3). */
         400: {
           headers: {
@@ -976,7 +1097,37 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              data: {
+                id: string;
+                name: string;
+                model_count: number;
+                input_modalities: string[];
+                output_modalities: string[];
+                /** @description from the measured uptime: down < 50 %, degraded < 95 % (docs/catalog.md) */
+                status: 'active' | 'degraded' | 'down' | 'unknown';
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1012,7 +1163,60 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              id: string;
+              name: string;
+              model_count: number;
+              input_modalities: string[];
+              output_modalities: string[];
+              /** @description from the measured uptime: down < 50 %, degraded < 95 % (docs/catalog.md) */
+              status: 'active' | 'degraded' | 'down' | 'unknown';
+              type: string;
+              /** @description as the operator wrote them in the config */
+              policies: {
+                [key: string]: unknown;
+              };
+              models: {
+                id: string;
+                name: string;
+                upstream_model: string;
+                pricing: {
+                  prompt: string;
+                  completion: string;
+                  cache_read: string | null;
+                  cache_write: string | null;
+                  per_request: string;
+                  per_search: string;
+                } | null;
+                context_length: number | null;
+              }[];
+              throughput_24h: {
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                tokens_per_second: number | null;
+              };
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1051,7 +1255,94 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              provider: string;
+              window: '1h' | '24h' | '7d' | '30d';
+              from: string;
+              to: string;
+              bucket_seconds: number;
+              totals: {
+                /** @description upstream attempts, failed ones and fallbacks included */
+                requests: number;
+                successes: number;
+                success_rate: number | null;
+                uptime: number | null;
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                tokens_per_second: number | null;
+              };
+              buckets: {
+                start: string;
+                /** @description upstream attempts, failed ones and fallbacks included */
+                requests: number;
+                successes: number;
+                success_rate: number | null;
+                uptime: number | null;
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                tokens_per_second: number | null;
+              }[];
+              models: {
+                model_id: string;
+                /** @description upstream attempts, failed ones and fallbacks included */
+                requests: number;
+                successes: number;
+                success_rate: number | null;
+                uptime: number | null;
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                tokens_per_second: number | null;
+              }[];
+              /** @description from the measured uptime: down < 50 %, degraded < 95 % (docs/catalog.md) */
+              status: 'active' | 'degraded' | 'down' | 'unknown';
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1084,6 +1375,31 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              window: '1h' | '24h' | '7d' | '30d';
+              from: string;
+              to: string;
+              data: {
+                rank: number;
+                model_id: string;
+                name: string;
+                author: string;
+                tokens: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                requests: number;
+                previous_tokens: number;
+                change: number | null;
+              }[];
+            };
+          };
+        };
         /** @description Every error, on every path (CONTRACT §3). */
         400: {
           headers: {
@@ -1125,6 +1441,31 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              metric: 'tokens' | 'requests' | 'users';
+              window: '1h' | '24h' | '7d' | '30d';
+              bucket_seconds: number;
+              series: {
+                /** @description or "others": the rest summed */
+                model_id: string;
+                name: string;
+                author: string | null;
+                total: number;
+                points: {
+                  start: string;
+                  date: string;
+                  value: number;
+                }[];
+              }[];
+            };
+          };
+        };
         /** @description Every error, on every path (CONTRACT §3). */
         400: {
           headers: {
@@ -1161,6 +1502,35 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                category: string;
+                benchmarks: {
+                  id: string;
+                  name: string;
+                  category: string;
+                  unit: string;
+                  description: string;
+                  scores: {
+                    model_id: string;
+                    name: string;
+                    author: string;
+                    score: number;
+                    /** @description where the score was published */
+                    source: string;
+                    date: string;
+                  }[];
+                }[];
+              }[];
+            };
+          };
+        };
         /** @description Every error, on every path (CONTRACT §3). */
         400: {
           headers: {
@@ -1201,6 +1571,48 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              window: '1h' | '24h' | '7d' | '30d';
+              min_requests: number;
+              by_throughput: {
+                model_id: string;
+                name: string;
+                author: string;
+                tokens_per_second: number | null;
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                requests: number;
+              }[];
+              by_latency: {
+                model_id: string;
+                name: string;
+                author: string;
+                tokens_per_second: number | null;
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                requests: number;
+              }[];
+            };
+          };
+        };
         /** @description Every error, on every path (CONTRACT §3). */
         400: {
           headers: {
@@ -1240,6 +1652,111 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              window: '1h' | '24h' | '7d' | '30d';
+              leaderboard: {
+                window: '1h' | '24h' | '7d' | '30d';
+                from: string;
+                to: string;
+                data: {
+                  rank: number;
+                  model_id: string;
+                  name: string;
+                  author: string;
+                  tokens: number;
+                  prompt_tokens: number;
+                  completion_tokens: number;
+                  requests: number;
+                  previous_tokens: number;
+                  change: number | null;
+                }[];
+              };
+              provider_share: {
+                window: '1h' | '24h' | '7d' | '30d';
+                total_tokens: number;
+                data: {
+                  provider_id: string;
+                  tokens: number;
+                  requests: number;
+                  share: number;
+                }[];
+              };
+              benchmarks: {
+                data: {
+                  category: string;
+                  benchmarks: {
+                    id: string;
+                    name: string;
+                    category: string;
+                    unit: string;
+                    description: string;
+                    scores: {
+                      model_id: string;
+                      name: string;
+                      author: string;
+                      score: number;
+                      /** @description where the score was published */
+                      source: string;
+                      date: string;
+                    }[];
+                  }[];
+                }[];
+              };
+              speed: {
+                window: '1h' | '24h' | '7d' | '30d';
+                min_requests: number;
+                by_throughput: {
+                  model_id: string;
+                  name: string;
+                  author: string;
+                  tokens_per_second: number | null;
+                  ttft_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  latency_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  requests: number;
+                }[];
+                by_latency: {
+                  model_id: string;
+                  name: string;
+                  author: string;
+                  tokens_per_second: number | null;
+                  ttft_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  latency_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  requests: number;
+                }[];
+              };
+              category_leaders: {
+                window: '1h' | '24h' | '7d' | '30d';
+                data: {
+                  category: string;
+                  leader: {
+                    model_id: string;
+                    name: string;
+                    author: string;
+                    tokens: number;
+                  } | null;
+                }[];
+              };
+            };
+          };
+        };
         /** @description Every error, on every path (CONTRACT §3). */
         400: {
           headers: {

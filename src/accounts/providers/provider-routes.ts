@@ -8,6 +8,13 @@ import { WINDOW_NAMES, canonicalWindow } from '../../statistics/stats-windows.js
 import type { ProviderConfig } from '../../config/gateway-config.js';
 import type { ModelCatalog, CatalogModel } from '../../catalog/model-catalog.js';
 import { endpointStatus, presentPricing } from '../../catalog/present-catalog-model.js';
+import { ProviderDetailSchema, ProviderListSchema, ProviderStatsSchema } from './provider-schemas.js';
+
+const answers = (schema: unknown) => ({
+  200: schema,
+  400: { $ref: 'ErrorEnvelope#' },
+  404: { $ref: 'ErrorEnvelope#' },
+});
 
 const StatsQuerySchema = Type.Object(
   {
@@ -59,13 +66,21 @@ export function registerProviderRoutes(
   };
 
   app.get('/providers', {
-    schema: { summary: 'Active providers: model counts, modalities, status from measured health', tags: ['providers'] },
+    schema: {
+      summary: 'Active providers: model counts, modalities, status from measured health',
+      tags: ['providers'],
+      response: answers(ProviderListSchema),
+    },
     handler: async (request, reply) =>
       sendCacheable(request, reply, { data: await Promise.all(active.map(summary)) }, 30),
   });
 
   app.get('/providers/:id', {
-    schema: { summary: 'One provider: its models, policies and token throughput', tags: ['providers'] },
+    schema: {
+      summary: 'One provider: its models, policies and token throughput',
+      tags: ['providers'],
+      response: answers(ProviderDetailSchema),
+    },
     handler: async (request, reply) => {
       const provider = find((request.params as { id: string }).id);
       const [day] = await stats.totals('hour', 24, [], { providerId: provider.id });
@@ -105,6 +120,7 @@ export function registerProviderRoutes(
       summary: 'Provider statistics over a window (1h, 24h, 7d, 30d; default 24h), per time bucket, with its status',
       tags: ['providers'],
       querystring: StatsQuerySchema,
+      response: answers(ProviderStatsSchema),
     },
     handler: async (request, reply) => {
       const provider = find((request.params as { id: string }).id);

@@ -3,6 +3,13 @@ import { Type, type Static } from '@sinclair/typebox';
 import { sendCacheable } from '../../http/cacheable-response.js';
 import { WINDOW_NAMES, canonicalWindow } from '../../statistics/stats-windows.js';
 import { CHART_METRICS, type ChartMetric, type RankingsService } from '../../rankings/rankings-service.js';
+import {
+  AllRankingsSchema,
+  BenchmarksSchema,
+  ChartsSchema,
+  LeaderboardSchema,
+  SpeedSchema,
+} from './rankings-schemas.js';
 
 const enumOf = (values: readonly string[], options: { default?: string; description?: string } = {}) =>
   Type.Union(
@@ -38,6 +45,7 @@ const AllQuery = Type.Object({ window: Type.Optional(windowParam('7d')) }, { add
 
 const MAX_AGE = 60;
 const errors = { 400: { $ref: 'ErrorEnvelope#' } };
+const answers = (schema: unknown) => ({ 200: schema, ...errors });
 
 /**
  * The four rankings answer at /rankings/… and at /api-account/rankings/… (CONTRACT §6): the app
@@ -55,7 +63,7 @@ export function registerRankingsRoutes(
       summary: 'Model leaderboard by tokens, with change against the previous window',
       tags: ['rankings'],
       querystring: LeaderboardQuery,
-      response: errors,
+      response: answers(LeaderboardSchema),
     },
     handler: async (request, reply) => {
       const query = request.query as Static<typeof LeaderboardQuery>;
@@ -72,7 +80,7 @@ export function registerRankingsRoutes(
       summary: 'A series per model (top N and others) of tokens, requests or users, per bucket of the window',
       tags: ['rankings'],
       querystring: ChartsQuery,
-      response: errors,
+      response: answers(ChartsSchema),
     },
     handler: async (request, reply) => {
       const query = request.query as Static<typeof ChartsQuery>;
@@ -89,7 +97,7 @@ export function registerRankingsRoutes(
       summary: 'Benchmark scores by category, each with its source and date',
       tags: ['rankings'],
       querystring: EmptyQuery,
-      response: errors,
+      response: answers(BenchmarksSchema),
     },
     handler: async (request, reply) => sendCacheable(request, reply, rankings.benchmarksByCategory(), 3600),
   });
@@ -98,7 +106,7 @@ export function registerRankingsRoutes(
       summary: 'Fastest models by measured throughput and by time to first token, over the window',
       tags: ['rankings'],
       querystring: SpeedQuery,
-      response: errors,
+      response: answers(SpeedSchema),
     },
     handler: async (request, reply) => {
       const query = request.query as Static<typeof SpeedQuery>;
@@ -117,7 +125,7 @@ export function registerRankingsRoutes(
       summary: 'All rankings in one response, every part over the same window',
       tags: ['rankings'],
       querystring: AllQuery,
-      response: errors,
+      response: answers(AllRankingsSchema),
     },
     handler: async (request, reply) => {
       const window = canonicalWindow((request.query as Static<typeof AllQuery>).window ?? '7d');
