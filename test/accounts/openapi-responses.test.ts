@@ -57,6 +57,10 @@ describe('OpenAPI response schemas match the answers', () => {
 
   it('public routes: providers and rankings', async () => {
     for (const [template, path] of [
+      ['/api-account/models', '/api-account/models?limit=20'],
+      ['/api-account/models', '/api-account/models?provider=mock'],
+      ['/api-account/models/filters', '/api-account/models/filters'],
+      ['/api-account/models/{*}', '/api-account/models/test/chat'],
       ['/api-account/providers', '/api-account/providers'],
       ['/api-account/providers/{id}', '/api-account/providers/mock'],
       ['/api-account/providers/{id}/stats', '/api-account/providers/mock/stats?window=1h'],

@@ -993,7 +993,98 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              data: {
+                id: string;
+                /** @description the model page path segment (spec §2.4) */
+                model_path: string;
+                name: string;
+                author: string;
+                description: string;
+                context_length: number | null;
+                max_output_tokens: number | null;
+                pricing: {
+                  prompt: string;
+                  completion: string;
+                  cache_read: string | null;
+                  cache_write: string | null;
+                  per_request: string;
+                  per_search: string;
+                } | null;
+                capabilities: string[];
+                tags: string[];
+                input_modalities: string[];
+                output_modalities: string[];
+                created: string | null;
+                knowledge_cutoff: string | null;
+                links: {
+                  label: string;
+                  url: string;
+                }[];
+                aliases: string[];
+                routable: boolean;
+                endpoints: {
+                  provider: string;
+                  provider_name: string;
+                  upstream_model: string;
+                  pricing: {
+                    prompt: string;
+                    completion: string;
+                    cache_read: string | null;
+                    cache_write: string | null;
+                    per_request: string;
+                    per_search: string;
+                  } | null;
+                  context_length: number | null;
+                  max_output_tokens: number | null;
+                  /** @description this model at this provider over 24 h: down < 50 % uptime, degraded < 95 % */
+                  status: 'active' | 'degraded' | 'down' | 'unknown';
+                  /** @description on the model page only */
+                  stats_24h?: {
+                    /** @description upstream attempts, failed ones and fallbacks included */
+                    requests: number;
+                    success_rate: number | null;
+                    uptime: number | null;
+                    latency_ms: {
+                      p50: number | null;
+                      p95: number | null;
+                    };
+                    ttft_ms: {
+                      p50: number | null;
+                      p95: number | null;
+                    };
+                    tokens_per_second: number | null;
+                  };
+                }[];
+                /** @description where each field came from, keyed by the field names of this record ("config" when the config set it) */
+                sources: {
+                  [key: string]: string;
+                };
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1027,7 +1118,53 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              authors: {
+                value: string;
+                count: number;
+              }[];
+              providers: {
+                value: string;
+                count: number;
+              }[];
+              input_modalities: {
+                value: string;
+                count: number;
+              }[];
+              output_modalities: {
+                value: string;
+                count: number;
+              }[];
+              capabilities: {
+                value: string;
+                count: number;
+              }[];
+              tags: {
+                value: string;
+                count: number;
+              }[];
+              sorts: string[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1063,7 +1200,93 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              id: string;
+              /** @description the model page path segment (spec §2.4) */
+              model_path: string;
+              name: string;
+              author: string;
+              description: string;
+              context_length: number | null;
+              max_output_tokens: number | null;
+              pricing: {
+                prompt: string;
+                completion: string;
+                cache_read: string | null;
+                cache_write: string | null;
+                per_request: string;
+                per_search: string;
+              } | null;
+              capabilities: string[];
+              tags: string[];
+              input_modalities: string[];
+              output_modalities: string[];
+              created: string | null;
+              knowledge_cutoff: string | null;
+              links: {
+                label: string;
+                url: string;
+              }[];
+              aliases: string[];
+              routable: boolean;
+              endpoints: {
+                provider: string;
+                provider_name: string;
+                upstream_model: string;
+                pricing: {
+                  prompt: string;
+                  completion: string;
+                  cache_read: string | null;
+                  cache_write: string | null;
+                  per_request: string;
+                  per_search: string;
+                } | null;
+                context_length: number | null;
+                max_output_tokens: number | null;
+                /** @description this model at this provider over 24 h: down < 50 % uptime, degraded < 95 % */
+                status: 'active' | 'degraded' | 'down' | 'unknown';
+                /** @description on the model page only */
+                stats_24h?: {
+                  /** @description upstream attempts, failed ones and fallbacks included */
+                  requests: number;
+                  success_rate: number | null;
+                  uptime: number | null;
+                  latency_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  ttft_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  tokens_per_second: number | null;
+                };
+              }[];
+              /** @description where each field came from, keyed by the field names of this record ("config" when the config set it) */
+              sources: {
+                [key: string]: string;
+              };
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
