@@ -6,23 +6,23 @@ import { STORE_KINDS } from '../helpers/test-store.js';
 import { rollupFromEvents } from '../../src/statistics/usage-stats-recorder.js';
 
 /**
- * Issue 17, item 3: provider health from every attempt. `broken` answers 500 to everything,
+ * Issue 17, item 3: provider health from every attempt. `broken` answers 500 to everything, `hanging` never answers (timeout),
  * `garbled` answers bytes that are not JSON, `refused` listens nowhere; `good` works. Failed
  * attempts count for the provider that failed them, fallbacks included.
  */
-function config(urls: { good: string; broken: string; garbled: string }): string {
-  const provider = (id: string, url: string) => `
+function config(urls: { good: string; broken: string; garbled: string; hanging: string }): string {
+  const provider = (id: string, url: string, firstByteMs = 2000) => `
   - id: ${id}
     name: ${id}
     type: openai
     base_url: ${url}
-    timeouts: { connect_ms: 1000, first_byte_ms: 2000, idle_ms: 1500, total_ms: 5000 }`;
+    timeouts: { connect_ms: 1000, first_byte_ms: ${firstByteMs}, idle_ms: 1500, total_ms: 5000 }`;
   const endpoint = (id: string, price: number) => `
       - provider: ${id}
         upstream_model: m
         pricing: { prompt: ${price}, completion: ${price} }`;
   return `
-providers:${provider('good', urls.good)}${provider('broken', urls.broken)}${provider('garbled', urls.garbled)}${provider('refused', 'http://127.0.0.1:9/v1')}
+providers:${provider('good', urls.good)}${provider('broken', urls.broken)}${provider('garbled', urls.garbled)}${provider('refused', 'http://127.0.0.1:9/v1')}${provider('hanging', urls.hanging, 300)}
 models:
   - id: test/fallback
     name: Fallback
@@ -36,6 +36,9 @@ models:
   - id: test/refused
     name: Refused only
     endpoints:${endpoint('refused', 1)}
+  - id: test/hanging
+    name: Hanging only
+    endpoints:${endpoint('hanging', 1)}
 routing:
   retries: 0
   circuit_breaker: { failure_threshold: 1000 }
@@ -48,6 +51,7 @@ describe.each(STORE_KINDS)('provider health from every attempt (%s)', (storeKind
   let good: MockUpstream;
   let broken: MockUpstream;
   let garbled: MockUpstream;
+  let hanging: MockUpstream;
   let gateway: TestGateway;
 
   const chat = (model: string) =>
@@ -68,8 +72,9 @@ describe.each(STORE_KINDS)('provider health from every attempt (%s)', (storeKind
     good = await startMockUpstream({ scenario: { chunkCount: 3 } });
     broken = await startMockUpstream({ scenario: { failure: { kind: 'status', status: 500 } } });
     garbled = await startMockUpstream({ scenario: { failure: { kind: 'garbage' } } });
+    hanging = await startMockUpstream({ scenario: { failure: { kind: 'hang' } } });
     gateway = await startTestGateway({
-      configText: config({ good: good.url, broken: broken.url, garbled: garbled.url }),
+      configText: config({ good: good.url, broken: broken.url, garbled: garbled.url, hanging: hanging.url }),
       storeKind,
     });
     for (let index = 0; index < 4; index++) {
@@ -77,6 +82,8 @@ describe.each(STORE_KINDS)('provider health from every attempt (%s)', (storeKind
       expect((await chat('test/garbled')).status).toBeGreaterThanOrEqual(500);
       expect((await chat('test/refused')).status).toBeGreaterThanOrEqual(500);
     }
+    // Timed out: no first byte within 300 ms.
+    for (let index = 0; index < 2; index++) expect((await chat('test/hanging')).status).toBe(504);
     for (let index = 0; index < 6; index++) {
       const answered = await chat('test/fallback');
       expect(answered.status).toBe(200);
@@ -87,7 +94,7 @@ describe.each(STORE_KINDS)('provider health from every attempt (%s)', (storeKind
   });
   afterAll(async () => {
     await gateway?.close();
-    await Promise.all([good?.close(), broken?.close(), garbled?.close()]);
+    await Promise.all([good?.close(), broken?.close(), garbled?.close(), hanging?.close()]);
   });
 
   it.each([
@@ -95,6 +102,7 @@ describe.each(STORE_KINDS)('provider health from every attempt (%s)', (storeKind
     ['broken', 10],
     ['garbled', 4],
     ['refused', 4],
+    ['hanging', 2],
   ])('a provider failing every request (%s) is down with its measured success rate', async (id, attempts) => {
     for (const window of ['1h', '24h', '7d']) {
       const stats = await get(`/api-account/providers/${id}/stats?window=${window}`);
