@@ -92,19 +92,25 @@ export async function listApiKeysForUser(db: Executor, userId: string): Promise<
     .execute();
 }
 
-/** One live key, only when it belongs to the user: another user's key is indistinguishable from none. */
+/**
+ * One live key, only when it belongs to the user: another user's key is indistinguishable from none.
+ * `lock`: PostgreSQL holds the row until the transaction ends, so a change computed from it cannot
+ * race another (SQLite serializes write transactions anyway).
+ */
 export async function findApiKeyForUser(
   db: Executor,
   userId: string,
   keyId: string,
+  options: { lock?: 'postgres' | 'sqlite' } = {},
 ): Promise<ApiKeysTable | undefined> {
-  return db
+  let query = db
     .selectFrom('api_keys')
     .selectAll()
     .where('id', '=', keyId)
     .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('revoked_at', 'is', null);
+  if (options.lock === 'postgres') query = query.forUpdate();
+  return query.executeTakeFirst();
 }
 
 export type ApiKeyChanges = Partial<

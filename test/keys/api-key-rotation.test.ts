@@ -50,15 +50,27 @@ describe.each(STORE_KINDS)('API key rotation (%s)', (storeKind) => {
     const newKey = rotated.body.key;
     expect(newKey).toMatch(/^sk-gw-[0-9A-Za-z]{40}$/);
     expect(newKey).not.toBe(oldKey);
-    // last_used_at is written in batches, so it may have been set by the request above meanwhile.
-    const {
-      key: _a,
-      masked_key: oldMasked,
-      updated_at: _b,
-      previous_key_expiration: _c,
-      last_used_at: _d,
-      ...settings
-    } = created.body;
+    // The settings; not spend or last_used_at, which the request above may have moved meanwhile.
+    const settingNames = [
+      'key_id',
+      'name',
+      'description',
+      'status',
+      'disabled',
+      'routing_mode',
+      'allowed_models',
+      'template_id',
+      'default_models',
+      'rpm_limit',
+      'tpm_limit',
+      'monthly_quota',
+      'credit_limit',
+      'created_at',
+      'expiration',
+    ];
+    const settings = Object.fromEntries(settingNames.map((name) => [name, created.body[name]]));
+    expect(settings).toMatchObject({ name: 'rotating', rpm_limit: 100, monthly_quota: 5 });
+    const oldMasked = created.body.masked_key;
     expect(rotated.body).toMatchObject(settings);
     expect(rotated.body.masked_key).not.toBe(oldMasked);
     expect(rotated.body.masked_key).toBe(`${newKey.slice(0, 10)}…${newKey.slice(-4)}`);
@@ -98,6 +110,20 @@ describe.each(STORE_KINDS)('API key rotation (%s)', (storeKind) => {
     expect((await chat(third.body.key)).status).toBe(200);
     const read = await alice.request('GET', `/api-account/user/api-keys/${first.key_id}`);
     expect(read.body.previous_key_expiration).toBeNull();
+  });
+
+  it('rotations at the same time run one after the other: the last secret and the one before it work', async () => {
+    const created = (await alice.request('POST', '/api-account/user/api-keys', { name: 'raced' })).body;
+    const rotations = await Promise.all([1, 2, 3].map(() => rotate(alice, created.key_id)));
+    expect(rotations.map((response) => response.status)).toEqual([200, 200, 200]);
+    const keys = rotations.map((response) => response.body.key as string);
+    expect(new Set(keys).size).toBe(3);
+    const current = (await alice.request('GET', `/api-account/user/api-keys/${created.key_id}`)).body.masked_key;
+    expect(keys.map((key) => `${key.slice(0, 10)}…${key.slice(-4)}`)).toContain(current);
+    const statuses = await Promise.all(keys.map(async (key) => (await chat(key)).status));
+    expect(statuses.filter((status) => status === 200)).toHaveLength(2);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(1);
+    expect((await chat(created.key)).status).toBe(401);
   });
 
   it('grace_period_seconds 0 ends the old secret at once', async () => {

@@ -226,7 +226,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
       const { start, end } = maskParts(fullKey);
       const now = clock.now();
       const { row, announced } = await store.db.transaction().execute(async (transaction) => {
-        const current = await findApiKeyForUser(transaction, userId, keyId);
+        // Locked: two rotations at once run one after the other, each replacing the secret it read.
+        const current = await findApiKeyForUser(transaction, userId, keyId, { lock: store.dialect });
         if (!current) throw notFound(keyId);
         const secret = {
           keyHash: hashApiKey(fullKey),
