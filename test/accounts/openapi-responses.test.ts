@@ -26,7 +26,7 @@ describe('OpenAPI response schemas match the answers', () => {
 
   beforeAll(async () => {
     gateway = await startTestGateway({
-      configText: testConfigText('http://127.0.0.1:9', 'billing: {}\n'),
+      configText: testConfigText('http://127.0.0.1:9', 'billing:\n  payment_provider: sandbox\n'),
     });
     alice = await AccountClient.signUp(gateway.url);
     document = (await requestJson(gateway.url, 'GET', '/openapi.json')).body;

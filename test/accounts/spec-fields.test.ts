@@ -15,6 +15,7 @@ const EXTRA = `
         upstream_model: mock-fast
         pricing: { prompt: 1, completion: 2 }
 billing:
+  payment_provider: sandbox
   currencies: { usd: 1, eur: 1.1 }
 `;
 

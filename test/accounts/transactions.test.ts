@@ -12,6 +12,7 @@ import { ledgerFigures } from '../metering/metering-helpers.js';
 const CONFIG = `
 billing:
   require_credits: true
+  payment_provider: sandbox
 `;
 const USD = 1_000_000_000;
 const DAY = 86_400_000;
