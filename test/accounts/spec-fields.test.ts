@@ -64,12 +64,17 @@ describe.each(STORE_KINDS)('spec fields, casing, windows and query parameters (%
     const email = `casing-${Date.now()}@example.com`;
     const signUp = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-up/email', {
       email,
-      password: 'password-123',
+      password: 'plum-orbit-42-lantern',
       name: 'Casing',
     });
     expect(signUp.status).toBe(200);
     signUpBody = signUp.body;
-    alice = new AccountClient(gateway.url, signUp.body.token, email);
+    // Sign-up hands out no session (it answers alike for new and taken emails): sign in.
+    const signIn = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
+      email,
+      password: 'plum-orbit-42-lantern',
+    });
+    alice = new AccountClient(gateway.url, signIn.body.token, email);
     // test/chat answered 1 h ago (inside every window); test/fast 3 days ago (inside 7d and 30d only).
     await rollupFromEvents(gateway.testStore.store, [
       ...answered('test/chat', HOUR / 2),
@@ -155,7 +160,7 @@ describe.each(STORE_KINDS)('spec fields, casing, windows and query parameters (%
     const keyId = (await alice.request('POST', '/api-account/user/api-keys', { name: 'casing' })).body.key_id;
     const signIn = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
       email: alice.email,
-      password: 'password-123',
+      password: 'plum-orbit-42-lantern',
       remember_me: true,
     });
     expect(signIn.status).toBe(200);

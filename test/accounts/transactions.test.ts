@@ -83,7 +83,7 @@ describe.each(STORE_KINDS)('credit transactions (%s)', (storeKind) => {
     const store = gateway.testStore.store;
     const signIn = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
       email: gateway.email,
-      password: 'password-123',
+      password: 'plum-orbit-42-lantern',
     });
     owner = new AccountClient(gateway.url, signIn.body.token, gateway.email);
 
