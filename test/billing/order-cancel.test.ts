@@ -19,7 +19,10 @@ describe.each(STORE_KINDS)('cancel a pending order (%s)', (storeKind) => {
     user.call('POST', `/api-account/user/billing/orders/${orderId}/cancel`);
 
   beforeAll(async () => {
-    gateway = await startTestGateway({ configText: testConfigText('http://127.0.0.1:9', 'billing:\n  payment_provider: sandbox\n'), storeKind });
+    gateway = await startTestGateway({
+      configText: testConfigText('http://127.0.0.1:9', 'billing:\n  payment_provider: sandbox\n'),
+      storeKind,
+    });
     buyer = await signUpUser(gateway);
     stranger = await signUpUser(gateway);
   });
