@@ -44,6 +44,7 @@ import { registerJsonBodyParser } from './http/json-body-parser.js';
 import { apiKeyAuth } from './http/api-key-auth.js';
 import { requireUser } from './http/account-auth.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
+import { closeQueryStrings } from './http/closed-query-strings.js';
 import { accountRoutes } from './accounts/account-routes.js';
 import { registerRankingsRoutes } from './accounts/rankings/rankings-routes.js';
 import { ApiKeySchema } from './accounts/keys/api-key-schemas.js';
@@ -262,6 +263,9 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
   );
+
+  // Unknown query parameters are a 400 naming them on every account and rankings route; set before any route exists.
+  app.addHook('onRoute', closeQueryStrings(['/api-account', '/rankings']));
 
   // A callback hook, not an async one: no promise and no extra microtask on every request.
   app.addHook('onRequest', (request, reply, done) => {

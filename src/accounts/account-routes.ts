@@ -21,6 +21,7 @@ import { registerRoutingTemplatesRoute } from './keys/routing-templates-routes.j
 import { registerApiKeyRoutes } from './keys/api-key-routes.js';
 import { registerUsageRoutes } from './usage/usage-routes.js';
 import { registerBillingRoutes } from './billing/billing-routes.js';
+import { registerTransactionsRoutes } from './credits/transactions-routes.js';
 
 export interface AccountRoutesOptions {
   store: Store;
@@ -72,6 +73,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       templates: new Map(options.templates.map((template) => [template.id, template])),
       announcer: options.announcer,
     });
+    registerTransactionsRoutes(signedIn, { store: options.store });
     if (options.billing) registerBillingRoutes(signedIn, options.billing.billing, options.billing.documents);
   });
 };
