@@ -17,21 +17,62 @@ export interface LedgerEntry {
 export interface LedgerResult {
   /** false when an entry with this reference already existed: nothing changed. */
   applied: boolean;
+  /** The entry's ledger id (null when not applied). */
+  id: number | null;
   /** What the entry actually moved: a debit larger than the balance is cut to the balance. */
   amount: number;
   balance: number;
 }
 
+/** One committed ledger entry, as told to a LedgerWatcher. */
+export interface LedgerMove {
+  userId: string;
+  id: number;
+  amount: number;
+}
+
+/**
+ * Told about every ledger write made through applyLedgerEntry (grants, purchases, refunds: every
+ * write outside usage settlement), so balances kept elsewhere (metering's hot counters) stay
+ * exact. beforeWrite runs before the transaction, the function it returns after the commit with
+ * what moved (nothing when the write failed). A watcher handles its own failures: it never throws.
+ */
+export interface LedgerWatcher {
+  beforeWrite(userIds: string[]): Promise<(moves: LedgerMove[]) => Promise<void>>;
+}
+
+// Keyed by the store object: whoever writes through this store (the app, the CLI, billing, the
+// admin API) reaches the watchers registered for it, with no module-wide state beyond that.
+const watchers = new WeakMap<Store, Set<LedgerWatcher>>();
+
+/** Registers a watcher of this store's ledger writes; returns the function that removes it. */
+export function watchLedger(store: Store, watcher: LedgerWatcher): () => void {
+  let set = watchers.get(store);
+  if (!set) watchers.set(store, (set = new Set()));
+  set.add(watcher);
+  return () => set.delete(watcher);
+}
+
 /**
  * Applies one ledger entry and moves the balance with it, atomically. The balance never goes
  * below zero: a debit larger than the balance takes what is there (and records that amount).
+ * Every ledger write outside usage settlement goes through here, so the watchers see them all.
  */
 export async function applyLedgerEntry(store: Store, entry: LedgerEntry, now = Date.now()): Promise<LedgerResult> {
   if (!Number.isSafeInteger(entry.amount)) throw new RangeError('ledger amounts are integer nano-USD');
-  return store.db.transaction().execute(async (transaction) => {
-    const [result] = await applyLedgerEntriesForUser(transaction, store.dialect, entry.userId, [entry], now);
+  const finish = await Promise.all([...(watchers.get(store) ?? [])].map((watcher) => watcher.beforeWrite([entry.userId])));
+  let result: LedgerResult | undefined;
+  try {
+    result = await store.db.transaction().execute(async (transaction) => {
+      const [applied] = await applyLedgerEntriesForUser(transaction, store.dialect, entry.userId, [entry], now);
+      return applied;
+    });
     return result;
-  });
+  } finally {
+    const moves =
+      result?.applied && result.id !== null ? [{ userId: entry.userId, id: result.id, amount: result.amount }] : [];
+    await Promise.all(finish.map((done) => done(moves)));
+  }
 }
 
 /** The user's balance in nano-USD (0 for a user who never had credits). */
@@ -86,7 +127,12 @@ export async function applyLedgerEntriesForUser(
       balance += amount;
       moved += amount;
     }
-    results.push({ applied: inserted !== undefined, amount: inserted ? amount : 0, balance });
+    results.push({
+      applied: inserted !== undefined,
+      id: inserted ? Number(inserted.id) : null,
+      amount: inserted ? amount : 0,
+      balance,
+    });
   }
   if (moved !== 0) {
     await transaction

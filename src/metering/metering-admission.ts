@@ -5,7 +5,7 @@ import { InsufficientCreditsError, PermissionDeniedError, RateLimitError } from 
 import { maximumCostNanos } from './compute-cost.js';
 import { microsToNanos } from './money.js';
 import type { RateCheck, KeyLimits } from './rate-limit-window.js';
-import type { Hold, HoldOutcome } from './limit-backend.js';
+import type { Hold, HoldOutcome } from './hot-counters.js';
 
 /** What admission decided for one request; the completion observer settles it. */
 export interface MeteredRequest {

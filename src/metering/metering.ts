@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig, Pricing } from '../config/gateway-config.js';
@@ -7,17 +8,19 @@ import type { IdGenerator } from '../shared/ids.js';
 import type { CompletionObserver, CompletionOutcome } from '../routing/completion-outcome.js';
 import type { ModelDirectory } from '../routing/model-directory.js';
 import type { AdmissionInput, RequestAdmission } from '../gateway/request-admission.js';
-import { getBalance } from '../credits/credit-ledger.js';
-import { keySpend } from './key-spend.js';
+import { getBalance, watchLedger, type LedgerMove } from '../credits/credit-ledger.js';
 import { estimatePromptTokens } from './estimate-tokens.js';
-import type { LimitBackend } from './limit-backend.js';
-import { MemoryLimitBackend } from './memory-limit-backend.js';
-import { RedisLimitBackend } from './redis-limit-backend.js';
-import { ResilientLimitBackend } from './resilient-limit-backend.js';
+import type { AdmissionCheck, AdmissionDecision, CounterDrift, Hold, HotCounters, Settlement } from './hot-counters.js';
+import { MemoryHotCounters } from './memory-hot-counters.js';
+import { RedisHotCounters } from './redis-hot-counters.js';
+import { storeCounterSource } from './counter-source.js';
+import { StreamSettlementWriter } from './stream-settlement-writer.js';
+import { LimitsUnavailableError } from './limits-unavailable.js';
 import { readMeteringSettings, type MeteringSettings } from './metering-settings.js';
 import { buildUsageEvent } from './usage-event.js';
 import { UsageWriter, type UsageWriterOptions } from './usage-writer.js';
 import type { UsageEventsTable } from './metering-schema.js';
+import { monthOf } from './key-spend.js';
 import {
   holdAmount,
   holdRefusal,
@@ -28,7 +31,10 @@ import {
   type MeteredRequest,
 } from './metering-admission.js';
 
-export type MeteringOptions = UsageWriterOptions;
+export type MeteringOptions = UsageWriterOptions & {
+  /** Redis only: how long one read of the settlement stream waits (tests shorten it). */
+  streamBlockMs?: number;
+};
 
 export interface MeteringDeps {
   config: GatewayConfig;
@@ -37,57 +43,113 @@ export interface MeteringDeps {
   clock: Clock;
   ids: IdGenerator;
   directory: ModelDirectory;
-  /** Limits and holds shared by every instance; without it they are kept per instance, in memory. */
+  /** Hot counters shared by every instance; without it they are kept per instance, in memory. */
   redis?: Redis;
   /** Prefix of every Redis key (tests use a random one). */
   redisKeyPrefix?: string;
   options?: MeteringOptions;
-  /** Sees every usage record as it is queued (metrics count tokens and cost from it). */
+  /** Sees every usage record as it is settled (metrics count tokens and cost from it). */
   onUsage?: (event: UsageEventsTable) => void;
 }
 
 /**
- * Metering for the chat path: admission before the request (rate limits, key quotas, credit
- * holds) and, through the CompletionObserver, one usage event per request, written in batches
- * together with its charge.
+ * Metering for the chat path: admission before the request (rate windows, key quotas, credit
+ * hold: one atomic step in the hot counters) and, through the CompletionObserver, settlement (the
+ * hold becomes the charge in the counters at once; the usage event and ledger charge go to the
+ * store behind the request, through the Redis settlement stream or the in-process writer).
  */
 export class Metering implements RequestAdmission, CompletionObserver {
   readonly settings: MeteringSettings;
-  readonly backend: LimitBackend;
+  readonly counters: HotCounters;
+  /** The store writer of this instance (without Redis: every settlement; with it: those Redis refused). */
   readonly writer: UsageWriter;
+  private readonly redisCounters: RedisHotCounters | undefined;
+  private readonly streamWriter: StreamSettlementWriter | undefined;
+  /** Rate windows of this instance, used while Redis is down in fail-open mode. */
+  private readonly local: MemoryHotCounters | undefined;
   private readonly requests = new WeakMap<CompletionOutcome, MeteredRequest>();
-  private redis: RedisLimitBackend | undefined;
+  /** Settlements Redis refused (down): written to the store directly; their holds are released when it is back. */
+  private missedInRedis: Settlement[] = [];
+  private readonly unwatchLedger: () => void;
+  private repairTimer: NodeJS.Timeout | undefined;
+  private lastWarning = 0;
 
   constructor(private readonly deps: MeteringDeps) {
     this.settings = readMeteringSettings(deps.config);
+    const source = storeCounterSource(deps.store);
     if (deps.redis) {
-      this.redis = new RedisLimitBackend(deps.redis, deps.redisKeyPrefix);
-      this.backend = new ResilientLimitBackend(this.redis, this.settings.redisFailureMode, deps.logger, deps.clock);
+      this.redisCounters = new RedisHotCounters(deps.redis, source, { prefix: deps.redisKeyPrefix });
+      this.counters = this.redisCounters;
+      this.local = new MemoryHotCounters(source);
+      this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, null, deps.options);
+      this.streamWriter = new StreamSettlementWriter(
+        deps.redis,
+        this.redisCounters,
+        deps.store,
+        deps.logger,
+        deps.clock,
+        `${hostname()}:${process.pid}:${deps.ids.next('')}`,
+        { claimIdleMs: this.settings.settlementClaimMs, blockMs: deps.options?.streamBlockMs },
+      );
     } else {
-      this.backend = new MemoryLimitBackend();
+      const memory = new MemoryHotCounters(source);
+      this.counters = memory;
+      this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, memory, deps.options);
+      memory.setSink(this.writer);
     }
-    this.writer = new UsageWriter(
-      deps.store,
-      deps.logger,
-      (hold) => this.backend.release(hold),
-      deps.clock,
-      deps.options,
-    );
+    // Grants, purchases and refunds reach the counters from wherever they are written (one hook).
+    this.unwatchLedger = watchLedger(deps.store, {
+      beforeWrite: async (userIds) => {
+        try {
+          const ticket = await this.counters.ledgerWrite(userIds);
+          return (moves: LedgerMove[]) =>
+            ticket.done(moves).catch((error) => this.ledgerWatchFailed(error, moves.length > 0));
+        } catch (error) {
+          this.ledgerWatchFailed(error, true);
+          return async () => undefined;
+        }
+      },
+    });
   }
 
   async start(): Promise<void> {
-    if (this.redis && !(await this.redis.ready())) {
+    if (this.redisCounters && !(await this.redisCounters.ready())) {
       this.deps.logger.warn(
-        `Redis is not reachable yet; limits run ${this.settings.redisFailureMode === 'open' ? 'per instance (fail-open)' : 'refusing requests (fail-closed)'} until it is`,
+        `Redis is not reachable yet; rate limits run ${this.settings.redisFailureMode === 'open' ? 'per instance (fail-open)' : 'refusing requests (fail-closed)'} and priced requests are refused until it is`,
+      );
+    }
+    if (this.counters instanceof MemoryHotCounters) {
+      await this.counters.primeLedgerPoll();
+      this.counters.startLedgerPoll(1000, (error) =>
+        this.deps.logger.warn({ err: error }, 'could not read new ledger entries; retrying'),
       );
     }
     this.writer.start();
+    this.streamWriter?.start();
+    this.repairTimer = setInterval(() => void this.repairMissed(), 1000);
+    this.repairTimer.unref();
   }
 
   /** Writes pending usage, then closes Redis: call after the server stopped taking requests. */
   async stop(): Promise<void> {
+    clearInterval(this.repairTimer);
     await this.writer.stop();
-    await this.backend.close();
+    await this.streamWriter?.stop();
+    await this.repairMissed();
+    this.unwatchLedger();
+    await this.counters.close();
+    await this.local?.close();
+  }
+
+  /** Writes every settled request to the store now (tests; the writers do it by themselves). */
+  async flush(): Promise<void> {
+    await this.writer.flush();
+    await this.streamWriter?.flush();
+  }
+
+  /** Settlements waiting for the store in this process. */
+  get backlog(): number {
+    return this.writer.pending;
   }
 
   async admit({ request, key, candidates, outcome, reply }: AdmissionInput): Promise<void> {
@@ -98,54 +160,45 @@ export class Metering implements RequestAdmission, CompletionObserver {
     const quota = keyQuotaNanos(key);
     const trackKey = quota.monthly !== null || quota.lifetime !== null;
     const trackUser = this.settings.requireCredits;
-    if (!limits.rpmLimit && !limits.tpmLimit && !trackKey && !trackUser) return;
+    const rated = limits.rpmLimit !== null || limits.tpmLimit !== null;
+    if (!rated && !trackKey && !trackUser) return;
     const promptTokens = () => (metered.promptEstimate ??= estimatePromptTokens(request));
     const now = this.deps.clock.now();
-
-    if (limits.rpmLimit || limits.tpmLimit) {
-      const reserved = limits.tpmLimit ? promptTokens() : 0;
-      const check = await this.backend.checkRate(key.id, limits, reserved, now);
-      if (!check.allowed) throw rateLimitError(check);
-      metered.reservedTokens = reserved;
+    const hold: Hold | null =
+      trackKey || trackUser
+        ? {
+            id: this.deps.ids.next('hold_'),
+            userId: key.userId,
+            keyId: key.id,
+            amount: holdAmount(
+              request,
+              candidates.map((candidate) => candidate.endpoint),
+              promptTokens(),
+              this.settings.defaultMaxOutputTokens,
+            ),
+            expiresAt: now + this.settings.holdTtlMs,
+            trackUser,
+            trackKey,
+          }
+        : null;
+    const check: AdmissionCheck = {
+      keyId: key.id,
+      rate: rated ? { limits, tokens: limits.tpmLimit ? promptTokens() : 0 } : null,
+      hold,
+      monthlyQuota: quota.monthly,
+      lifetimeLimit: quota.lifetime,
+      now,
+    };
+    const decision = await this.decide(check);
+    if (decision.rate) {
+      if (!decision.rate.allowed) throw rateLimitError(decision.rate);
+      metered.reservedTokens = check.rate!.tokens;
       metered.keyLimits = limits;
       // Set on the raw response so both the JSON answer and a hijacked SSE stream carry them.
-      for (const [name, value] of Object.entries(rateLimitHeaders(check))) reply.raw.setHeader(name, value);
+      for (const [name, value] of Object.entries(rateLimitHeaders(decision.rate))) reply.raw.setHeader(name, value);
     }
-
-    if (trackKey || trackUser) {
-      const amount = holdAmount(
-        request,
-        candidates.map((candidate) => candidate.endpoint),
-        promptTokens(),
-        this.settings.defaultMaxOutputTokens,
-      );
-      const [balance, spend] = await Promise.all([
-        trackUser ? getBalance(this.deps.store, key.userId) : null,
-        trackKey
-          ? keySpend(this.deps.store.db, [key.id], now).then(
-              (spent) => spent.get(key.id) ?? { monthNanos: 0, totalNanos: 0 },
-            )
-          : null,
-      ]);
-      const hold = {
-        id: this.deps.ids.next('hold_'),
-        userId: key.userId,
-        keyId: key.id,
-        amount,
-        expiresAt: now + this.settings.holdTtlMs,
-        trackUser,
-        trackKey,
-      };
-      const decision = await this.backend.reserve(
-        hold,
-        {
-          userBalance: balance,
-          keyMonthRemaining: quota.monthly === null || !spend ? null : quota.monthly - spend.monthNanos,
-          keyLifetimeRemaining: quota.lifetime === null || !spend ? null : quota.lifetime - spend.totalNanos,
-        },
-        now,
-      );
-      if (decision !== 'held') throw holdRefusal(decision);
+    if (hold) {
+      if (decision.hold !== 'held') throw holdRefusal(decision.hold ?? 'insufficient_credits');
       metered.hold = hold;
     }
   }
@@ -160,33 +213,110 @@ export class Metering implements RequestAdmission, CompletionObserver {
         pricing: this.pricingOf(outcome),
         estimatePrompt: () => (metered ? (metered.promptEstimate ??= estimatePromptTokens(metered.request)) : 0),
       });
-      if (metered?.keyLimits?.tpmLimit && outcome.keyId) {
-        const delta = event.total_tokens - metered.reservedTokens;
-        void this.backend
-          .adjustTokens(outcome.keyId, metered.keyLimits, delta, this.deps.clock.now())
-          .catch(() => undefined);
-      }
       this.deps.onUsage?.(event);
       const charge = this.settings.requireCredits && event.user_id !== null && event.cost_nanos > 0;
-      if (metered?.hold && !charge && event.cost_nanos === 0) {
-        // Nothing to charge and nothing to add to the key's spend: free the hold now.
-        void this.backend.release(metered.hold).catch(() => undefined);
-        this.writer.enqueue({ event, hold: null, charge: false });
-      } else {
-        this.writer.enqueue({ event, hold: metered?.hold ?? null, charge });
-      }
+      const settlement: Settlement = {
+        hold: metered?.hold ?? null,
+        userId: event.user_id,
+        keyId: event.key_id,
+        charge: charge ? event.cost_nanos : 0,
+        keySpend: event.key_id ? event.cost_nanos : 0,
+        month: monthOf(event.created_at),
+        tokens:
+          metered?.keyLimits?.tpmLimit && event.key_id
+            ? { limits: metered.keyLimits, delta: event.total_tokens - metered.reservedTokens }
+            : null,
+        record: { event, charge },
+        now: this.deps.clock.now(),
+      };
+      if (this.counters instanceof MemoryHotCounters) this.counters.settleNow(settlement);
+      else this.settleInRedis(settlement);
     } catch (error) {
       this.deps.logger.error({ err: error, requestId: outcome.requestId }, 'could not meter a request');
     }
   }
 
-  /** Balance and open holds, for the account API. */
+  /** Balance (every settled charge included) and open holds, for the account API. */
   async balanceOf(userId: string): Promise<{ balance: number; held: number }> {
-    const [balance, held] = await Promise.all([
-      getBalance(this.deps.store, userId),
-      this.backend.heldForUser(userId, this.deps.clock.now()),
-    ]);
-    return { balance, held };
+    try {
+      return await this.counters.balance(userId, this.deps.clock.now());
+    } catch (error) {
+      this.warn(error, 'reading a balance');
+      return { balance: await getBalance(this.deps.store, userId), held: 0 };
+    }
+  }
+
+  /** Rebuilds the hot counters from the ledger (`gateway credits reconcile`, start-up check). */
+  async reconcile(): Promise<CounterDrift[]> {
+    await this.flush();
+    return this.counters.reconcile(this.deps.clock.now());
+  }
+
+  private async decide(check: AdmissionCheck): Promise<AdmissionDecision> {
+    if (!this.redisCounters) return this.counters.admit(check);
+    try {
+      return await this.redisCounters.admit(check);
+    } catch (error) {
+      this.warn(error, 'admission');
+      // Money never goes per instance: without Redis a priced request cannot be held exactly.
+      if (this.settings.redisFailureMode === 'closed' || check.hold) throw new LimitsUnavailableError(error);
+      return this.local!.admit(check);
+    }
+  }
+
+  private settleInRedis(settlement: Settlement): void {
+    this.redisCounters!.settle(settlement).catch((error) => {
+      // Redis refused the settlement: the record goes to the store from here, and the counters
+      // are repaired (hold released, accounts reloaded from the ledger) once Redis answers again.
+      this.warn(error, 'settlement');
+      this.writer.enqueue(settlement.record);
+      this.missedInRedis.push(settlement);
+    });
+  }
+
+  private repairing = false;
+  private async repairMissed(): Promise<void> {
+    if (this.repairing || this.missedInRedis.length === 0 || !this.redisCounters) return;
+    this.repairing = true;
+    try {
+      await this.writer.flush();
+      const missed = this.missedInRedis;
+      this.missedInRedis = [];
+      try {
+        for (const settlement of missed) await this.redisCounters.releaseOnly(settlement);
+        const drift = await this.redisCounters.reconcile(this.deps.clock.now());
+        this.deps.logger.info(
+          { settlements: missed.length, drifted: drift.length },
+          `Redis is back: released ${missed.length} holds of settlements written directly to the store and reloaded the counters`,
+        );
+      } catch (error) {
+        this.missedInRedis.unshift(...missed);
+        throw error;
+      }
+    } catch {
+      // Still down: tried again in a second.
+    } finally {
+      this.repairing = false;
+    }
+  }
+
+  private ledgerWatchFailed(error: unknown, moved: boolean): void {
+    if (!moved) return;
+    this.deps.logger.error(
+      { err: error },
+      'a ledger entry could not be applied to the hot counters; run `gateway credits reconcile`',
+    );
+  }
+
+  /** At most one warning every 10 s: an outage must not flood the log at thousands of requests a second. */
+  private warn(error: unknown, what: string): void {
+    const now = this.deps.clock.now();
+    if (now - this.lastWarning < 10_000) return;
+    this.lastWarning = now;
+    this.deps.logger.warn(
+      { err: error, mode: this.settings.redisFailureMode },
+      `Redis failed during ${what}; rate limits are ${this.settings.redisFailureMode === 'open' ? 'enforced per instance from memory (fail-open)' : 'refusing requests with 503 (fail-closed)'}, priced requests are refused until it answers`,
+    );
   }
 
   private pricingOf(outcome: CompletionOutcome): Pricing | null {

@@ -42,7 +42,7 @@ describe('200 concurrent requests against a balance that covers 50', () => {
         return response.status;
       }),
     );
-    for (const target of targets) await target.gateway.metering!.writer.flush();
+    for (const target of targets) await target.gateway.metering!.flush();
     const succeeded = responses.filter((status) => status === 200).length;
     expect(responses.filter((status) => status !== 200 && status !== 402)).toEqual([]);
     // Holds are the estimated maximum (a little above the actual cost), so at least 41 fit at once.
@@ -55,7 +55,7 @@ describe('200 concurrent requests against a balance that covers 50', () => {
     expect(figures.balance).toBe(BALANCE - figures.charged);
     expect(figures.balance).toBeGreaterThanOrEqual(0);
     for (const target of targets)
-      expect(await target.gateway.metering!.backend.heldForUser(first.userId, Date.now())).toBe(0);
+      expect((await target.gateway.metering!.balanceOf(first.userId)).held).toBe(0);
   }
 
   it('one instance on SQLite, holds in memory', async () => {
