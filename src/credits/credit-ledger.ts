@@ -43,14 +43,23 @@ export interface LedgerWatcher {
 
 // Keyed by the store object: whoever writes through this store (the app, the CLI, billing, the
 // admin API) reaches the watchers registered for it, with no module-wide state beyond that.
-const watchers = new WeakMap<Store, Set<LedgerWatcher>>();
+const watchers = new WeakMap<Store, Map<unknown, LedgerWatcher[]>>();
 
-/** Registers a watcher of this store's ledger writes; returns the function that removes it. */
-export function watchLedger(store: Store, watcher: LedgerWatcher): () => void {
-  let set = watchers.get(store);
-  if (!set) watchers.set(store, (set = new Set()));
-  set.add(watcher);
-  return () => set.delete(watcher);
+/**
+ * Registers a watcher of this store's ledger writes; returns the function that removes it.
+ * Watchers with the same `identity` (two app instances in one process sharing one store and one
+ * Redis, as tests run them) count as one, so a write is applied to shared counters once.
+ */
+export function watchLedger(store: Store, watcher: LedgerWatcher, identity: unknown = watcher): () => void {
+  let registered = watchers.get(store);
+  if (!registered) watchers.set(store, (registered = new Map()));
+  const same = registered.get(identity) ?? [];
+  same.push(watcher);
+  registered.set(identity, same);
+  return () => {
+    same.splice(same.indexOf(watcher), 1);
+    if (same.length === 0) registered.delete(identity);
+  };
 }
 
 /**
@@ -60,7 +69,9 @@ export function watchLedger(store: Store, watcher: LedgerWatcher): () => void {
  */
 export async function applyLedgerEntry(store: Store, entry: LedgerEntry, now = Date.now()): Promise<LedgerResult> {
   if (!Number.isSafeInteger(entry.amount)) throw new RangeError('ledger amounts are integer nano-USD');
-  const finish = await Promise.all([...(watchers.get(store) ?? [])].map((watcher) => watcher.beforeWrite([entry.userId])));
+  const finish = await Promise.all(
+    [...(watchers.get(store)?.values() ?? [])].map((same) => same.at(-1)!.beforeWrite([entry.userId])),
+  );
   let result: LedgerResult | undefined;
   try {
     result = await store.db.transaction().execute(async (transaction) => {

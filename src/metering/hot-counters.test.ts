@@ -230,9 +230,9 @@ describe.each(Object.keys(setups))('hot counters: %s', (name) => {
     // Next month starts over; the lifetime limit counts everything.
     const nextMonth = NOW + 31 * 86_400_000;
     expect((await first.admit({ ...quota('f', 1), now: nextMonth })).hold).toBe('held');
-    expect(
-      (await first.admit(check({ hold: hold('g', 1, keyOnly), lifetimeLimit: 90, now: nextMonth }))).hold,
-    ).toBe('credit_limit_exceeded');
+    expect((await first.admit(check({ hold: hold('g', 1, keyOnly), lifetimeLimit: 90, now: nextMonth }))).hold).toBe(
+      'credit_limit_exceeded',
+    );
   });
 
   it('loads counters from the store on first use, pending settlements counted once', async () => {
@@ -310,13 +310,26 @@ async function takeSettled(setup: Setup) {
   const counters = setup.first as RedisHotCounters;
   const redis = counters.redis;
   await redis.call('XGROUP', 'CREATE', counters.streamKey, SETTLEMENT_GROUP, '0', 'MKSTREAM').catch(() => undefined);
-  const reply = (await redis.call('XREADGROUP', 'GROUP', SETTLEMENT_GROUP, 'hand', 'STREAMS', counters.streamKey, '>')) as
-    | Array<[string, Array<[string, string[]]>]>
-    | null;
-  const entries = (reply?.[0]?.[1] ?? []).map(([id, fields]) => ({ id, record: JSON.parse(fields[1]) as SettlementRecord }));
+  const reply = (await redis.call(
+    'XREADGROUP',
+    'GROUP',
+    SETTLEMENT_GROUP,
+    'hand',
+    'STREAMS',
+    counters.streamKey,
+    '>',
+  )) as Array<[string, Array<[string, string[]]>]> | null;
+  const entries = (reply?.[0]?.[1] ?? []).map(([id, fields]) => ({
+    id,
+    record: JSON.parse(fields[1]) as SettlementRecord,
+  }));
   return {
     records: entries.map((entry) => entry.record),
-    begin: () => counters.beginWrite(entries.map((entry) => entry.record), NOW),
+    begin: () =>
+      counters.beginWrite(
+        entries.map((entry) => entry.record),
+        NOW,
+      ),
     end: () => counters.endWrite(SETTLEMENT_GROUP, entries, true),
   };
 }

@@ -99,9 +99,7 @@ export class MemoryHotCounters implements HotCounters {
       const outcome = decideHold(
         hold.amount,
         user ? { balance: user.balance!, held: user.held } : null,
-        key
-          ? { monthSpend: spendIn(key.spend!, month), totalSpend: key.spend!.totalSpend, held: key.held }
-          : null,
+        key ? { monthSpend: spendIn(key.spend!, month), totalSpend: key.spend!.totalSpend, held: key.held } : null,
         check.monthlyQuota,
         check.lifetimeLimit,
       );
@@ -196,7 +194,8 @@ export class MemoryHotCounters implements HotCounters {
       const moves = await this.source.entriesAfter(Math.max(0, this.ledgerWatermark - LEDGER_LOOKBACK), newest);
       for (const move of moves) this.applyMove(move);
       this.ledgerWatermark = Math.max(this.ledgerWatermark, newest);
-      for (const id of this.appliedEntries) if (id <= this.ledgerWatermark - LEDGER_LOOKBACK) this.appliedEntries.delete(id);
+      for (const id of this.appliedEntries)
+        if (id <= this.ledgerWatermark - LEDGER_LOOKBACK) this.appliedEntries.delete(id);
     };
     this.pollTimer = setInterval(() => {
       if (this.polling) return;

@@ -98,18 +98,22 @@ export class Metering implements RequestAdmission, CompletionObserver {
       memory.setSink(this.writer);
     }
     // Grants, purchases and refunds reach the counters from wherever they are written (one hook).
-    this.unwatchLedger = watchLedger(deps.store, {
-      beforeWrite: async (userIds) => {
-        try {
-          const ticket = await this.counters.ledgerWrite(userIds);
-          return (moves: LedgerMove[]) =>
-            ticket.done(moves).catch((error) => this.ledgerWatchFailed(error, moves.length > 0));
-        } catch (error) {
-          this.ledgerWatchFailed(error, true);
-          return async () => undefined;
-        }
+    this.unwatchLedger = watchLedger(
+      deps.store,
+      {
+        beforeWrite: async (userIds) => {
+          try {
+            const ticket = await this.counters.ledgerWrite(userIds);
+            return (moves: LedgerMove[]) =>
+              ticket.done(moves).catch((error) => this.ledgerWatchFailed(error, moves.length > 0));
+          } catch (error) {
+            this.ledgerWatchFailed(error, true);
+            return async () => undefined;
+          }
+        },
       },
-    });
+      this.redisCounters ? `redis:${this.redisCounters.prefix}` : undefined,
+    );
   }
 
   async start(): Promise<void> {
