@@ -16,6 +16,8 @@ export interface MeteredRequest {
   reservedTokens: number;
   keyLimits: KeyLimits | null;
   hold: Hold | null;
+  /** Sends the response's held-back end once the settlement is durable. */
+  releaseEnd: () => void;
 }
 
 /** The most output a request can produce on an endpoint, times its choices. */

@@ -21,6 +21,8 @@ import { buildUsageEvent } from './usage-event.js';
 import { UsageWriter, type UsageWriterOptions } from './usage-writer.js';
 import type { UsageEventsTable } from './metering-schema.js';
 import { monthOf } from './key-spend.js';
+import { deferResponseEnd } from './defer-response-end.js';
+import type { SettlementRecord } from './settlement-record.js';
 import {
   holdAmount,
   holdRefusal,
@@ -30,6 +32,9 @@ import {
   rateLimitHeaders,
   type MeteredRequest,
 } from './metering-admission.js';
+
+/** A response's end never waits longer than this for its settlement to be durable. */
+const END_WAIT_MS = 5000;
 
 export type MeteringOptions = UsageWriterOptions & {
   /** Redis only: how long one read of the settlement stream waits (tests shorten it). */
@@ -73,6 +78,8 @@ export class Metering implements RequestAdmission, CompletionObserver {
   private readonly unwatchLedger: () => void;
   private repairTimer: NodeJS.Timeout | undefined;
   private lastWarning = 0;
+  /** Responses whose end waits for their record to be written by this instance's writer. */
+  private readonly endsAwaitingWrite = new Map<string, () => void>();
 
   constructor(private readonly deps: MeteringDeps) {
     this.settings = readMeteringSettings(deps.config);
@@ -81,7 +88,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
       this.redisCounters = new RedisHotCounters(deps.redis, source, { prefix: deps.redisKeyPrefix });
       this.counters = this.redisCounters;
       this.local = new MemoryHotCounters(source);
-      this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, null, deps.options);
+      this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, null, this.writerOptions());
       this.streamWriter = new StreamSettlementWriter(
         deps.redis,
         this.redisCounters,
@@ -94,7 +101,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
     } else {
       const memory = new MemoryHotCounters(source);
       this.counters = memory;
-      this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, memory, deps.options);
+      this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, memory, this.writerOptions());
       memory.setSink(this.writer);
     }
     // Grants, purchases and refunds reach the counters from wherever they are written (one hook).
@@ -114,6 +121,19 @@ export class Metering implements RequestAdmission, CompletionObserver {
       },
       this.redisCounters ? `redis:${this.redisCounters.prefix}` : undefined,
     );
+  }
+
+  private writerOptions(): UsageWriterOptions {
+    return { ...this.deps.options, onWritten: (records) => this.releaseEnds(records) };
+  }
+
+  private releaseEnds(records: SettlementRecord[]): void {
+    for (const { event } of records) {
+      const release = this.endsAwaitingWrite.get(event.id);
+      if (!release) continue;
+      this.endsAwaitingWrite.delete(event.id);
+      release();
+    }
   }
 
   async start(): Promise<void> {
@@ -157,7 +177,14 @@ export class Metering implements RequestAdmission, CompletionObserver {
   }
 
   async admit({ request, key, candidates, outcome, reply }: AdmissionInput): Promise<void> {
-    const metered: MeteredRequest = { request, promptEstimate: null, reservedTokens: 0, keyLimits: null, hold: null };
+    const metered: MeteredRequest = {
+      request,
+      promptEstimate: null,
+      reservedTokens: 0,
+      keyLimits: null,
+      hold: null,
+      releaseEnd: deferResponseEnd(reply.raw, END_WAIT_MS),
+    };
     this.requests.set(outcome, metered);
     if (!key) return;
     const limits = keyLimitsOf(key);
@@ -208,9 +235,9 @@ export class Metering implements RequestAdmission, CompletionObserver {
   }
 
   onCompletion(outcome: CompletionOutcome): void {
+    const metered = this.requests.get(outcome);
+    this.requests.delete(outcome);
     try {
-      const metered = this.requests.get(outcome);
-      this.requests.delete(outcome);
       const event = buildUsageEvent({
         id: this.deps.ids.next('usage_'),
         outcome,
@@ -233,9 +260,11 @@ export class Metering implements RequestAdmission, CompletionObserver {
         record: { event, charge },
         now: this.deps.clock.now(),
       };
+      if (metered) this.endsAwaitingWrite.set(event.id, metered.releaseEnd);
       if (this.counters instanceof MemoryHotCounters) this.counters.settleNow(settlement);
       else this.settleInRedis(settlement);
     } catch (error) {
+      metered?.releaseEnd();
       this.deps.logger.error({ err: error, requestId: outcome.requestId }, 'could not meter a request');
     }
   }
@@ -269,13 +298,16 @@ export class Metering implements RequestAdmission, CompletionObserver {
   }
 
   private settleInRedis(settlement: Settlement): void {
-    this.redisCounters!.settle(settlement).catch((error) => {
-      // Redis refused the settlement: the record goes to the store from here, and the counters
-      // are repaired (hold released, accounts reloaded from the ledger) once Redis answers again.
-      this.warn(error, 'settlement');
-      this.writer.enqueue(settlement.record);
-      this.missedInRedis.push(settlement);
-    });
+    this.redisCounters!.settle(settlement).then(
+      () => this.releaseEnds([settlement.record]),
+      (error) => {
+        // Redis refused the settlement: the record goes to the store from here, and the counters
+        // are repaired (hold released, accounts reloaded from the ledger) once Redis answers again.
+        this.warn(error, 'settlement');
+        this.writer.enqueue(settlement.record);
+        this.missedInRedis.push(settlement);
+      },
+    );
   }
 
   private repairing = false;

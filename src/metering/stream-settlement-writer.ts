@@ -107,6 +107,7 @@ export class StreamSettlementWriter {
    * too long at another consumer, then new ones. Returns how many entries were written.
    */
   private async drainOnce(ownOnly: boolean, blockMs = this.blockMs): Promise<number> {
+    await this.connected();
     await this.ensureGroup();
     let entries = await this.read('0');
     if (entries.length === 0 && !ownOnly && this.clock.now() - this.lastClaim >= Math.min(this.claimIdleMs, 1000)) {
@@ -172,6 +173,18 @@ export class StreamSettlementWriter {
     if (claimed.length > 0)
       this.logger.warn({ count: claimed.length }, 'took over settlements another instance read and never wrote');
     return claimed;
+  }
+
+  /** Waits (a little) for the connection, so a first flush right after start does not fail. */
+  private async connected(): Promise<void> {
+    if (this.reader.status === 'ready') return;
+    await new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      this.reader.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   private groupReady = false;

@@ -4,6 +4,8 @@ import type { SettlementRecord } from './settlement-record.js';
 import { writeSettlements } from './write-settlements.js';
 
 export interface UsageWriterOptions {
+  /** Told about records once they are durable (committed). */
+  onWritten?: (records: SettlementRecord[]) => void;
   /**
    * How long settled records wait before they are written. 0 (the default): written on the next
    * turn of the event loop, every record settled in one turn in one transaction, so a hard kill
@@ -31,6 +33,7 @@ export class UsageWriter {
   private flushing: Promise<void> | undefined;
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
+  private readonly onWritten: ((records: SettlementRecord[]) => void) | undefined;
   private stopped = false;
 
   constructor(
@@ -42,6 +45,7 @@ export class UsageWriter {
   ) {
     this.flushIntervalMs = options.flushIntervalMs ?? 0;
     this.maxBatch = options.maxBatch ?? 500;
+    this.onWritten = options.onWritten;
   }
 
   start(): void {
@@ -113,11 +117,14 @@ export class UsageWriter {
         committed = true;
       } catch (error) {
         this.logger.error({ err: error, queued: this.queue.length }, 'could not write usage events; will retry');
+        // The answers waiting for these records go out now: the records stay queued here.
+        this.onWritten?.(batch);
         throw error;
       } finally {
         this.observer?.endWrite(batch, committed);
       }
       this.queue = this.queue.slice(batch.length);
+      this.onWritten?.(batch);
     }
   }
 }
