@@ -123,7 +123,8 @@ describe('settlements survive SIGKILL (child processes)', () => {
       .where('kind', '=', 'usage')
       .execute();
     const charged = entries.map((entry) => ({
-      request_id: requestOf.get(entry.reference),
+      // Every charge has its usage event (written in the same transaction).
+      request_id: requestOf.get(entry.reference) ?? `no event for ${entry.reference}`,
       amount_nanos: entry.amount_nanos,
     }));
     const chargedIds = new Set(charged.map((row) => row.request_id));
