@@ -63,6 +63,8 @@ export class MemoryHotCounters implements HotCounters {
   private readonly keys = new Map<string, KeyCounter>();
   private sink: RecordSink | undefined;
   private readonly appliedEntries = new Set<number>();
+  /** Settlements counted as pending here (a record spilled by an earlier process is not one of them). */
+  private readonly pendingEvents = new Set<string>();
   private ledgerWatermark = 0;
   private pollTimer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
@@ -128,6 +130,7 @@ export class MemoryHotCounters implements HotCounters {
     const user = settlement.userId ? this.userCounter(settlement.userId) : null;
     const key = settlement.keyId ? this.keyCounter(settlement.keyId) : null;
     if (hold) for (const counter of [user, key]) if (counter) release(counter, hold.id);
+    if ((user && charge > 0) || (key && keySpend > 0)) this.pendingEvents.add(settlement.record.event.id);
     if (user && charge > 0) {
       if (user.balance !== null) user.balance -= Math.min(charge, Math.max(0, user.balance));
       user.pending += charge;
@@ -165,7 +168,7 @@ export class MemoryHotCounters implements HotCounters {
     }
     if (!committed) return;
     for (const { event, charge } of records) {
-      if (event.cost_nanos <= 0) continue;
+      if (event.cost_nanos <= 0 || !this.pendingEvents.delete(event.id)) continue;
       if (charge && event.user_id) this.userCounter(event.user_id).pending -= event.cost_nanos;
       if (event.key_id) {
         const pending = this.keyCounter(event.key_id).pending;

@@ -15,6 +15,8 @@ export interface MeteringSettings {
   holdTtlMs: number;
   /** limits.settlement_claim_ms: how long a dead instance's unwritten settlements wait before another instance writes them. */
   settlementClaimMs: number;
+  /** limits.settlement_spill_file: where settlements wait on disk while the store is down (default beside the SQLite file, or ./data). */
+  settlementSpillFile: string | null;
 }
 
 // Billing owns the rest of `billing:`, so only metering's own fields are checked here.
@@ -30,6 +32,7 @@ const LimitsSection = Type.Object(
   {
     redis_failure_mode: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
     hold_ttl_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: Number.MAX_SAFE_INTEGER })),
+    settlement_spill_file: Type.Optional(Type.String({ minLength: 1 })),
     settlement_claim_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: Number.MAX_SAFE_INTEGER })),
   },
   { additionalProperties: true },
@@ -44,5 +47,6 @@ export function readMeteringSettings(config: Pick<GatewayConfig, 'sections'>): M
     redisFailureMode: limits.redis_failure_mode ?? 'open',
     holdTtlMs: limits.hold_ttl_ms ?? 15 * 60_000,
     settlementClaimMs: limits.settlement_claim_ms ?? 30_000,
+    settlementSpillFile: limits.settlement_spill_file ?? null,
   };
 }

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig, Pricing } from '../config/gateway-config.js';
@@ -32,6 +33,13 @@ import {
   rateLimitHeaders,
   type MeteredRequest,
 } from './metering-admission.js';
+
+/** Beside the SQLite file; for PostgreSQL in ./data (limits.settlement_spill_file overrides). */
+function defaultSpillFile(store: Store): string {
+  return store.dialect === 'sqlite' && store.description !== 'sqlite::memory:'
+    ? `${store.description.slice('sqlite:'.length)}-settlement-spill.jsonl`
+    : resolve('data', 'settlement-spill.jsonl');
+}
 
 /** A response's end never waits longer than this for its settlement to be durable. */
 const END_WAIT_MS = 5000;
@@ -124,7 +132,11 @@ export class Metering implements RequestAdmission, CompletionObserver {
   }
 
   private writerOptions(): UsageWriterOptions {
-    return { ...this.deps.options, onWritten: (records) => this.releaseEnds(records) };
+    return {
+      spillFile: this.settings.settlementSpillFile ?? defaultSpillFile(this.deps.store),
+      ...this.deps.options,
+      onWritten: (records) => this.releaseEnds(records),
+    };
   }
 
   private releaseEnds(records: SettlementRecord[]): void {
@@ -148,7 +160,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
         this.deps.logger.warn({ err: error }, 'could not read new ledger entries; retrying'),
       );
     }
-    this.writer.start();
+    await this.writer.start();
     this.streamWriter?.start();
     this.repairTimer = setInterval(() => void this.repairMissed(), 1000);
     this.repairTimer.unref();

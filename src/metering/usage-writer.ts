@@ -2,17 +2,21 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import type { SettlementRecord } from './settlement-record.js';
 import { writeSettlements } from './write-settlements.js';
+import { SettlementSpill } from './settlement-spill.js';
 
 export interface UsageWriterOptions {
-  /** Told about records once they are durable (committed). */
+  /** Told about records once they are durable (committed, or spilled to disk). */
   onWritten?: (records: SettlementRecord[]) => void;
   /**
    * How long settled records wait before they are written. 0 (the default): written on the next
-   * turn of the event loop, every record settled in one turn in one transaction, so a hard kill
-   * loses at most the records of the turn it interrupts.
+   * turn of the event loop, every record settled in one turn in one transaction.
    */
   flushIntervalMs?: number;
   maxBatch?: number;
+  /** Where records go while the store is down (JSON lines, fsync'd). */
+  spillFile?: string;
+  /** Most records kept in memory; beyond it they are spilled even while the store answers. */
+  maxQueued?: number;
 }
 
 /** Told when a store write of some records starts and ends (the memory hot counters' pending figures). */
@@ -23,8 +27,10 @@ export interface WriteObserver {
 
 /**
  * The durable record of settlements when there is no Redis stream: records are queued in memory
- * and written in batches, one transaction each (usage events, ledger charges, key spend). No
- * request waits for the store. stop() writes everything left.
+ * and written on the next turn of the event loop, one transaction per batch (usage events,
+ * ledger charges, key spend). When the store fails, the queue goes to the spill file (bounded
+ * memory, nothing dropped) and later records go there too, until a retry finds the store back:
+ * then the spill is written and a log line gives the counts. stop() writes everything left.
  */
 export class UsageWriter {
   private queue: SettlementRecord[] = [];
@@ -33,8 +39,13 @@ export class UsageWriter {
   private flushing: Promise<void> | undefined;
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
+  private readonly maxQueued: number;
   private readonly onWritten: ((records: SettlementRecord[]) => void) | undefined;
+  private readonly spill: SettlementSpill | null;
   private stopped = false;
+  /** Since when the store refuses writes (null: it takes them). */
+  private downSince: number | null = null;
+  private spilledDuringOutage = 0;
 
   constructor(
     private readonly store: Store,
@@ -45,18 +56,25 @@ export class UsageWriter {
   ) {
     this.flushIntervalMs = options.flushIntervalMs ?? 0;
     this.maxBatch = options.maxBatch ?? 500;
+    this.maxQueued = options.maxQueued ?? 10_000;
     this.onWritten = options.onWritten;
+    this.spill = options.spillFile ? new SettlementSpill(options.spillFile) : null;
   }
 
-  start(): void {
-    // A retry timer: the per-turn flush covers normal work; this one retries after a failure.
-    this.timer = setInterval(() => void this.flush().catch(() => undefined), Math.max(this.flushIntervalMs, 200));
+  /** Writes what an earlier process spilled, then starts the retry timer. */
+  async start(): Promise<void> {
+    if (this.spill?.hasRecords) {
+      this.downSince = this.clock.now();
+      await this.flush().catch(() => undefined);
+    }
+    this.timer = setInterval(() => void this.flush().catch(() => undefined), Math.max(this.flushIntervalMs, 1000));
     this.timer.unref();
   }
 
   enqueue(record: SettlementRecord): void {
     this.queue.push(record);
     if (this.stopped) return;
+    if (this.spill && this.queue.length > this.maxQueued) this.spillQueue();
     if (this.flushIntervalMs === 0 || this.queue.length >= this.maxBatch) {
       this.scheduled ??= setImmediate(() => {
         this.scheduled = undefined;
@@ -65,41 +83,50 @@ export class UsageWriter {
     }
   }
 
-  /** Takes the queued records out (a caller that writes them itself, e.g. to a spill file). */
+  /** Takes the queued records out (a caller that writes them itself). */
   take(): SettlementRecord[] {
     const taken = this.queue;
     this.queue = [];
     return taken;
   }
 
+  /** Records waiting in memory. */
   get pending(): number {
     return this.queue.length;
   }
 
-  /** Writes every queued record (in batches); rejects if a batch fails (it stays queued). */
+  /** Writes every queued (and spilled) record; rejects if the store failed (they stay queued or spilled). */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.queue.length === 0) return;
+    if (this.queue.length === 0 && this.downSince === null) return;
     this.flushing = this.writeAll().finally(() => {
       this.flushing = undefined;
     });
     return this.flushing;
   }
 
-  /** Stops the timer and writes what is left, retrying a few times before giving up loudly. */
+  /** Stops the timer and writes what is left; what the store will not take stays in the spill file. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
     if (this.scheduled) clearImmediate(this.scheduled);
-    for (let attempt = 1; this.queue.length > 0; attempt++) {
+    for (let attempt = 1; this.queue.length > 0 || this.downSince !== null; attempt++) {
       try {
         await this.flush();
       } catch (error) {
         if (attempt >= 5) {
-          this.logger.error(
-            { err: error, lost: this.queue.length },
-            'could not write usage events at shutdown; they are lost',
-          );
+          if (this.spill) {
+            this.spillQueue();
+            this.logger.error(
+              { err: error, spillFile: this.spill.path },
+              'could not write usage events at shutdown; they wait in the spill file for the next start',
+            );
+          } else {
+            this.logger.error(
+              { err: error, lost: this.queue.length },
+              'could not write usage events at shutdown; they are lost',
+            );
+          }
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
@@ -108,23 +135,68 @@ export class UsageWriter {
   }
 
   private async writeAll(): Promise<void> {
+    if (this.downSince !== null) {
+      // The store was down: new records go to disk at once (the answers waiting for them go
+      // out), and one attempt drains the spill; success means the store is back.
+      this.spillQueue();
+      await this.drainSpill();
+    }
     while (this.queue.length > 0) {
       const batch = this.queue.slice(0, this.maxBatch);
-      this.observer?.beginWrite(batch);
-      let committed = false;
       try {
-        await writeSettlements(this.store, this.logger, batch, this.clock.now());
-        committed = true;
+        await this.writeBatch(batch);
       } catch (error) {
-        this.logger.error({ err: error, queued: this.queue.length }, 'could not write usage events; will retry');
-        // The answers waiting for these records go out now: the records stay queued here.
-        this.onWritten?.(batch);
+        if (!this.spill) {
+          this.logger.error({ err: error, queued: this.queue.length }, 'could not write usage events; will retry');
+          this.onWritten?.(batch);
+          throw error;
+        }
+        this.downSince = this.clock.now();
+        this.spilledDuringOutage = 0;
+        this.logger.error(
+          { err: error, spillFile: this.spill.path },
+          'could not write usage events to the store; spilling them to disk until it is back',
+        );
+        this.spillQueue();
         throw error;
-      } finally {
-        this.observer?.endWrite(batch, committed);
       }
       this.queue = this.queue.slice(batch.length);
       this.onWritten?.(batch);
     }
+  }
+
+  private async writeBatch(batch: SettlementRecord[]): Promise<void> {
+    this.observer?.beginWrite(batch);
+    let committed = false;
+    try {
+      await writeSettlements(this.store, this.logger, batch, this.clock.now());
+      committed = true;
+    } finally {
+      this.observer?.endWrite(batch, committed);
+    }
+  }
+
+  private spillQueue(): void {
+    if (!this.spill || this.queue.length === 0) return;
+    const records = this.take();
+    this.spill.append(records);
+    this.spilledDuringOutage += records.length;
+    this.onWritten?.(records);
+  }
+
+  private async drainSpill(): Promise<void> {
+    let written = 0;
+    for (let records = this.spill?.take(); records; records = this.spill?.take()) {
+      for (let start = 0; start < records.length; start += this.maxBatch)
+        await this.writeBatch(records.slice(start, start + this.maxBatch));
+      this.spill!.drained();
+      written += records.length;
+    }
+    const outageMs = this.clock.now() - (this.downSince ?? this.clock.now());
+    this.downSince = null;
+    this.logger.info(
+      { written, spilled: this.spilledDuringOutage, outageMs },
+      `store is back: wrote ${written} settlements spilled to disk during the outage`,
+    );
   }
 }
