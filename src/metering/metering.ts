@@ -9,7 +9,8 @@ import type { IdGenerator } from '../shared/ids.js';
 import type { CompletionObserver, CompletionOutcome } from '../routing/completion-outcome.js';
 import type { ModelDirectory } from '../routing/model-directory.js';
 import type { AdmissionInput, RequestAdmission } from '../gateway/request-admission.js';
-import { getBalance, watchLedger, type LedgerMove } from '../credits/credit-ledger.js';
+import { getBalance } from '../credits/credit-ledger.js';
+import { watchLedgerWithCounters } from './ledger-counters-watch.js';
 import { estimatePromptTokens } from './estimate-tokens.js';
 import type { AdmissionCheck, AdmissionDecision, CounterDrift, Hold, HotCounters, Settlement } from './hot-counters.js';
 import { MemoryHotCounters } from './memory-hot-counters.js';
@@ -113,20 +114,10 @@ export class Metering implements RequestAdmission, CompletionObserver {
       memory.setSink(this.writer);
     }
     // Grants, purchases and refunds reach the counters from wherever they are written (one hook).
-    this.unwatchLedger = watchLedger(
+    this.unwatchLedger = watchLedgerWithCounters(
       deps.store,
-      {
-        beforeWrite: async (userIds) => {
-          try {
-            const ticket = await this.counters.ledgerWrite(userIds);
-            return (moves: LedgerMove[]) =>
-              ticket.done(moves).catch((error) => this.ledgerWatchFailed(error, moves.length > 0));
-          } catch (error) {
-            this.ledgerWatchFailed(error, true);
-            return async () => undefined;
-          }
-        },
-      },
+      this.counters,
+      (error) => this.ledgerWatchFailed(error),
       this.redisCounters ? `redis:${this.redisCounters.prefix}` : undefined,
     );
   }
@@ -162,8 +153,23 @@ export class Metering implements RequestAdmission, CompletionObserver {
     }
     await this.writer.start();
     this.streamWriter?.start();
+    if (this.redisCounters) void this.startupCheck(this.redisCounters);
     this.repairTimer = setInterval(() => void this.repairMissed(), 1000);
     this.repairTimer.unref();
+  }
+
+  /** The shared counters checked against the ledger when an instance starts (in the background). */
+  private async startupCheck(counters: RedisHotCounters): Promise<void> {
+    try {
+      const drift = await counters.reconcile(this.deps.clock.now());
+      if (drift.length > 0)
+        this.deps.logger.warn(
+          { drift: drift.slice(0, 20) },
+          `hot counters checked against the ledger at start-up: ${drift.length} had drifted and were rebuilt`,
+        );
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not check the hot counters against the ledger at start-up');
+    }
   }
 
   /** Writes pending usage, then closes Redis: call after the server stopped taking requests. */
@@ -348,8 +354,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
     }
   }
 
-  private ledgerWatchFailed(error: unknown, moved: boolean): void {
-    if (!moved) return;
+  private ledgerWatchFailed(error: unknown): void {
     this.deps.logger.error(
       { err: error },
       'a ledger entry could not be applied to the hot counters; run `gateway credits reconcile`',
