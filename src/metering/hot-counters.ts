@@ -37,6 +37,8 @@ export interface AdmissionDecision {
   rate: RateCheck | null;
   /** null when no hold was asked for or the rate check refused first. */
   hold: HoldOutcome | null;
+  /** The hold was taken in the store (Redis down), not in the hot counters. */
+  inStore?: boolean;
 }
 
 /** What a finished request changes in the hot counters, and its durable record for the store. */

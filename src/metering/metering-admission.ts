@@ -16,6 +16,8 @@ export interface MeteredRequest {
   reservedTokens: number;
   keyLimits: KeyLimits | null;
   hold: Hold | null;
+  /** The hold is in the store (Redis was down at admission). */
+  holdInStore: boolean;
   /** Sends the response's held-back end once the settlement is durable. */
   releaseEnd: () => void;
 }

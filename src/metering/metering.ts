@@ -15,7 +15,8 @@ import { estimatePromptTokens } from './estimate-tokens.js';
 import type { AdmissionCheck, AdmissionDecision, CounterDrift, Hold, HotCounters, Settlement } from './hot-counters.js';
 import { MemoryHotCounters } from './memory-hot-counters.js';
 import { RedisHotCounters } from './redis-hot-counters.js';
-import { storeCounterSource } from './counter-source.js';
+import { storeCounterSource, type CounterSource } from './counter-source.js';
+import { holdInStore, storeHeld } from '../credits/store-holds.js';
 import { StreamSettlementWriter } from './stream-settlement-writer.js';
 import { LimitsUnavailableError } from './limits-unavailable.js';
 import { readMeteringSettings, type MeteringSettings } from './metering-settings.js';
@@ -82,6 +83,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
   /** Rate windows of this instance, used while Redis is down in fail-open mode. */
   private readonly local: MemoryHotCounters | undefined;
   private readonly requests = new WeakMap<CompletionOutcome, MeteredRequest>();
+  private readonly source: CounterSource;
   /** Settlements Redis refused (down): written to the store directly; their holds are released when it is back. */
   private missedInRedis: Settlement[] = [];
   private readonly unwatchLedger: () => void;
@@ -93,6 +95,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
   constructor(private readonly deps: MeteringDeps) {
     this.settings = readMeteringSettings(deps.config);
     const source = storeCounterSource(deps.store);
+    this.source = source;
     if (deps.redis) {
       this.redisCounters = new RedisHotCounters(deps.redis, source, { prefix: deps.redisKeyPrefix });
       this.counters = this.redisCounters;
@@ -142,7 +145,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
   async start(): Promise<void> {
     if (this.redisCounters && !(await this.redisCounters.ready())) {
       this.deps.logger.warn(
-        `Redis is not reachable yet; rate limits run ${this.settings.redisFailureMode === 'open' ? 'per instance (fail-open)' : 'refusing requests (fail-closed)'} and priced requests are refused until it is`,
+        `Redis is not reachable yet; ${this.settings.redisFailureMode === 'open' ? 'rate limits run per instance and credit holds in the store (fail-open)' : 'requests with limits or credits are refused (fail-closed)'} until it is`,
       );
     }
     if (this.counters instanceof MemoryHotCounters) {
@@ -186,7 +189,8 @@ export class Metering implements RequestAdmission, CompletionObserver {
   /** Writes every settled request to the store now (tests; the writers do it by themselves). */
   async flush(): Promise<void> {
     await this.writer.flush();
-    await this.streamWriter?.flush();
+    // With Redis down the stream cannot be read: its entries are written once it is back.
+    await this.streamWriter?.flush().catch((error) => this.warn(error, 'reading the settlement stream'));
   }
 
   /** Settlements waiting for the store in this process. */
@@ -201,6 +205,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
       reservedTokens: 0,
       keyLimits: null,
       hold: null,
+      holdInStore: false,
       releaseEnd: deferResponseEnd(reply.raw, END_WAIT_MS),
     };
     this.requests.set(outcome, metered);
@@ -249,6 +254,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
     if (hold) {
       if (decision.hold !== 'held') throw holdRefusal(decision.hold ?? 'insufficient_credits');
       metered.hold = hold;
+      metered.holdInStore = decision.inStore === true;
     }
   }
 
@@ -275,7 +281,11 @@ export class Metering implements RequestAdmission, CompletionObserver {
           metered?.keyLimits?.tpmLimit && event.key_id
             ? { limits: metered.keyLimits, delta: event.total_tokens - metered.reservedTokens }
             : null,
-        record: { event, charge },
+        record: {
+          event,
+          charge,
+          storeHold: metered?.hold && metered.holdInStore ? { id: metered.hold.id, userId: metered.hold.userId } : null,
+        },
         now: this.deps.clock.now(),
       };
       if (metered) this.endsAwaitingWrite.set(event.id, metered.releaseEnd);
@@ -289,11 +299,16 @@ export class Metering implements RequestAdmission, CompletionObserver {
 
   /** Balance (every settled charge included) and open holds, for the account API. */
   async balanceOf(userId: string): Promise<{ balance: number; held: number }> {
+    const now = this.deps.clock.now();
     try {
-      return await this.counters.balance(userId, this.deps.clock.now());
+      return await this.counters.balance(userId, now);
     } catch (error) {
       this.warn(error, 'reading a balance');
-      return { balance: await getBalance(this.deps.store, userId), held: 0 };
+      const [balance, held] = await Promise.all([
+        getBalance(this.deps.store, userId),
+        storeHeld(this.deps.store, userId, now),
+      ]);
+      return { balance, held };
     }
   }
 
@@ -309,10 +324,33 @@ export class Metering implements RequestAdmission, CompletionObserver {
       return await this.redisCounters.admit(check);
     } catch (error) {
       this.warn(error, 'admission');
-      // Money never goes per instance: without Redis a priced request cannot be held exactly.
-      if (this.settings.redisFailureMode === 'closed' || check.hold) throw new LimitsUnavailableError(error);
-      return this.local!.admit(check);
+      if (this.settings.redisFailureMode === 'closed') throw new LimitsUnavailableError(error);
+      return this.admitWithoutRedis(check).catch((storeError) => {
+        throw storeError instanceof LimitsUnavailableError ? storeError : new LimitsUnavailableError(storeError);
+      });
     }
+  }
+
+  /**
+   * Redis is down (fail-open): rate windows are kept per instance, but money is not: the credit
+   * hold is one locked conditional update in the store, shared by every instance. A key's quota
+   * and credit limit are checked against its stored spend (without the other instances' open
+   * requests: a key may overshoot by what is in flight).
+   */
+  private async admitWithoutRedis(check: AdmissionCheck): Promise<AdmissionDecision> {
+    const local = await this.local!.admit({ ...check, hold: null });
+    if (!check.hold || (local.rate && !local.rate.allowed)) return local;
+    const { hold, now } = check;
+    if (hold.trackKey && hold.keyId) {
+      const spend = await this.source.keySpend(hold.keyId);
+      const month = spend.month === monthOf(now) ? spend.monthSpend : 0;
+      if (check.monthlyQuota !== null && check.monthlyQuota - month <= 0) return { ...local, hold: 'quota_exceeded' };
+      if (check.lifetimeLimit !== null && check.lifetimeLimit - spend.totalSpend <= 0)
+        return { ...local, hold: 'credit_limit_exceeded' };
+    }
+    if (hold.trackUser && !(await holdInStore(this.deps.store, hold, now)))
+      return { ...local, hold: 'insufficient_credits' };
+    return { ...local, hold: 'held', inStore: hold.trackUser };
   }
 
   private settleInRedis(settlement: Settlement): void {
@@ -368,7 +406,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
     this.lastWarning = now;
     this.deps.logger.warn(
       { err: error, mode: this.settings.redisFailureMode },
-      `Redis failed during ${what}; rate limits are ${this.settings.redisFailureMode === 'open' ? 'enforced per instance from memory (fail-open)' : 'refusing requests with 503 (fail-closed)'}, priced requests are refused until it answers`,
+      `Redis failed during ${what}; ${this.settings.redisFailureMode === 'open' ? 'rate limits are enforced per instance from memory and credit holds in the store (fail-open)' : 'requests with limits or credits are refused with 503 (fail-closed)'} until it answers`,
     );
   }
 

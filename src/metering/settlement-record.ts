@@ -8,6 +8,8 @@ import type { UsageEventsTable } from './metering-schema.js';
 export interface SettlementRecord {
   event: UsageEventsTable;
   charge: boolean;
+  /** A hold taken in the store (Redis was down at admission), released with this record. */
+  storeHold?: { id: string; userId: string } | null;
 }
 
 /** Entities whose hot counters a record moves: `u:<user id>` and `k:<key id>`. */

@@ -66,14 +66,14 @@ export class StreamSettlementWriter {
     this.loop = this.run();
   }
 
-  /** Writes what this instance has read, then stops (the rest stays in the stream for the others). */
+  /** Writes what is in the stream (its own pending entries and new ones), then stops. */
   async stop(): Promise<void> {
     this.running = false;
     await this.loop;
-    // One last pass over this instance's own entries so a graceful stop leaves nothing pending here.
-    for (let attempt = 0; attempt < 5; attempt++) {
+    // One last pass so a graceful stop leaves nothing pending here (Redis down: it waits in the stream).
+    for (let attempt = 0; attempt < 5 && this.reader.status === 'ready'; attempt++) {
       try {
-        const drained = await this.drainOnce(true);
+        const drained = await this.drainOnce(0);
         if (drained === 0) break;
       } catch (error) {
         this.logger.error({ err: error }, 'could not write settlements at shutdown; another instance will');
@@ -86,7 +86,7 @@ export class StreamSettlementWriter {
   /** Writes everything in the stream now (tests, shutdown): new entries and any left pending. */
   async flush(): Promise<void> {
     for (;;) {
-      const drained = await this.drainOnce(false, 0);
+      const drained = await this.drainOnce(0);
       if (drained === 0) return;
     }
   }
@@ -94,7 +94,7 @@ export class StreamSettlementWriter {
   private async run(): Promise<void> {
     while (this.running) {
       try {
-        await this.drainOnce(false);
+        await this.drainOnce();
       } catch (error) {
         this.onFailure(error);
         await new Promise((resolve) => setTimeout(resolve, 500));
@@ -106,15 +106,15 @@ export class StreamSettlementWriter {
    * One pass: this consumer's own unacknowledged entries (left by a failed write), entries idle
    * too long at another consumer, then new ones. Returns how many entries were written.
    */
-  private async drainOnce(ownOnly: boolean, blockMs = this.blockMs): Promise<number> {
+  private async drainOnce(blockMs = this.blockMs): Promise<number> {
     await this.connected();
     await this.ensureGroup();
     let entries = await this.read('0');
-    if (entries.length === 0 && !ownOnly && this.clock.now() - this.lastClaim >= Math.min(this.claimIdleMs, 1000)) {
+    if (entries.length === 0 && this.clock.now() - this.lastClaim >= Math.min(this.claimIdleMs, 1000)) {
       this.lastClaim = this.clock.now();
       entries = await this.claim();
     }
-    if (entries.length === 0 && !ownOnly) entries = await this.read('>', blockMs);
+    if (entries.length === 0) entries = await this.read('>', blockMs);
     if (entries.length === 0) return 0;
     await this.write(entries);
     return entries.length;

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import { applyLedgerEntriesForUser, type LedgerEntry } from '../credits/credit-ledger.js';
 import { addKeySpend, monthOf } from './key-spend.js';
+import { releaseStoreHolds } from '../credits/store-holds.js';
 import type { SettlementRecord } from './settlement-record.js';
 
 /**
@@ -55,8 +56,15 @@ export async function writeSettlements(
       entry.amount += event.cost_nanos;
       spend.set(slot, entry);
     }
-    for (const [userId, { entries, costs }] of [...charges].sort(([a], [b]) => a.localeCompare(b))) {
+    const storeHolds = new Map<string, string[]>();
+    for (const { storeHold } of batch)
+      if (storeHold) storeHolds.set(storeHold.userId, [...(storeHolds.get(storeHold.userId) ?? []), storeHold.id]);
+    const users = [...new Set([...charges.keys(), ...storeHolds.keys()])].sort();
+    for (const userId of users) {
+      const { entries, costs } = charges.get(userId) ?? { entries: [], costs: [] };
+      // Locks the user's balance row first (also with no entries), then frees the store holds.
       const results = await applyLedgerEntriesForUser(transaction, store.dialect, userId, entries, now);
+      await releaseStoreHolds(transaction, userId, storeHolds.get(userId) ?? []);
       results.forEach((result, index) => {
         if (result.applied && -result.amount !== costs[index]) {
           logger.warn(
