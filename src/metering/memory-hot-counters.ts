@@ -68,6 +68,7 @@ export class MemoryHotCounters implements HotCounters {
   private ledgerWatermark = 0;
   private pollTimer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
+  private onPollError: (error: unknown) => void = () => undefined;
 
   constructor(private readonly source: CounterSource) {}
 
@@ -77,10 +78,20 @@ export class MemoryHotCounters implements HotCounters {
   }
 
   async admit(check: AdmissionCheck): Promise<AdmissionDecision> {
-    const { hold, now } = check;
+    const { hold } = check;
     const user = hold?.trackUser ? await this.loadedUser(hold.userId) : null;
     const key = hold?.trackKey ? await this.loadedKey(check.keyId) : null;
-    // Everything below is synchronous: nothing else runs between the checks and the hold.
+    const decision = this.decide(check, user, key);
+    if (decision.hold !== 'insufficient_credits' || !this.pollTimer) return decision;
+    // Before refusing for credit, catch up with the ledger: a grant another process (the CLI)
+    // has just written is then honoured at once. Only refusals pay for this read.
+    await this.pollLedger();
+    return this.decide(check, user, key);
+  }
+
+  /** Synchronous: nothing else runs between the checks and the hold. */
+  private decide(check: AdmissionCheck, user: UserCounter | null, key: KeyCounter | null): AdmissionDecision {
+    const { hold, now } = check;
     let rate: AdmissionDecision['rate'] = null;
     let rateState: ReturnType<typeof decideRate> | null = null;
     if (check.rate) {
@@ -191,7 +202,14 @@ export class MemoryHotCounters implements HotCounters {
    * wrote itself were applied already and are skipped by id.
    */
   startLedgerPoll(intervalMs: number, onError: (error: unknown) => void): void {
-    const poll = async () => {
+    this.onPollError = onError;
+    this.pollTimer = setInterval(() => void this.pollLedger(), intervalMs);
+    this.pollTimer.unref();
+  }
+
+  /** Applies ledger entries written since the last poll (one poll at a time; callers share it). */
+  private pollLedger(): Promise<void> {
+    this.polling ??= (async () => {
       const newest = await this.source.lastEntryId();
       // Look back a little: on PostgreSQL a lower id can commit after a higher one.
       const moves = await this.source.entriesAfter(Math.max(0, this.ledgerWatermark - LEDGER_LOOKBACK), newest);
@@ -199,14 +217,10 @@ export class MemoryHotCounters implements HotCounters {
       this.ledgerWatermark = Math.max(this.ledgerWatermark, newest);
       for (const id of this.appliedEntries)
         if (id <= this.ledgerWatermark - LEDGER_LOOKBACK) this.appliedEntries.delete(id);
-    };
-    this.pollTimer = setInterval(() => {
-      if (this.polling) return;
-      this.polling = poll()
-        .catch(onError)
-        .finally(() => (this.polling = undefined));
-    }, intervalMs);
-    this.pollTimer.unref();
+    })()
+      .catch((error) => this.onPollError(error))
+      .finally(() => (this.polling = undefined));
+    return this.polling;
   }
 
   /** Starts the poll after the newest entry at start-up (those are in any balance loaded later). */
