@@ -140,6 +140,18 @@ export function computeFigures(results: TargetResult[]): Figure[] {
     (number) => number <= 2.5,
   );
   add(
+    'cpu_postgres_vs_sqlite',
+    'Gateway CPU per whole request, PostgreSQL + Redis as a multiple of SQLite',
+    '×',
+    '≤ 1.3 ×',
+    (result) => {
+      const sqlite = value(byId.get('gateway-sqlite')?.saturation?.cpuMicrosPerRequest);
+      const own = value(result.saturation?.cpuMicrosPerRequest);
+      return result.id === 'gateway-postgres' && sqlite && own !== null ? own / sqlite : null;
+    },
+    (number) => number <= 1.3,
+  );
+  add(
     'cpu_per_chunk',
     'Gateway CPU per streamed chunk (stream CPU ÷ events)',
     'µs',

@@ -238,7 +238,8 @@ export class MemoryHotCounters implements HotCounters {
     user.balance = Math.max(0, user.balance + move.amount);
   }
 
-  async reconcile(now: number): Promise<CounterDrift[]> {
+  /** Reloads every loaded account from the store (the time plays no part: holds stay as they are). */
+  async reconcile(): Promise<CounterDrift[]> {
     const drift: CounterDrift[] = [];
     for (const [userId, user] of this.users) {
       if (user.balance === null) continue;
@@ -254,7 +255,6 @@ export class MemoryHotCounters implements HotCounters {
       const expected = (await this.loadedKey(keyId)).spend!.totalSpend;
       if (expected !== actual) drift.push({ entity: `key ${keyId}`, expected, actual });
     }
-    void now;
     return drift;
   }
 

@@ -134,7 +134,7 @@ export class RedisHotCounters implements HotCounters {
         // First use of this account here (or after a reconcile): load it from the store, then decide.
         if (attempt >= 3) throw new Error('hot counters could not be loaded');
         if (code === -1) await this.loadUser(userId!, now, false);
-        else await this.loadKey(check.keyId, now, false);
+        else await this.loadKey(check.keyId, false);
         continue;
       }
       const [, refused, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs] = reply;
@@ -243,7 +243,7 @@ export class RedisHotCounters implements HotCounters {
     const members = await this.redis.smembers(this.loadedSet());
     for (const member of members) {
       const id = member.slice(2);
-      const previous = member.startsWith('u:') ? await this.loadUser(id, now, true) : await this.loadKey(id, now, true);
+      const previous = member.startsWith('u:') ? await this.loadUser(id, now, true) : await this.loadKey(id, true);
       if (previous.replaced !== previous.expected)
         drift.push({
           entity: `${member.startsWith('u:') ? 'user' : 'key'} ${id}`,
@@ -291,9 +291,8 @@ export class RedisHotCounters implements HotCounters {
     throw new Error(`the balance of user ${userId} could not be loaded: store writes kept overlapping`);
   }
 
-  private async loadKey(keyId: string, now: number, force: boolean) {
+  private async loadKey(keyId: string, force: boolean) {
     const key = this.account(`k:${keyId}`);
-    void now;
     for (let attempt = 0; attempt < 500; attempt++) {
       const [loaded, epoch, busy] = await this.redis.hotPeek(key, Date.now(), 'tot');
       if (Number(loaded) === 1 && !force) return { replaced: null, expected: 0 };
