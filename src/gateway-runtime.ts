@@ -11,6 +11,10 @@ import { Redis } from 'ioredis';
 import { redisCheck } from './observability/readiness-checks.js';
 
 export interface Runtime {
+  /** The config the runtime was opened with. */
+  config: GatewayConfig;
+  /** NODE_ENV=production: stricter defaults (sign-up by invitation, no sandbox payments). */
+  environment: { production: boolean };
   store: Store;
   auth: Auth;
   /** The installation's secret (better-auth, signed links). */
@@ -28,9 +32,19 @@ export async function openRuntime(
   try {
     const { applied } = await migrateToLatest(store);
     const secret = await resolveAuthSecret(store, env, systemClock.now());
-    const auth = createAuth(store, secret, { baseUrl: config.server.publicUrl });
+    const auth = createAuth(store, secret, {
+      baseUrl: config.server.publicUrl,
+      trustedOrigins: [config.server.publicUrl, ...config.server.corsOrigins],
+    });
     const authApplied = await migrateAuthTables(auth);
-    return { store, auth, secret, applied: [...applied, ...authApplied] };
+    return {
+      config,
+      environment: { production: env.NODE_ENV === 'production' },
+      store,
+      auth,
+      secret,
+      applied: [...applied, ...authApplied],
+    };
   } catch (error) {
     await store.destroy().catch(() => undefined);
     throw error;
@@ -73,6 +87,7 @@ export async function startGateway(
     auth: runtime.auth,
     secret: runtime.secret,
     stripe,
+    production: env.NODE_ENV === 'production',
     readinessChecks: readinessRedis ? [redisCheck(() => readinessRedis.ping())] : [],
     redis,
     ...overrides,

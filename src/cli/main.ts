@@ -25,6 +25,8 @@ Commands:
   users enable --email E                  allow sign-in again
   users set-password --email E [--password P]
                                           set (or generate and print) a new password
+  users invite <email>                    print a single-use sign-up link for that address
+                                          (for auth.sign_up: invite)
   keys create --email E --name N [--allowed-models a,b/*] [--expires-days D]
                                           create an API key and print it (shown once)
   credits grant --email E --amount USD [--reference R]

@@ -1,7 +1,12 @@
 import { parseArgs } from 'node:util';
 import { createUser } from '../users/create-user.js';
 import { findUserByEmail } from '../users/user-repository.js';
-import { randomId } from '../shared/ids.js';
+import { randomIdGenerator } from '../shared/ids.js';
+import { generatePassword, passwordProblem } from '../users/password-policy.js';
+import { parseAuthSettings } from '../users/auth-settings.js';
+import { InvitationService } from '../users/invitations.js';
+import { systemClock } from '../shared/clock.js';
+import { GatewayError } from '../shared/errors.js';
 import type { Runtime } from '../gateway-runtime.js';
 import { CliError, UsageError } from './cli-context.js';
 
@@ -20,7 +25,7 @@ async function userByEmail(runtime: Runtime, email: string | undefined, command:
 }
 
 /**
- * `gateway users create|list|disable|enable|set-password`. Disabling deletes the account's
+ * `gateway users create|list|disable|enable|set-password|invite`. Disabling deletes the account's
  * sessions, revokes its API keys and refuses new sign-ins; enabling allows sign-in again (revoked
  * keys stay revoked). A new password also ends every session.
  */
@@ -30,7 +35,7 @@ export async function runUsersCommand(
   openRuntime: () => Promise<Runtime>,
   write: Write,
 ): Promise<void> {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args,
     options: {
       email: { type: 'string' },
@@ -38,7 +43,13 @@ export async function runUsersCommand(
       name: { type: 'string' },
     },
     strict: true,
+    allowPositionals: subcommand === 'invite',
   });
+  if (subcommand === 'invite') {
+    const email = values.email ?? positionals[0];
+    if (!email || positionals.length > (values.email ? 0 : 1)) throw new UsageError('users invite needs one email');
+    return inviteUser(email, openRuntime, write);
+  }
   if (!['create', 'list', 'disable', 'enable', 'set-password'].includes(subcommand ?? ''))
     throw new UsageError(`unknown command: users ${subcommand ?? ''}`.trim());
   if (subcommand === 'create' && (!values.email || !values.password))
@@ -115,9 +126,10 @@ export async function runUsersCommand(
       }
       case 'set-password': {
         const user = await userByEmail(runtime, values.email, 'set-password');
-        const generated = values.password ? null : randomId(20);
+        const generated = values.password ? null : generatePassword();
         const password = values.password ?? generated!;
-        if (password.length < 8) throw new CliError('the password must be at least 8 characters long');
+        const problem = passwordProblem(password);
+        if (problem) throw new CliError(problem);
         const context = await runtime.auth.$context;
         if (!(await context.internalAdapter.findCredentialAccount(user.id)))
           throw new CliError(`${user.email} has no password sign-in to change`);
@@ -128,6 +140,34 @@ export async function runUsersCommand(
         return;
       }
     }
+  } finally {
+    await runtime.store.destroy();
+  }
+}
+
+/**
+ * `gateway users invite <email>`: an invitation for one address, single-use and expiring
+ * (auth.invitation_ttl_hours); prints the sign-up link, which carries the only copy of the token.
+ */
+async function inviteUser(email: string, openRuntime: () => Promise<Runtime>, write: Write): Promise<void> {
+  const runtime = await openRuntime();
+  try {
+    const settings = parseAuthSettings(runtime.config.sections.auth, runtime.environment.production);
+    const invitations = new InvitationService(runtime.store.db, systemClock, randomIdGenerator, {
+      publicUrl: runtime.config.server.publicUrl,
+      ttlMs: settings.invitationTtlMs,
+    });
+    const invitation = await invitations.issue(email).catch((error: unknown) => {
+      throw error instanceof GatewayError ? new CliError(error.message) : error;
+    });
+    write(`${invitation.link}\n`);
+    process.stderr.write(
+      `invited ${invitation.email} (id ${invitation.id}); the link works once, until ${new Date(invitation.expiresAt).toISOString()}\n`,
+    );
+    if (settings.signUp !== 'invite')
+      process.stderr.write(
+        `note: auth.sign_up is ${settings.signUp}, so sign-up does not ask for invitations; set auth.sign_up: invite\n`,
+      );
   } finally {
     await runtime.store.destroy();
   }

@@ -186,6 +186,7 @@ function resolveConfig(
       logLevel: env.LOG_LEVEL || server.log_level || 'info',
       publicUrl: (env.GATEWAY_PUBLIC_URL || server.public_url || `http://${host}:${port}`).replace(/\/$/, ''),
       corsOrigins: server.cors_origins ?? [],
+      trustProxy: server.trust_proxy ?? false,
     },
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,
@@ -198,6 +199,7 @@ function resolveConfig(
       catalog: withOrigin(file.catalog ?? {}, origin),
       metrics: withOrigin(file.metrics ?? {}, origin),
       tracing: withOrigin(file.tracing ?? {}, origin),
+      auth: withOrigin(file.auth ?? {}, origin),
     },
     source,
   };

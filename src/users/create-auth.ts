@@ -6,6 +6,7 @@ import { APIError } from 'better-auth/api';
 import type { Kysely } from 'kysely';
 import type { Store } from '../store/database.js';
 import { getOrCreateSetting } from '../store/settings-repository.js';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-policy.js';
 
 export interface AuthOptions {
   /** Public base URL of the gateway (cookies and redirects). */
@@ -16,6 +17,9 @@ export interface AuthOptions {
   trustedOrigins?: string[];
 }
 
+/** Set by our route in front of better-auth to the client address Fastify's trustProxy decided; any client value is replaced. */
+export const CLIENT_IP_HEADER = 'x-gateway-client-ip';
+
 /** Accounts are better-auth's: users, password hashes, sessions and bearer tokens, on our store. */
 export function createAuth(store: Store, secret: string, options: AuthOptions) {
   return betterAuth({
@@ -24,13 +28,26 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
     baseURL: options.baseUrl,
     secret,
     trustedOrigins: options.trustedOrigins ?? [options.baseUrl],
-    emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 256, autoSignIn: true },
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      maxPasswordLength: MAX_PASSWORD_LENGTH,
+      // Sign-up answers the same whether or not the email is taken (no session either way, sign in
+      // next): a token for new accounts only would tell who has an account (issue 16, finding 6).
+      autoSignIn: false,
+    },
+    // Sign-in limits are ours (per account and per client address, shared through Redis):
+    // better-auth's own is per instance and keys on X-Forwarded-For from anyone.
+    rateLimit: { enabled: false },
     telemetry: { enabled: false },
     // better-auth turns its origin (CSRF) check off under NODE_ENV=test; keep it on so tests see production behaviour.
-    advanced: { disableOriginCheck: false },
+    advanced: { disableOriginCheck: false, ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
     logger: { disabled: true },
     // Authorization: Bearer <session token> for API clients, besides the HttpOnly cookie for browsers.
-    plugins: [bearer()],
+    // Only signed tokens (what sign-in hands out): the raw ones in the session table are not enough
+    // to sign in as anyone, so a copy of the database without the secret opens no session. (better-auth
+    // cannot keep only a hash of the token: see docs/security.md.)
+    plugins: [bearer({ requireSignature: true })],
     // `gateway users disable` sets this; such an account gets no new session (its old ones are deleted).
     user: { additionalFields: { disabled: { type: 'boolean', required: false, defaultValue: false, input: false } } },
     databaseHooks: {

@@ -16,7 +16,7 @@ describe('AuthForm', () => {
     expect(onSubmit).not.toHaveBeenCalled();
     expect(screen.getByLabelText('Email').getAttribute('aria-invalid')).toBe('true');
     expect(screen.getByText('Enter an email address like you@example.com.')).toBeTruthy();
-    expect(screen.getByText('Use at least 8 characters.')).toBeTruthy();
+    expect(screen.getByText('Use at least 10 characters.')).toBeTruthy();
   });
 
   it('submits trimmed fields and shows the server’s message when it refuses', async () => {
@@ -26,9 +26,9 @@ describe('AuthForm', () => {
     render(<AuthForm mode="sign-in" onSubmit={onSubmit} />);
     expect(screen.queryByLabelText('Name (optional)')).toBeNull();
     await userEvent.type(screen.getByLabelText('Email'), '  me@example.com ');
-    await userEvent.type(screen.getByLabelText('Password'), 'password-123');
+    await userEvent.type(screen.getByLabelText('Password'), 'plum-orbit-42-lantern');
     await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
-    expect(onSubmit).toHaveBeenCalledWith({ name: '', email: 'me@example.com', password: 'password-123' });
+    expect(onSubmit).toHaveBeenCalledWith({ name: '', email: 'me@example.com', password: 'plum-orbit-42-lantern' });
     expect((await screen.findByRole('alert')).textContent).toBe('Invalid email or password');
   });
 });
