@@ -193,9 +193,9 @@ export class Metering implements RequestAdmission, CompletionObserver {
     await this.streamWriter?.flush().catch((error) => this.warn(error, 'reading the settlement stream'));
   }
 
-  /** Settlements waiting for the store in this process. */
+  /** Settlements waiting for the store: in this process's writer, and (Redis) in the shared stream. */
   get backlog(): number {
-    return this.writer.pending;
+    return this.writer.pending + (this.streamWriter?.streamLength ?? 0);
   }
 
   async admit({ request, key, candidates, outcome, reply }: AdmissionInput): Promise<void> {

@@ -36,6 +36,9 @@ export class StreamSettlementWriter {
   /** Entries written since the store last failed (for the recovery log line). */
   private writtenSinceRecovery = 0;
   written = 0;
+  /** Entries in the stream (all instances'), read at most once a second: the backlog metric. */
+  streamLength = 0;
+  private lastLength = 0;
 
   constructor(
     base: Redis,
@@ -98,6 +101,10 @@ export class StreamSettlementWriter {
       } catch (error) {
         this.onFailure(error);
         await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      if (this.clock.now() - this.lastLength >= 1000) {
+        this.lastLength = this.clock.now();
+        this.streamLength = await this.reader.xlen(this.counters.streamKey).catch(() => this.streamLength);
       }
     }
   }

@@ -59,6 +59,8 @@ describe('PostgreSQL stopped under load (a cluster of the test’s own)', () => 
     const servedBefore = statuses.length;
     await new Promise((resolve) => setTimeout(resolve, 10_000));
     const servedDuring = statuses.length - servedBefore;
+    // The backlog (the usage-backlog metric) is the stream, which grew during the outage.
+    expect(first.gateway.metering!.backlog).toBeGreaterThan(0);
     await cluster.start();
     await new Promise((resolve) => setTimeout(resolve, 1000));
     running = false;
