@@ -276,7 +276,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   observability.watch({
     directory,
     health: routing.health,
-    usageBacklog: metering ? () => metering.writer.pending : undefined,
+    usageBacklog: metering ? () => metering.backlog : undefined,
     now: () => clock.now(),
   });
 

@@ -7,7 +7,7 @@ import type { UpstreamGaps } from './bench-models.js';
 
 /** Something the load generator can aim at: a gateway under test, or the upstream itself. */
 export interface BenchTarget {
-  /** Short id used in latest.json: direct, gateway-sqlite, gateway-postgres, portkey. */
+  /** Short id used in latest.json: direct, floor, gateway-sqlite, gateway-postgres, portkey. */
   id: string;
   label: string;
   origin: string;
@@ -143,6 +143,23 @@ export async function startOurGateway(options: OurGatewayOptions): Promise<Bench
     origin: forked.ready.url,
     path: '/v1/chat/completions',
     headers: { authorization: `Bearer ${forked.ready.apiKey}` },
+    pid: forked.child.pid,
+    stop: forked.stop,
+  };
+}
+
+/** The smallest Fastify + undici proxy to the same upstream (floor-child.ts): the figure every other is compared with. */
+export async function startFloor(upstreamUrl: string): Promise<BenchTarget> {
+  const forked = await forkReady<{ url: string }>('floor-child', {
+    BENCH_UPSTREAM_URL: upstreamUrl,
+    NODE_ENV: 'production',
+  });
+  return {
+    id: 'floor',
+    label: 'floor (Fastify + undici)',
+    origin: forked.ready.url,
+    path: '/v1/chat/completions',
+    headers: {},
     pid: forked.child.pid,
     stop: forked.stop,
   };

@@ -22,6 +22,8 @@ export interface Figure {
   values: Record<string, number | null>;
   /** Whether each of our gateways meets the target (null: no target, not measured, or not ours). */
   met: Record<string, boolean | null>;
+  /** Each value as a multiple of the floor's (the smallest Fastify + undici proxy); null where it means nothing. */
+  floorRatio: Record<string, number | null>;
 }
 
 /** Target ids that are our gateway (checked against the targets); the others are references. */
@@ -52,7 +54,17 @@ export function computeFigures(results: TargetResult[]): Figure[] {
       values[result.id] = measured;
       met[result.id] = isOurs(result.id) && check && measured !== null ? check(measured) : null;
     }
-    figures.push({ id, label, unit, target, values, met });
+    const floor = values.floor;
+    const floorRatio: Record<string, number | null> = {};
+    for (const result of results) {
+      const own = values[result.id];
+      // Shares and multiples are ratios already; a floor figure of ~0 makes any multiple meaningless.
+      floorRatio[result.id] =
+        unit !== '%' && unit !== '×' && result.id !== 'floor' && own !== null && floor && floor > 0.001
+          ? own / floor
+          : null;
+    }
+    figures.push({ id, label, unit, target, values, met, floorRatio });
   };
 
   const rps = (result: TargetResult | undefined) => value(result?.saturation?.requestsPerSecond);
@@ -116,6 +128,30 @@ export function computeFigures(results: TargetResult[]): Figure[] {
     (number) => number <= 60,
   );
   add(
+    'cpu_vs_floor',
+    "Gateway CPU per whole request as a multiple of the floor's",
+    '×',
+    '≤ 2.5 ×',
+    (result) => {
+      const floor = value(byId.get('floor')?.saturation?.cpuMicrosPerRequest);
+      const own = value(result.saturation?.cpuMicrosPerRequest);
+      return floor && own !== null && result.id !== 'floor' && result.id !== 'direct' ? own / floor : null;
+    },
+    (number) => number <= 2.5,
+  );
+  add(
+    'cpu_postgres_vs_sqlite',
+    'Gateway CPU per whole request, PostgreSQL + Redis as a multiple of SQLite',
+    '×',
+    '≤ 1.3 ×',
+    (result) => {
+      const sqlite = value(byId.get('gateway-sqlite')?.saturation?.cpuMicrosPerRequest);
+      const own = value(result.saturation?.cpuMicrosPerRequest);
+      return result.id === 'gateway-postgres' && sqlite && own !== null ? own / sqlite : null;
+    },
+    (number) => number <= 1.3,
+  );
+  add(
     'cpu_per_chunk',
     'Gateway CPU per streamed chunk (stream CPU ÷ events)',
     'µs',
@@ -162,15 +198,17 @@ function format(number: number | null, unit: string): string {
   return Math.round(number).toLocaleString('en-US');
 }
 
-/** A plain-text table: one row per figure, one column per target, the target last. */
+/** A plain-text table: one row per figure, one column per target (with its multiple of the floor), the target last. */
 export function renderTable(figures: Figure[], results: TargetResult[]): string {
   const header = ['Figure', ...results.map((result) => result.label), 'Target'];
   const rows = figures.map((figure) => [
     `${figure.label} (${figure.unit})`,
     ...results.map((result) => {
       const text = format(figure.values[result.id] ?? null, figure.unit);
+      const ratio = figure.floorRatio?.[result.id];
+      const withRatio = ratio === null || ratio === undefined ? text : `${text} [${ratio.toFixed(2)}× floor]`;
       const met = figure.met[result.id];
-      return met === null || met === undefined ? text : `${text} ${met ? 'ok' : 'MISS'}`;
+      return met === null || met === undefined ? withRatio : `${withRatio} ${met ? 'ok' : 'MISS'}`;
     }),
     figure.target ?? '—',
   ]);

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
 import { randomId } from '../shared/ids.js';
-import { startOurGateway, startPortkey, type BenchTarget } from './bench-processes.js';
+import { startFloor, startOurGateway, startPortkey, type BenchTarget } from './bench-processes.js';
 
-export const TARGET_IDS = ['direct', 'gateway-sqlite', 'gateway-postgres', 'portkey'] as const;
+export const TARGET_IDS = ['direct', 'floor', 'gateway-sqlite', 'gateway-postgres', 'portkey'] as const;
 export type TargetId = (typeof TARGET_IDS)[number];
 
 /** The PostgreSQL and Redis the machine runs (CI starts them); override for another machine. */
@@ -37,8 +37,8 @@ async function onPostgres(statement: string): Promise<void> {
 
 /** Starts one gateway under test; `direct` needs no process and is built by the caller. */
 export async function openTarget(id: Exclude<TargetId, 'direct'>, context: TargetContext): Promise<OpenedTarget> {
-  if (id === 'portkey') {
-    const target = await startPortkey(context.upstreamUrl);
+  if (id === 'portkey' || id === 'floor') {
+    const target = await (id === 'portkey' ? startPortkey : startFloor)(context.upstreamUrl);
     return { target, close: () => target.stop() };
   }
   const common = { upstreamUrl: context.upstreamUrl, metering: context.metering, cpuProfileDir: context.cpuProfileDir };

@@ -3,6 +3,8 @@ import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/database.js';
 import { findUserByEmail } from '../users/user-repository.js';
 import { applyLedgerEntry, getBalance, hasLedgerEntry } from '../credits/credit-ledger.js';
+import { balanceMismatches } from '../credits/ledger-balance-check.js';
+import type { RedisHotCounters } from '../metering/redis-hot-counters.js';
 import { nanosToUsd, parseUsdAmount } from '../metering/money.js';
 
 /** Failures the CLI reports in one line; `usage` ones also print the usage text. */
@@ -15,17 +17,37 @@ export class CreditsCommandError extends Error {
   }
 }
 
+/** What a credits command works on: the store and, with REDIS_URL, the hot counters every instance shares. */
+export interface CreditsTarget {
+  store: Store;
+  /** null without Redis (each serving process keeps its own counters and polls the ledger). */
+  counters: RedisHotCounters | null;
+  close(): Promise<void>;
+}
+
 /**
- * `gateway credits grant --email E --amount USD [--reference R]` and
- * `gateway credits balance --email E`. A grant without --reference gets a fresh one; with it,
- * running the same grant twice credits once.
+ * `gateway credits grant --email E --amount USD [--reference R]`, `gateway credits balance
+ * --email E` and `gateway credits reconcile`. A grant without --reference gets a fresh one;
+ * with it, running the same grant twice for the same user credits once (the reference is unique
+ * per user). A grant reaches the hot counters of the
+ * running instances through the ledger's watcher (Redis), or their ledger poll (no Redis).
  */
 export async function runCreditsCommand(
   subcommand: string | undefined,
   args: string[],
-  openStore: () => Promise<Store>,
+  open: () => Promise<CreditsTarget>,
   write: (text: string) => void,
 ): Promise<void> {
+  if (subcommand === 'reconcile') {
+    parseArgs({ args, options: {}, strict: true });
+    const target = await open();
+    try {
+      await reconcile(target, write);
+    } finally {
+      await target.close();
+    }
+    return;
+  }
   if (subcommand !== 'grant' && subcommand !== 'balance')
     throw new CreditsCommandError(`unknown command: credits ${subcommand ?? ''}`.trim(), true);
   const { values } = parseArgs({
@@ -48,7 +70,8 @@ export async function runCreditsCommand(
         `--amount must be a positive USD amount with at most 9 decimals (got '${values.amount}')`,
       );
   }
-  const store = await openStore();
+  const target = await open();
+  const { store } = target;
   try {
     const user = await findUserByEmail(store.db, values.email);
     if (!user) throw new CreditsCommandError(`no user with the email ${values.email}`);
@@ -76,6 +99,38 @@ export async function runCreditsCommand(
         : `a grant with the reference ${values.reference} was already applied to ${user.email}; nothing changed (balance ${nanosToUsd(await getBalance(store, user.id))} USD)\n`,
     );
   } finally {
-    await store.destroy();
+    await target.close();
   }
+}
+
+/** Checks balances against the ledger, rebuilds the shared hot counters from it and reports any drift. */
+async function reconcile(target: CreditsTarget, write: (text: string) => void): Promise<void> {
+  const mismatches = await balanceMismatches(target.store.db);
+  write(
+    mismatches.length === 0
+      ? 'ledger: every balance equals the sum of its entries\n'
+      : `ledger: ${mismatches.length} balances differ from their entries (left as they are; investigate):\n${mismatches
+          .map(
+            (mismatch) =>
+              `  user ${mismatch.userId}: balance ${nanosToUsd(mismatch.balance)} USD, entries sum to ${nanosToUsd(mismatch.ledgerSum)} USD\n`,
+          )
+          .join('')}`,
+  );
+  if (!target.counters) {
+    write(
+      'hot counters: no REDIS_URL, so each serving process keeps its own in memory, loads them from the ledger at first use and polls it every second for entries written elsewhere; nothing shared to rebuild\n',
+    );
+    return;
+  }
+  const drift = await target.counters.reconcile(Date.now());
+  write(
+    drift.length === 0
+      ? 'hot counters: rebuilt from the ledger, no drift\n'
+      : `hot counters: rebuilt from the ledger; ${drift.length} had drifted:\n${drift
+          .map(
+            (entry) =>
+              `  ${entry.entity}: was ${entry.actual === null ? 'not loaded' : nanosToUsd(entry.actual)}, now ${nanosToUsd(entry.expected)} USD\n`,
+          )
+          .join('')}`,
+  );
 }

@@ -5,7 +5,9 @@ import { findUserByEmail } from '../users/user-repository.js';
 import { createApiKey } from '../keys/create-api-key.js';
 import { randomIdGenerator } from '../shared/ids.js';
 import { GatewayError } from '../shared/errors.js';
-import { CreditsCommandError, runCreditsCommand } from './credits-command.js';
+import { CreditsCommandError, runCreditsCommand, type CreditsTarget } from './credits-command.js';
+import { openRedis, DEFAULT_REDIS_KEY_PREFIX } from '../store/open-redis.js';
+import { openSharedCounters } from '../metering/ledger-counters-watch.js';
 import { applyGlobalOptions, CliContext, CliError, UsageError } from './cli-context.js';
 import { runUsersCommand } from './users-command.js';
 import { runDoctor } from './doctor-command.js';
@@ -30,6 +32,8 @@ Commands:
   credits grant --email E --amount USD [--reference R]
                                           add credits (a repeated --reference applies once)
   credits balance --email E               print the credit balance
+  credits reconcile                       check balances against the ledger, rebuild the shared
+                                          hot counters (Redis) from it, report any drift
 
 Every command takes --config (else GATEWAY_CONFIG, else ./gateway.config.yaml) and
 --database-url (else DATABASE_URL, else sqlite:./data/gateway.db), and names both when it fails.
@@ -100,6 +104,27 @@ async function doctor(context: CliContext, args: string[]): Promise<void> {
   }
 }
 
+/** The store and, with REDIS_URL, the hot counters the running instances share. */
+async function openCreditsTarget(context: CliContext): Promise<CreditsTarget> {
+  const config = context.loadConfig();
+  const { store } = await context.openRuntime(config);
+  const redis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
+  const shared = await openSharedCounters(store, redis, DEFAULT_REDIS_KEY_PREFIX, (error) =>
+    process.stderr.write(
+      `warning: the hot counters (Redis) did not take this ledger change (${(error as Error).message}); run \`gateway credits reconcile\`\n`,
+    ),
+  );
+  return {
+    store,
+    counters: shared.counters,
+    async close() {
+      await shared.close();
+      redis?.disconnect();
+      await store.destroy();
+    },
+  };
+}
+
 async function main(context: CliContext, argv: string[]): Promise<void> {
   const [command, subcommand, ...rest] = argv;
   const write = (text: string) => process.stdout.write(text);
@@ -117,7 +142,7 @@ async function main(context: CliContext, argv: string[]): Promise<void> {
       break;
     case 'credits':
       try {
-        return await runCreditsCommand(subcommand, rest, async () => (await context.openRuntime()).store, write);
+        return await runCreditsCommand(subcommand, rest, () => openCreditsTarget(context), write);
       } catch (error) {
         if (error instanceof CreditsCommandError)
           throw error.usage ? new UsageError(error.message) : new CliError(error.message);

@@ -15,7 +15,7 @@ describe.each(STORE_KINDS)('credit ledger on %s', (kind) => {
     expect(await getBalance(store, 'user-1')).toBe(0);
     expect(
       await applyLedgerEntry(store, { userId: 'user-1', kind: 'grant', amount: 5_000_000_000, reference: 'grant:1' }),
-    ).toEqual({ applied: true, amount: 5_000_000_000, balance: 5_000_000_000 });
+    ).toMatchObject({ applied: true, amount: 5_000_000_000, balance: 5_000_000_000 });
     expect(
       (await applyLedgerEntry(store, { userId: 'user-1', kind: 'grant', amount: 5_000_000_000, reference: 'grant:1' }))
         .applied,
@@ -35,7 +35,7 @@ describe.each(STORE_KINDS)('credit ledger on %s', (kind) => {
     await applyLedgerEntry(store, { userId: 'user-2', kind: 'grant', amount: 100, reference: 'grant:2' });
     expect(
       await applyLedgerEntry(store, { userId: 'user-2', kind: 'refund', amount: -250, reference: 'refund:2' }),
-    ).toEqual({ applied: true, amount: -100, balance: 0 });
+    ).toMatchObject({ applied: true, amount: -100, balance: 0 });
     expect(await getBalance(store, 'user-2')).toBe(0);
   });
 

@@ -17,21 +17,73 @@ export interface LedgerEntry {
 export interface LedgerResult {
   /** false when an entry with this reference already existed: nothing changed. */
   applied: boolean;
+  /** The entry's ledger id (null when not applied). */
+  id: number | null;
   /** What the entry actually moved: a debit larger than the balance is cut to the balance. */
   amount: number;
   balance: number;
 }
 
+/** One committed ledger entry, as told to a LedgerWatcher. */
+export interface LedgerMove {
+  userId: string;
+  id: number;
+  amount: number;
+}
+
+/**
+ * Told about every ledger write made through applyLedgerEntry (grants, purchases, refunds: every
+ * write outside usage settlement), so balances kept elsewhere (metering's hot counters) stay
+ * exact. beforeWrite runs before the transaction, the function it returns after the commit with
+ * what moved (nothing when the write failed). A watcher handles its own failures: it never throws.
+ */
+export interface LedgerWatcher {
+  beforeWrite(userIds: string[]): Promise<(moves: LedgerMove[]) => Promise<void>>;
+}
+
+// Keyed by the store object: whoever writes through this store (the app, the CLI, billing, the
+// admin API) reaches the watchers registered for it, with no module-wide state beyond that.
+const watchers = new WeakMap<Store, Map<unknown, LedgerWatcher[]>>();
+
+/**
+ * Registers a watcher of this store's ledger writes; returns the function that removes it.
+ * Watchers with the same `identity` (two app instances in one process sharing one store and one
+ * Redis, as tests run them) count as one, so a write is applied to shared counters once.
+ */
+export function watchLedger(store: Store, watcher: LedgerWatcher, identity: unknown = watcher): () => void {
+  let registered = watchers.get(store);
+  if (!registered) watchers.set(store, (registered = new Map()));
+  const same = registered.get(identity) ?? [];
+  same.push(watcher);
+  registered.set(identity, same);
+  return () => {
+    same.splice(same.indexOf(watcher), 1);
+    if (same.length === 0) registered.delete(identity);
+  };
+}
+
 /**
  * Applies one ledger entry and moves the balance with it, atomically. The balance never goes
  * below zero: a debit larger than the balance takes what is there (and records that amount).
+ * Every ledger write outside usage settlement goes through here, so the watchers see them all.
  */
 export async function applyLedgerEntry(store: Store, entry: LedgerEntry, now = Date.now()): Promise<LedgerResult> {
   if (!Number.isSafeInteger(entry.amount)) throw new RangeError('ledger amounts are integer nano-USD');
-  return store.db.transaction().execute(async (transaction) => {
-    const [result] = await applyLedgerEntriesForUser(transaction, store.dialect, entry.userId, [entry], now);
+  const finish = await Promise.all(
+    [...(watchers.get(store)?.values() ?? [])].map((same) => same.at(-1)!.beforeWrite([entry.userId])),
+  );
+  let result: LedgerResult | undefined;
+  try {
+    result = await store.db.transaction().execute(async (transaction) => {
+      const [applied] = await applyLedgerEntriesForUser(transaction, store.dialect, entry.userId, [entry], now);
+      return applied;
+    });
     return result;
-  });
+  } finally {
+    const moves =
+      result?.applied && result.id !== null ? [{ userId: entry.userId, id: result.id, amount: result.amount }] : [];
+    await Promise.all(finish.map((done) => done(moves)));
+  }
 }
 
 /** Whether the user's ledger holds an entry with this reference. */
@@ -97,7 +149,12 @@ export async function applyLedgerEntriesForUser(
       balance += amount;
       moved += amount;
     }
-    results.push({ applied: inserted !== undefined, amount: inserted ? amount : 0, balance });
+    results.push({
+      applied: inserted !== undefined,
+      id: inserted ? Number(inserted.id) : null,
+      amount: inserted ? amount : 0,
+      balance,
+    });
   }
   if (moved !== 0) {
     await transaction

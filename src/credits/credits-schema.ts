@@ -18,12 +18,24 @@ export interface CreditLedgerTable {
 export interface CreditBalancesTable {
   user_id: string;
   balance_nanos: number;
+  /** Sum of the open store holds (credit_holds): used only while Redis is down. */
+  held_nanos: Generated<number>;
   updated_at: number;
+}
+
+/** A hold taken in the store while Redis was down; released by the request's settlement or at expiry. */
+export interface CreditHoldsTable {
+  id: string;
+  user_id: string;
+  amount_nanos: number;
+  expires_at: number;
+  created_at: number;
 }
 
 declare module '../store/schema.js' {
   interface Database {
     credit_ledger: CreditLedgerTable;
     credit_balances: CreditBalancesTable;
+    credit_holds: CreditHoldsTable;
   }
 }

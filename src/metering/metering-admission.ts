@@ -5,7 +5,7 @@ import { InsufficientCreditsError, PermissionDeniedError, RateLimitError } from 
 import { maximumCostNanos } from './compute-cost.js';
 import { microsToNanos } from './money.js';
 import type { RateCheck, KeyLimits } from './rate-limit-window.js';
-import type { Hold, HoldOutcome } from './limit-backend.js';
+import type { Hold, HoldOutcome } from './hot-counters.js';
 
 /** What admission decided for one request; the completion observer settles it. */
 export interface MeteredRequest {
@@ -16,6 +16,10 @@ export interface MeteredRequest {
   reservedTokens: number;
   keyLimits: KeyLimits | null;
   hold: Hold | null;
+  /** The hold is in the store (Redis was down at admission). */
+  holdInStore: boolean;
+  /** Sends the response's held-back end once the settlement is durable. */
+  releaseEnd: () => void;
 }
 
 /** The most output a request can produce on an endpoint, times its choices. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { parseConfigSection } from '../config/config-section.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
-import type { RedisFailureMode } from './resilient-limit-backend.js';
+import type { RedisFailureMode } from './limits-unavailable.js';
 
 /** The metering settings of the config file's `billing:` and `limits:` sections. */
 export interface MeteringSettings {
@@ -13,6 +13,10 @@ export interface MeteringSettings {
   redisFailureMode: RedisFailureMode;
   /** limits.hold_ttl_ms: how long a hold counts if its instance dies before settling. */
   holdTtlMs: number;
+  /** limits.settlement_claim_ms: how long a dead instance's unwritten settlements wait before another instance writes them. */
+  settlementClaimMs: number;
+  /** limits.settlement_spill_file: where settlements wait on disk while the store is down (default beside the SQLite file, or ./data). */
+  settlementSpillFile: string | null;
 }
 
 // Billing owns the rest of `billing:`, so only metering's own fields are checked here.
@@ -28,6 +32,8 @@ const LimitsSection = Type.Object(
   {
     redis_failure_mode: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
     hold_ttl_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: Number.MAX_SAFE_INTEGER })),
+    settlement_spill_file: Type.Optional(Type.String({ minLength: 1 })),
+    settlement_claim_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: Number.MAX_SAFE_INTEGER })),
   },
   { additionalProperties: true },
 );
@@ -40,5 +46,7 @@ export function readMeteringSettings(config: Pick<GatewayConfig, 'sections'>): M
     defaultMaxOutputTokens: billing.default_max_output_tokens ?? 4096,
     redisFailureMode: limits.redis_failure_mode ?? 'open',
     holdTtlMs: limits.hold_ttl_ms ?? 15 * 60_000,
+    settlementClaimMs: limits.settlement_claim_ms ?? 30_000,
+    settlementSpillFile: limits.settlement_spill_file ?? null,
   };
 }

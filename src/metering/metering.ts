@@ -1,3 +1,5 @@
+import { hostname } from 'node:os';
+import { resolve } from 'node:path';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig, Pricing } from '../config/gateway-config.js';
@@ -8,16 +10,23 @@ import type { CompletionObserver, CompletionOutcome } from '../routing/completio
 import type { ModelDirectory } from '../routing/model-directory.js';
 import type { AdmissionInput, RequestAdmission } from '../gateway/request-admission.js';
 import { getBalance } from '../credits/credit-ledger.js';
-import { keySpend } from './key-spend.js';
+import { watchLedgerWithCounters } from './ledger-counters-watch.js';
 import { estimatePromptTokens } from './estimate-tokens.js';
-import type { LimitBackend } from './limit-backend.js';
-import { MemoryLimitBackend } from './memory-limit-backend.js';
-import { RedisLimitBackend } from './redis-limit-backend.js';
-import { ResilientLimitBackend } from './resilient-limit-backend.js';
+import type { AdmissionCheck, AdmissionDecision, CounterDrift, Hold, HotCounters, Settlement } from './hot-counters.js';
+import { MemoryHotCounters } from './memory-hot-counters.js';
+import { RedisHotCounters } from './redis-hot-counters.js';
+import { storeCounterSource, type CounterSource } from './counter-source.js';
+import { holdInStore, storeHeld } from '../credits/store-holds.js';
+import { StreamSettlementWriter } from './stream-settlement-writer.js';
+import { LimitsUnavailableError } from './limits-unavailable.js';
+import { mayHaveReachedRedis, UnansweredHolds } from './unanswered-holds.js';
 import { readMeteringSettings, type MeteringSettings } from './metering-settings.js';
 import { buildUsageEvent } from './usage-event.js';
 import { UsageWriter, type UsageWriterOptions } from './usage-writer.js';
 import type { UsageEventsTable } from './metering-schema.js';
+import { monthOf } from './key-spend.js';
+import { deferResponseEnd } from './defer-response-end.js';
+import type { SettlementRecord } from './settlement-record.js';
 import {
   holdAmount,
   holdRefusal,
@@ -28,7 +37,20 @@ import {
   type MeteredRequest,
 } from './metering-admission.js';
 
-export type MeteringOptions = UsageWriterOptions;
+/** Beside the SQLite file; for PostgreSQL in ./data (limits.settlement_spill_file overrides). */
+function defaultSpillFile(store: Store): string {
+  return store.dialect === 'sqlite' && store.description !== 'sqlite::memory:'
+    ? `${store.description.slice('sqlite:'.length)}-settlement-spill.jsonl`
+    : resolve('data', 'settlement-spill.jsonl');
+}
+
+/** A response's end never waits longer than this for its settlement to be durable. */
+const END_WAIT_MS = 5000;
+
+export type MeteringOptions = UsageWriterOptions & {
+  /** Redis only: how long one read of the settlement stream waits (tests shorten it). */
+  streamBlockMs?: number;
+};
 
 export interface MeteringDeps {
   config: GatewayConfig;
@@ -37,156 +59,370 @@ export interface MeteringDeps {
   clock: Clock;
   ids: IdGenerator;
   directory: ModelDirectory;
-  /** Limits and holds shared by every instance; without it they are kept per instance, in memory. */
+  /** Hot counters shared by every instance; without it they are kept per instance, in memory. */
   redis?: Redis;
   /** Prefix of every Redis key (tests use a random one). */
   redisKeyPrefix?: string;
   options?: MeteringOptions;
-  /** Sees every usage record as it is queued (metrics count tokens and cost from it). */
+  /** Sees every usage record as it is settled (metrics count tokens and cost from it). */
   onUsage?: (event: UsageEventsTable) => void;
 }
 
 /**
- * Metering for the chat path: admission before the request (rate limits, key quotas, credit
- * holds) and, through the CompletionObserver, one usage event per request, written in batches
- * together with its charge.
+ * Metering for the chat path: admission before the request (rate windows, key quotas, credit
+ * hold: one atomic step in the hot counters) and, through the CompletionObserver, settlement (the
+ * hold becomes the charge in the counters at once; the usage event and ledger charge go to the
+ * store behind the request, through the Redis settlement stream or the in-process writer).
  */
 export class Metering implements RequestAdmission, CompletionObserver {
   readonly settings: MeteringSettings;
-  readonly backend: LimitBackend;
+  readonly counters: HotCounters;
+  /** The store writer of this instance (without Redis: every settlement; with it: those Redis refused). */
   readonly writer: UsageWriter;
+  private readonly redisCounters: RedisHotCounters | undefined;
+  /** Holds whose admission Redis did not answer: released in the background once it is back. */
+  private readonly unanswered: UnansweredHolds | undefined;
+  private readonly streamWriter: StreamSettlementWriter | undefined;
+  /** Rate windows of this instance, used while Redis is down in fail-open mode. */
+  private readonly local: MemoryHotCounters | undefined;
   private readonly requests = new WeakMap<CompletionOutcome, MeteredRequest>();
-  private redis: RedisLimitBackend | undefined;
+  private readonly source: CounterSource;
+  /** Settlements Redis refused (down): written to the store directly; their holds are released when it is back. */
+  private missedInRedis: Settlement[] = [];
+  private readonly unwatchLedger: () => void;
+  private repairTimer: NodeJS.Timeout | undefined;
+  private lastWarning = 0;
+  /** Responses whose end waits for their record to be written by this instance's writer. */
+  private readonly endsAwaitingWrite = new Map<string, () => void>();
 
   constructor(private readonly deps: MeteringDeps) {
     this.settings = readMeteringSettings(deps.config);
+    const source = storeCounterSource(deps.store);
+    this.source = source;
     if (deps.redis) {
-      this.redis = new RedisLimitBackend(deps.redis, deps.redisKeyPrefix);
-      this.backend = new ResilientLimitBackend(this.redis, this.settings.redisFailureMode, deps.logger, deps.clock);
+      this.redisCounters = new RedisHotCounters(deps.redis, source, { prefix: deps.redisKeyPrefix });
+      this.counters = this.redisCounters;
+      const counters = this.redisCounters;
+      this.unanswered = new UnansweredHolds((hold) => counters.releaseHold(hold, deps.clock.now()), deps.clock);
+      this.local = new MemoryHotCounters(source);
+      this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, null, this.writerOptions());
+      this.streamWriter = new StreamSettlementWriter(
+        deps.redis,
+        this.redisCounters,
+        deps.store,
+        deps.logger,
+        deps.clock,
+        `${hostname()}:${process.pid}:${deps.ids.next('')}`,
+        { claimIdleMs: this.settings.settlementClaimMs, blockMs: deps.options?.streamBlockMs },
+      );
     } else {
-      this.backend = new MemoryLimitBackend();
+      const memory = new MemoryHotCounters(source);
+      this.counters = memory;
+      this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, memory, this.writerOptions());
+      memory.setSink(this.writer);
     }
-    this.writer = new UsageWriter(
+    // Grants, purchases and refunds reach the counters from wherever they are written (one hook).
+    this.unwatchLedger = watchLedgerWithCounters(
       deps.store,
-      deps.logger,
-      (hold) => this.backend.release(hold),
-      deps.clock,
-      deps.options,
+      this.counters,
+      (error) => this.ledgerWatchFailed(error),
+      this.redisCounters ? `redis:${this.redisCounters.prefix}` : undefined,
     );
   }
 
+  private writerOptions(): UsageWriterOptions {
+    return {
+      spillFile: this.settings.settlementSpillFile ?? defaultSpillFile(this.deps.store),
+      ...this.deps.options,
+      onWritten: (records) => this.releaseEnds(records),
+    };
+  }
+
+  private releaseEnds(records: SettlementRecord[]): void {
+    for (const { event } of records) {
+      const release = this.endsAwaitingWrite.get(event.id);
+      if (!release) continue;
+      this.endsAwaitingWrite.delete(event.id);
+      release();
+    }
+  }
+
   async start(): Promise<void> {
-    if (this.redis && !(await this.redis.ready())) {
+    if (this.redisCounters && !(await this.redisCounters.ready())) {
       this.deps.logger.warn(
-        `Redis is not reachable yet; limits run ${this.settings.redisFailureMode === 'open' ? 'per instance (fail-open)' : 'refusing requests (fail-closed)'} until it is`,
+        `Redis is not reachable yet; ${this.settings.redisFailureMode === 'open' ? 'rate limits run per instance and credit holds in the store (fail-open)' : 'requests with limits or credits are refused (fail-closed)'} until it is`,
       );
     }
-    this.writer.start();
+    if (this.counters instanceof MemoryHotCounters) {
+      await this.counters.primeLedgerPoll();
+      this.counters.startLedgerPoll(1000, (error) =>
+        this.deps.logger.warn({ err: error }, 'could not read new ledger entries; retrying'),
+      );
+    }
+    await this.writer.start();
+    this.streamWriter?.start();
+    if (this.redisCounters) void this.startupCheck(this.redisCounters);
+    this.repairTimer = setInterval(() => void this.repairMissed(), 1000);
+    this.repairTimer.unref();
+  }
+
+  /** The shared counters checked against the ledger when an instance starts (in the background). */
+  private async startupCheck(counters: RedisHotCounters): Promise<void> {
+    try {
+      const drift = await counters.reconcile(this.deps.clock.now());
+      if (drift.length > 0)
+        this.deps.logger.warn(
+          { drift: drift.slice(0, 20) },
+          `hot counters checked against the ledger at start-up: ${drift.length} had drifted and were rebuilt`,
+        );
+    } catch (error) {
+      this.deps.logger.warn({ err: error }, 'could not check the hot counters against the ledger at start-up');
+    }
   }
 
   /** Writes pending usage, then closes Redis: call after the server stopped taking requests. */
   async stop(): Promise<void> {
+    clearInterval(this.repairTimer);
+    this.unanswered?.close();
     await this.writer.stop();
-    await this.backend.close();
+    await this.streamWriter?.stop();
+    await this.repairMissed();
+    await this.unanswered?.sweep();
+    this.unwatchLedger();
+    await this.counters.close();
+    await this.local?.close();
+  }
+
+  /** Writes every settled request to the store now (tests; the writers do it by themselves). */
+  async flush(): Promise<void> {
+    await this.writer.flush();
+    // With Redis down the stream cannot be read: its entries are written once it is back.
+    await this.streamWriter?.flush().catch((error) => this.warn(error, 'reading the settlement stream'));
+  }
+
+  /** Holds waiting to be released after an admission Redis did not answer (tests). */
+  get unansweredHolds(): number {
+    return this.unanswered?.size ?? 0;
+  }
+
+  /** Settlements waiting for the store: in this process's writer, and (Redis) in the shared stream. */
+  get backlog(): number {
+    return this.writer.pending + (this.streamWriter?.streamLength ?? 0);
   }
 
   async admit({ request, key, candidates, outcome, reply }: AdmissionInput): Promise<void> {
-    const metered: MeteredRequest = { request, promptEstimate: null, reservedTokens: 0, keyLimits: null, hold: null };
+    const metered: MeteredRequest = {
+      request,
+      promptEstimate: null,
+      reservedTokens: 0,
+      keyLimits: null,
+      hold: null,
+      holdInStore: false,
+      releaseEnd: deferResponseEnd(reply.raw, END_WAIT_MS),
+    };
     this.requests.set(outcome, metered);
     if (!key) return;
     const limits = keyLimitsOf(key);
     const quota = keyQuotaNanos(key);
     const trackKey = quota.monthly !== null || quota.lifetime !== null;
     const trackUser = this.settings.requireCredits;
-    if (!limits.rpmLimit && !limits.tpmLimit && !trackKey && !trackUser) return;
+    const rated = limits.rpmLimit !== null || limits.tpmLimit !== null;
+    if (!rated && !trackKey && !trackUser) return;
     const promptTokens = () => (metered.promptEstimate ??= estimatePromptTokens(request));
     const now = this.deps.clock.now();
-
-    if (limits.rpmLimit || limits.tpmLimit) {
-      const reserved = limits.tpmLimit ? promptTokens() : 0;
-      const check = await this.backend.checkRate(key.id, limits, reserved, now);
-      if (!check.allowed) throw rateLimitError(check);
-      metered.reservedTokens = reserved;
+    const hold: Hold | null =
+      trackKey || trackUser
+        ? {
+            id: this.deps.ids.next('hold_'),
+            userId: key.userId,
+            keyId: key.id,
+            amount: holdAmount(
+              request,
+              candidates.map((candidate) => candidate.endpoint),
+              promptTokens(),
+              this.settings.defaultMaxOutputTokens,
+            ),
+            expiresAt: now + this.settings.holdTtlMs,
+            trackUser,
+            trackKey,
+          }
+        : null;
+    const check: AdmissionCheck = {
+      keyId: key.id,
+      rate: rated ? { limits, tokens: limits.tpmLimit ? promptTokens() : 0 } : null,
+      hold,
+      monthlyQuota: quota.monthly,
+      lifetimeLimit: quota.lifetime,
+      now,
+    };
+    const decision = await this.decide(check);
+    if (decision.rate) {
+      if (!decision.rate.allowed) throw rateLimitError(decision.rate);
+      metered.reservedTokens = check.rate!.tokens;
       metered.keyLimits = limits;
       // Set on the raw response so both the JSON answer and a hijacked SSE stream carry them.
-      for (const [name, value] of Object.entries(rateLimitHeaders(check))) reply.raw.setHeader(name, value);
+      for (const [name, value] of Object.entries(rateLimitHeaders(decision.rate))) reply.raw.setHeader(name, value);
     }
-
-    if (trackKey || trackUser) {
-      const amount = holdAmount(
-        request,
-        candidates.map((candidate) => candidate.endpoint),
-        promptTokens(),
-        this.settings.defaultMaxOutputTokens,
-      );
-      const [balance, spend] = await Promise.all([
-        trackUser ? getBalance(this.deps.store, key.userId) : null,
-        trackKey
-          ? keySpend(this.deps.store.db, [key.id], now).then(
-              (spent) => spent.get(key.id) ?? { monthNanos: 0, totalNanos: 0 },
-            )
-          : null,
-      ]);
-      const hold = {
-        id: this.deps.ids.next('hold_'),
-        userId: key.userId,
-        keyId: key.id,
-        amount,
-        expiresAt: now + this.settings.holdTtlMs,
-        trackUser,
-        trackKey,
-      };
-      const decision = await this.backend.reserve(
-        hold,
-        {
-          userBalance: balance,
-          keyMonthRemaining: quota.monthly === null || !spend ? null : quota.monthly - spend.monthNanos,
-          keyLifetimeRemaining: quota.lifetime === null || !spend ? null : quota.lifetime - spend.totalNanos,
-        },
-        now,
-      );
-      if (decision !== 'held') throw holdRefusal(decision);
+    if (hold) {
+      if (decision.hold !== 'held') throw holdRefusal(decision.hold ?? 'insufficient_credits');
       metered.hold = hold;
+      metered.holdInStore = decision.inStore === true;
     }
   }
 
   onCompletion(outcome: CompletionOutcome): void {
+    const metered = this.requests.get(outcome);
+    this.requests.delete(outcome);
     try {
-      const metered = this.requests.get(outcome);
-      this.requests.delete(outcome);
       const event = buildUsageEvent({
         id: this.deps.ids.next('usage_'),
         outcome,
         pricing: this.pricingOf(outcome),
         estimatePrompt: () => (metered ? (metered.promptEstimate ??= estimatePromptTokens(metered.request)) : 0),
       });
-      if (metered?.keyLimits?.tpmLimit && outcome.keyId) {
-        const delta = event.total_tokens - metered.reservedTokens;
-        void this.backend
-          .adjustTokens(outcome.keyId, metered.keyLimits, delta, this.deps.clock.now())
-          .catch(() => undefined);
-      }
       this.deps.onUsage?.(event);
       const charge = this.settings.requireCredits && event.user_id !== null && event.cost_nanos > 0;
-      if (metered?.hold && !charge && event.cost_nanos === 0) {
-        // Nothing to charge and nothing to add to the key's spend: free the hold now.
-        void this.backend.release(metered.hold).catch(() => undefined);
-        this.writer.enqueue({ event, hold: null, charge: false });
-      } else {
-        this.writer.enqueue({ event, hold: metered?.hold ?? null, charge });
-      }
+      const settlement: Settlement = {
+        hold: metered?.hold ?? null,
+        userId: event.user_id,
+        keyId: event.key_id,
+        charge: charge ? event.cost_nanos : 0,
+        keySpend: event.key_id ? event.cost_nanos : 0,
+        month: monthOf(event.created_at),
+        tokens:
+          metered?.keyLimits?.tpmLimit && event.key_id
+            ? { limits: metered.keyLimits, delta: event.total_tokens - metered.reservedTokens }
+            : null,
+        record: {
+          event,
+          charge,
+          storeHold: metered?.hold && metered.holdInStore ? { id: metered.hold.id, userId: metered.hold.userId } : null,
+        },
+        now: this.deps.clock.now(),
+      };
+      if (metered) this.endsAwaitingWrite.set(event.id, metered.releaseEnd);
+      if (this.counters instanceof MemoryHotCounters) this.counters.settleNow(settlement);
+      else this.settleInRedis(settlement);
     } catch (error) {
+      metered?.releaseEnd();
       this.deps.logger.error({ err: error, requestId: outcome.requestId }, 'could not meter a request');
     }
   }
 
-  /** Balance and open holds, for the account API. */
+  /** Balance (every settled charge included) and open holds, for the account API. */
   async balanceOf(userId: string): Promise<{ balance: number; held: number }> {
-    const [balance, held] = await Promise.all([
-      getBalance(this.deps.store, userId),
-      this.backend.heldForUser(userId, this.deps.clock.now()),
-    ]);
-    return { balance, held };
+    const now = this.deps.clock.now();
+    try {
+      return await this.counters.balance(userId, now);
+    } catch (error) {
+      this.warn(error, 'reading a balance');
+      const [balance, held] = await Promise.all([
+        getBalance(this.deps.store, userId),
+        storeHeld(this.deps.store, userId, now),
+      ]);
+      return { balance, held };
+    }
+  }
+
+  /** Rebuilds the hot counters from the ledger (`gateway credits reconcile`, start-up check). */
+  async reconcile(): Promise<CounterDrift[]> {
+    await this.flush();
+    return this.counters.reconcile(this.deps.clock.now());
+  }
+
+  private async decide(check: AdmissionCheck): Promise<AdmissionDecision> {
+    if (!this.redisCounters) return this.counters.admit(check);
+    try {
+      return await this.redisCounters.admit(check);
+    } catch (error) {
+      // Sent and unanswered (Redis paused): it may still take the hold when it wakes up, and no
+      // settlement would release it (this request holds in the store, or is refused).
+      if (check.hold && mayHaveReachedRedis(error)) this.unanswered!.add(check.hold);
+      this.warn(error, 'admission');
+      if (this.settings.redisFailureMode === 'closed') throw new LimitsUnavailableError(error);
+      return this.admitWithoutRedis(check).catch((storeError) => {
+        throw storeError instanceof LimitsUnavailableError ? storeError : new LimitsUnavailableError(storeError);
+      });
+    }
+  }
+
+  /**
+   * Redis is down (fail-open): rate windows are kept per instance, but money is not: the credit
+   * hold is one locked conditional update in the store, shared by every instance. A key's quota
+   * and credit limit are checked against its stored spend (without the other instances' open
+   * requests: a key may overshoot by what is in flight).
+   */
+  private async admitWithoutRedis(check: AdmissionCheck): Promise<AdmissionDecision> {
+    const local = await this.local!.admit({ ...check, hold: null });
+    if (!check.hold || (local.rate && !local.rate.allowed)) return local;
+    const { hold, now } = check;
+    if (hold.trackKey && hold.keyId) {
+      const spend = await this.source.keySpend(hold.keyId);
+      const month = spend.month === monthOf(now) ? spend.monthSpend : 0;
+      if (check.monthlyQuota !== null && check.monthlyQuota - month <= 0) return { ...local, hold: 'quota_exceeded' };
+      if (check.lifetimeLimit !== null && check.lifetimeLimit - spend.totalSpend <= 0)
+        return { ...local, hold: 'credit_limit_exceeded' };
+    }
+    if (hold.trackUser && !(await holdInStore(this.deps.store, hold, now)))
+      return { ...local, hold: 'insufficient_credits' };
+    return { ...local, hold: 'held', inStore: hold.trackUser };
+  }
+
+  private settleInRedis(settlement: Settlement): void {
+    this.redisCounters!.settle(settlement).then(
+      () => this.releaseEnds([settlement.record]),
+      (error) => {
+        // Redis refused the settlement: the record goes to the store from here, and the counters
+        // are repaired (hold released, accounts reloaded from the ledger) once Redis answers again.
+        this.warn(error, 'settlement');
+        this.writer.enqueue(settlement.record);
+        this.missedInRedis.push(settlement);
+      },
+    );
+  }
+
+  private repairing = false;
+  private async repairMissed(): Promise<void> {
+    if (this.repairing || this.missedInRedis.length === 0 || !this.redisCounters) return;
+    this.repairing = true;
+    try {
+      await this.writer.flush();
+      const missed = this.missedInRedis;
+      this.missedInRedis = [];
+      try {
+        for (const settlement of missed) await this.redisCounters.releaseOnly(settlement);
+        const drift = await this.redisCounters.reconcile(this.deps.clock.now());
+        this.deps.logger.info(
+          { settlements: missed.length, drifted: drift.length },
+          `Redis is back: released ${missed.length} holds of settlements written directly to the store and reloaded the counters`,
+        );
+      } catch (error) {
+        this.missedInRedis.unshift(...missed);
+        throw error;
+      }
+    } catch {
+      // Still down: tried again in a second.
+    } finally {
+      this.repairing = false;
+    }
+  }
+
+  private ledgerWatchFailed(error: unknown): void {
+    this.deps.logger.error(
+      { err: error },
+      'a ledger entry could not be applied to the hot counters; run `gateway credits reconcile`',
+    );
+  }
+
+  /** At most one warning every 10 s: an outage must not flood the log at thousands of requests a second. */
+  private warn(error: unknown, what: string): void {
+    const now = this.deps.clock.now();
+    if (now - this.lastWarning < 10_000) return;
+    this.lastWarning = now;
+    this.deps.logger.warn(
+      { err: error, mode: this.settings.redisFailureMode },
+      `Redis failed during ${what}; ${this.settings.redisFailureMode === 'open' ? 'rate limits are enforced per instance from memory and credit holds in the store (fail-open)' : 'requests with limits or credits are refused with 503 (fail-closed)'} until it answers`,
+    );
   }
 
   private pricingOf(outcome: CompletionOutcome): Pricing | null {

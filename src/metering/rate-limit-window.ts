@@ -3,7 +3,7 @@
  * one number per limit, the "theoretical arrival time" (tat). A limit of L per minute refills one
  * unit every 60000/L ms and holds at most L units. Admitting a cost c moves tat forward by
  * c × interval; it is refused when tat would run more than a minute ahead of now. One number per
- * key makes the Redis version a few lines of atomic Lua (see redis-limit-scripts.ts), which
+ * key makes the Redis version a few lines of atomic Lua (see redis-hot-scripts.ts), which
  * computes exactly this.
  */
 export const LIMIT_PERIOD_MS = 60_000;

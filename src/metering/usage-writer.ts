@@ -1,83 +1,132 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
-import { applyLedgerEntriesForUser, type LedgerEntry } from '../credits/credit-ledger.js';
-import { addKeySpend, monthOf } from './key-spend.js';
-import type { Hold } from './limit-backend.js';
-import type { UsageEventsTable } from './metering-schema.js';
-
-export interface PendingUsage {
-  event: UsageEventsTable;
-  /** Released once the charge is committed (never before: the balance would look larger). */
-  hold: Hold | null;
-  /** Charge the cost to the user's credit balance (billing.require_credits). */
-  charge: boolean;
-}
+import type { SettlementRecord } from './settlement-record.js';
+import { writeSettlements } from './write-settlements.js';
+import { SettlementSpill } from './settlement-spill.js';
 
 export interface UsageWriterOptions {
-  /** How often queued events are written; a hard kill loses at most this much. */
+  /** Told about records once they are durable (committed, or spilled to disk). */
+  onWritten?: (records: SettlementRecord[]) => void;
+  /**
+   * How long settled records wait before they are written. 0 (the default): written on the next
+   * turn of the event loop, every record settled in one turn in one transaction.
+   */
   flushIntervalMs?: number;
   maxBatch?: number;
+  /** Where records go while the store is down (JSON lines, fsync'd). */
+  spillFile?: string;
+  /** Most records kept in memory; beyond it they are spilled even while the store answers. */
+  maxQueued?: number;
+}
+
+/** Told when a store write of some records starts and ends (the memory hot counters' pending figures). */
+export interface WriteObserver {
+  beginWrite(records: SettlementRecord[]): void;
+  endWrite(records: SettlementRecord[], committed: boolean): void;
 }
 
 /**
- * Usage events are queued in memory and written in batches, one transaction each: the events,
- * their ledger charges (reference `usage:<event id>`, so a retried batch charges nothing twice),
- * and the keys' running spend. No request waits for the database. stop() writes everything left.
+ * The durable record of settlements when there is no Redis stream: records are queued in memory
+ * and written on the next turn of the event loop, one transaction per batch (usage events,
+ * ledger charges, key spend). When the store fails, the queue goes to the spill file (bounded
+ * memory, nothing dropped) and later records go there too, until a retry finds the store back:
+ * then the spill is written and a log line gives the counts. stop() writes everything left.
  */
 export class UsageWriter {
-  private queue: PendingUsage[] = [];
+  private queue: SettlementRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
+  private scheduled: NodeJS.Immediate | undefined;
   private flushing: Promise<void> | undefined;
   private readonly flushIntervalMs: number;
   private readonly maxBatch: number;
+  private readonly maxQueued: number;
+  private readonly onWritten: ((records: SettlementRecord[]) => void) | undefined;
+  private readonly spill: SettlementSpill | null;
+  private stopped = false;
+  /** Since when the store refuses writes (null: it takes them). */
+  private downSince: number | null = null;
+  private spilledDuringOutage = 0;
 
   constructor(
     private readonly store: Store,
     private readonly logger: Logger,
-    private readonly releaseHold: (hold: Hold) => Promise<void>,
     private readonly clock: { now(): number },
+    private readonly observer: WriteObserver | null,
     options: UsageWriterOptions = {},
   ) {
-    this.flushIntervalMs = options.flushIntervalMs ?? 200;
+    this.flushIntervalMs = options.flushIntervalMs ?? 0;
     this.maxBatch = options.maxBatch ?? 500;
+    this.maxQueued = options.maxQueued ?? 10_000;
+    this.onWritten = options.onWritten;
+    this.spill = options.spillFile ? new SettlementSpill(options.spillFile) : null;
   }
 
-  start(): void {
-    this.timer = setInterval(() => void this.flush().catch(() => undefined), this.flushIntervalMs);
+  /** Writes what an earlier process spilled, then starts the retry timer. */
+  async start(): Promise<void> {
+    if (this.spill?.hasRecords) {
+      this.downSince = this.clock.now();
+      await this.flush().catch(() => undefined);
+    }
+    this.timer = setInterval(() => void this.flush().catch(() => undefined), Math.max(this.flushIntervalMs, 1000));
     this.timer.unref();
   }
 
-  enqueue(pending: PendingUsage): void {
-    this.queue.push(pending);
-    if (this.queue.length >= this.maxBatch && !this.flushing) void this.flush().catch(() => undefined);
+  enqueue(record: SettlementRecord): void {
+    this.queue.push(record);
+    if (this.stopped) return;
+    if (this.spill && this.queue.length > this.maxQueued) this.spillQueue();
+    if (this.flushIntervalMs === 0 || this.queue.length >= this.maxBatch) {
+      this.scheduled ??= setImmediate(() => {
+        this.scheduled = undefined;
+        void this.flush().catch(() => undefined);
+      });
+    }
   }
 
+  /** Takes the queued records out (a caller that writes them itself). */
+  take(): SettlementRecord[] {
+    const taken = this.queue;
+    this.queue = [];
+    return taken;
+  }
+
+  /** Records waiting in memory. */
   get pending(): number {
     return this.queue.length;
   }
 
-  /** Writes every queued event (in batches); rejects if a batch fails (it stays queued). */
+  /** Writes every queued (and spilled) record; rejects if the store failed (they stay queued or spilled). */
   async flush(): Promise<void> {
     while (this.flushing) await this.flushing;
-    if (this.queue.length === 0) return;
+    if (this.queue.length === 0 && this.downSince === null) return;
     this.flushing = this.writeAll().finally(() => {
       this.flushing = undefined;
     });
     return this.flushing;
   }
 
-  /** Stops the timer and writes what is left, retrying a few times before giving up loudly. */
+  /** Stops the timer and writes what is left; what the store will not take stays in the spill file. */
   async stop(): Promise<void> {
+    this.stopped = true;
     clearInterval(this.timer);
-    for (let attempt = 1; this.queue.length > 0; attempt++) {
+    if (this.scheduled) clearImmediate(this.scheduled);
+    for (let attempt = 1; this.queue.length > 0 || this.downSince !== null; attempt++) {
       try {
         await this.flush();
       } catch (error) {
         if (attempt >= 5) {
-          this.logger.error(
-            { err: error, lost: this.queue.length },
-            'could not write usage events at shutdown; they are lost',
-          );
+          if (this.spill) {
+            this.spillQueue();
+            this.logger.error(
+              { err: error, spillFile: this.spill.path },
+              'could not write usage events at shutdown; they wait in the spill file for the next start',
+            );
+          } else {
+            this.logger.error(
+              { err: error, lost: this.queue.length },
+              'could not write usage events at shutdown; they are lost',
+            );
+          }
           return;
         }
         await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
@@ -86,73 +135,68 @@ export class UsageWriter {
   }
 
   private async writeAll(): Promise<void> {
+    if (this.downSince !== null) {
+      // The store was down: new records go to disk at once (the answers waiting for them go
+      // out), and one attempt drains the spill; success means the store is back.
+      this.spillQueue();
+      await this.drainSpill();
+    }
     while (this.queue.length > 0) {
       const batch = this.queue.slice(0, this.maxBatch);
       try {
         await this.writeBatch(batch);
       } catch (error) {
-        this.logger.error({ err: error, queued: this.queue.length }, 'could not write usage events; will retry');
+        if (!this.spill) {
+          this.logger.error({ err: error, queued: this.queue.length }, 'could not write usage events; will retry');
+          this.onWritten?.(batch);
+          throw error;
+        }
+        this.downSince = this.clock.now();
+        this.spilledDuringOutage = 0;
+        this.logger.error(
+          { err: error, spillFile: this.spill.path },
+          'could not write usage events to the store; spilling them to disk until it is back',
+        );
+        this.spillQueue();
         throw error;
       }
       this.queue = this.queue.slice(batch.length);
-      // Holds go only after the charges are committed, so admission never sees too much credit.
-      const holds = batch.flatMap((pending) => (pending.hold ? [pending.hold] : []));
-      await Promise.all(holds.map((hold) => this.releaseHold(hold)));
+      this.onWritten?.(batch);
     }
   }
 
-  private async writeBatch(batch: PendingUsage[]): Promise<void> {
-    const now = this.clock.now();
-    const charges = new Map<string, { entries: LedgerEntry[]; costs: number[] }>();
-    const spend = new Map<string, { keyId: string; month: string; amount: number }>();
-    for (const { event, charge } of batch) {
-      if (event.cost_nanos <= 0) continue;
-      if (charge && event.user_id) {
-        const group = charges.get(event.user_id) ?? { entries: [], costs: [] };
-        group.entries.push({
-          userId: event.user_id,
-          kind: 'usage',
-          amount: -event.cost_nanos,
-          reference: `usage:${event.id}`,
-          description: event.model_id ?? event.requested_model,
-        });
-        group.costs.push(event.cost_nanos);
-        charges.set(event.user_id, group);
-      }
-      if (event.key_id) {
-        const month = monthOf(event.created_at);
-        const slot = `${event.key_id}\u0000${month}`;
-        const entry = spend.get(slot) ?? { keyId: event.key_id, month, amount: 0 };
-        entry.amount += event.cost_nanos;
-        spend.set(slot, entry);
-      }
+  private async writeBatch(batch: SettlementRecord[]): Promise<void> {
+    this.observer?.beginWrite(batch);
+    let committed = false;
+    try {
+      await writeSettlements(this.store, this.logger, batch, this.clock.now());
+      committed = true;
+    } finally {
+      this.observer?.endWrite(batch, committed);
     }
-    await this.store.db.transaction().execute(async (transaction) => {
-      for (let start = 0; start < batch.length; start += 200) {
-        const rows = batch.slice(start, start + 200).map((pending) => pending.event);
-        await transaction
-          .insertInto('usage_events')
-          .values(rows)
-          .onConflict((conflict) => conflict.column('id').doNothing())
-          .execute();
-      }
-      // Rows are locked in one global order (user id, then key id) so two instances writing
-      // batches for the same users at once cannot deadlock.
-      for (const [userId, { entries, costs }] of [...charges].sort(([a], [b]) => a.localeCompare(b))) {
-        const results = await applyLedgerEntriesForUser(transaction, this.store.dialect, userId, entries, now);
-        results.forEach((result, index) => {
-          if (result.applied && -result.amount !== costs[index]) {
-            this.logger.warn(
-              { userId, reference: entries[index].reference, cost: costs[index], charged: -result.amount },
-              'usage cost exceeded the balance; charged what was left',
-            );
-          }
-        });
-      }
-      const ordered = [...spend.values()].sort(
-        (a, b) => a.keyId.localeCompare(b.keyId) || a.month.localeCompare(b.month),
-      );
-      for (const entry of ordered) await addKeySpend(transaction, entry.keyId, entry.month, entry.amount, now);
-    });
+  }
+
+  private spillQueue(): void {
+    if (!this.spill || this.queue.length === 0) return;
+    const records = this.take();
+    this.spill.append(records);
+    this.spilledDuringOutage += records.length;
+    this.onWritten?.(records);
+  }
+
+  private async drainSpill(): Promise<void> {
+    let written = 0;
+    for (let records = this.spill?.take(); records; records = this.spill?.take()) {
+      for (let start = 0; start < records.length; start += this.maxBatch)
+        await this.writeBatch(records.slice(start, start + this.maxBatch));
+      this.spill!.drained();
+      written += records.length;
+    }
+    const outageMs = this.clock.now() - (this.downSince ?? this.clock.now());
+    this.downSince = null;
+    this.logger.info(
+      { written, spilled: this.spilledDuringOutage, outageMs },
+      `store is back: wrote ${written} settlements spilled to disk during the outage`,
+    );
   }
 }

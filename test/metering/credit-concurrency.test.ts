@@ -15,7 +15,7 @@ billing:
 const COST_PER_REQUEST = 2 * 500 + 10 * 1500;
 const BALANCE = 50 * COST_PER_REQUEST;
 
-describe('200 concurrent requests against a balance that covers 50', () => {
+describe('300 concurrent requests against a balance that covers 50', () => {
   let upstream: MockUpstream | undefined;
   let instances: TestGateway[] = [];
   afterEach(async () => {
@@ -33,7 +33,7 @@ describe('200 concurrent requests against a balance that covers 50', () => {
       reference: 'grant:concurrency',
     });
     const responses = await Promise.all(
-      Array.from({ length: 200 }, async (_, index) => {
+      Array.from({ length: 300 }, async (_, index) => {
         const response = await chat(targets[index % targets.length].url, first.apiKey, {
           max_tokens: 10,
           stream: index % 2 === 0,
@@ -42,20 +42,29 @@ describe('200 concurrent requests against a balance that covers 50', () => {
         return response.status;
       }),
     );
-    for (const target of targets) await target.gateway.metering!.writer.flush();
     const succeeded = responses.filter((status) => status === 200).length;
+    // Read-your-writes: before anything reached the store, every instance's balance has every charge.
+    for (const target of targets)
+      expect(await target.gateway.metering!.balanceOf(first.userId)).toEqual({
+        balance: BALANCE - succeeded * COST_PER_REQUEST,
+        held: 0,
+      });
+    for (const target of targets) await target.gateway.metering!.flush();
     expect(responses.filter((status) => status !== 200 && status !== 402)).toEqual([]);
     // Holds are the estimated maximum (a little above the actual cost), so at least 41 fit at once.
     expect(succeeded).toBeGreaterThanOrEqual(41);
     expect(succeeded).toBeLessThanOrEqual(50);
     const figures = await ledgerFigures(first.testStore.store, first.userId);
-    expect(figures.events).toBe(200);
+    expect(figures.events).toBe(300);
+    expect(figures.chargeEntries).toBe(succeeded);
     expect(figures.usageCost).toBe(succeeded * COST_PER_REQUEST);
     expect(figures.charged).toBe(figures.usageCost);
     expect(figures.balance).toBe(BALANCE - figures.charged);
     expect(figures.balance).toBeGreaterThanOrEqual(0);
-    for (const target of targets)
-      expect(await target.gateway.metering!.backend.heldForUser(first.userId, Date.now())).toBe(0);
+    for (const target of targets) {
+      expect((await target.gateway.metering!.balanceOf(first.userId)).held).toBe(0);
+      expect(await target.gateway.metering!.reconcile()).toEqual([]);
+    }
   }
 
   it('one instance on SQLite, holds in memory', async () => {

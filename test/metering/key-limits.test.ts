@@ -79,7 +79,7 @@ describe('per-key limits', () => {
     upstream = await startMockUpstream({ scenario: { chunkCount: 20 } });
     const gateway = await startTestGateway({ configText: testConfigText(upstream.url) });
     instances.push(gateway);
-    const flush = () => gateway.gateway.metering!.writer.flush();
+    const flush = () => gateway.gateway.metering!.flush();
     // Each request costs 16,000 nano-USD = 16 micro-USD.
     const quotaKey = await gateway.createKey({ monthlyQuotaMicros: 20 });
     expect((await chat(gateway.url, quotaKey, { max_tokens: 10 })).status).toBe(200);

@@ -20,7 +20,7 @@ function scenarioFor(body: any) {
 
 async function waitForEvents(gateway: TestGateway, count: number): Promise<void> {
   for (let attempt = 0; attempt < 100; attempt++) {
-    await gateway.gateway.metering!.writer.flush();
+    await gateway.gateway.metering!.flush();
     const figures = await ledgerFigures(gateway.testStore.store, gateway.userId);
     if (figures.events >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 50));

@@ -50,7 +50,7 @@ describe('/metrics after a mixed load', () => {
     await send(limitedKey, {});
     await send(limitedKey, {});
     expect(statuses.sort()).toEqual([200, 200, 200, 200, 200, 200, 404, 429, 502].sort());
-    await gateway.gateway.metering!.writer.flush();
+    await gateway.gateway.metering!.flush();
 
     const samples = await scrape(`${gateway.url}/metrics`);
     const { rows } = await sql<{

@@ -11,7 +11,9 @@ import { startTestGateway, testConfigText, type TestGateway } from '../helpers/t
  * queued commands with no timeout); with Redis paused every request hung for the whole pause.
  * Now every Redis command has a short timeout and nothing is queued while disconnected, and a
  * connection that timed out reconnects so later commands fail at once. A redis-server of this
- * test's own is killed and paused (SIGSTOP); the store is the shared PostgreSQL.
+ * test's own is killed and paused (SIGSTOP); the store is the shared PostgreSQL. Limits and
+ * holds live in metering's hot counters (`<prefix>hot:…`); an admission Redis never answered may
+ * still take its hold when Redis wakes up, and that hold must be released, not left to expire.
  */
 const UPSTREAM_LATENCY_MS = 40;
 const SAMPLES = 25;
@@ -133,31 +135,55 @@ describe('finding 5: Redis trouble does not freeze traffic', () => {
     expect(paused.p50).toBeLessThan(200);
   }, 90_000);
 
-  it('a credit hold whose reservation timed out while Redis was paused does not linger once it is back', async () => {
-    const { gateway, prefix } = await startGateway('open');
-    await sample(gateway, 3);
+  // The hot counters keep a user's open holds in `<prefix>hot:u:<user>:holds` (id → amount) and
+  // their sum in the `held` field of `<prefix>hot:u:<user>`.
+  async function holdsOf(prefix: string, userId: string) {
     const inspect = redis.inspect();
-    const holds = `${prefix}holds:user:${gateway.userId}`;
-    // Holds are released when the request's usage is settled (batched): wait for a clean slate.
-    const untilNoHolds = async (withinMs: number) => {
-      const deadline = Date.now() + withinMs;
-      while ((await inspect.hlen(holds)) > 0 && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      return inspect.hlen(holds);
+    const user = `${prefix}hot:u:${userId}`;
+    const read = async () => ({
+      count: await inspect.hlen(`${user}:holds`),
+      held: Number((await inspect.hget(user, 'held')) ?? 0),
+    });
+    return {
+      read,
+      // Holds are released when the request settles: wait for a clean slate (or a released phantom).
+      async untilNone(withinMs: number) {
+        const deadline = Date.now() + withinMs;
+        let now = await read();
+        while ((now.count > 0 || now.held !== 0) && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          now = await read();
+        }
+        return now;
+      },
     };
-    expect(await untilNoHolds(5_000)).toBe(0);
+  }
 
-    redis.pause();
-    // The reservation is written to the paused server, times out here, and the request goes on
-    // with a hold in this instance's memory.
-    expect((await timedChat(gateway)).status).toBe(200);
-    redis.resume();
-    // Redis now runs the reservation it had been sent; nobody will settle that hold but the
-    // background release.
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    expect(await untilNoHolds(8_000)).toBe(0);
-    // And it stays gone (the release is repeated in case the reservation landed after it).
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
-    expect(await inspect.hlen(holds)).toBe(0);
-  }, 60_000);
+  for (const failureMode of ['open', 'closed'] as const) {
+    it(`fail-${failureMode}: a credit hold whose admission timed out while Redis was paused does not linger once it is back`, async () => {
+      const { gateway, prefix } = await startGateway(failureMode);
+      await sample(gateway, 3);
+      const holds = await holdsOf(prefix, gateway.userId);
+      expect(await holds.untilNone(5_000)).toEqual({ count: 0, held: 0 });
+
+      redis.pause();
+      // The admission is written to the paused server and times out here; the request goes on
+      // with a hold in the store (open) or is refused (closed): either way no settlement will
+      // release a hold in Redis.
+      const during = await timedChat(gateway);
+      if (failureMode === 'open') expect(during.status).toBe(200);
+      else expect(during).toMatchObject({ status: 503, code: 'limits_unavailable' });
+      redis.resume();
+      // Redis now runs the admission it had been sent; nobody will settle that hold but the
+      // background release.
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      expect(await holds.untilNone(8_000)).toEqual({ count: 0, held: 0 });
+      // And it stays gone (the release is repeated in case the admission landed after it).
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      expect(await holds.read()).toEqual({ count: 0, held: 0 });
+      // Redis is used again: a request takes its hold there and settles it.
+      expect((await timedChat(gateway)).status).toBe(200);
+      expect(await holds.untilNone(5_000)).toEqual({ count: 0, held: 0 });
+    }, 60_000);
+  }
 });

@@ -125,7 +125,10 @@ describe.each(STORE_KINDS)('finding 9 on %s', (storeKind) => {
       runCreditsCommand(
         'grant',
         ['--email', email, '--amount', '2', '--reference', 'promo-2026'],
-        async () => openStore(url, { searchPath }),
+        async () => {
+          const opened = await openStore(url, { searchPath });
+          return { store: opened, counters: null, close: () => opened.destroy() };
+        },
         (text) => output.push(text),
       );
     await run(gateway.email);

@@ -1,0 +1,335 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { createTestStore, type TestStore } from '../../test/helpers/test-store.js';
+import { createLogger } from '../shared/logger.js';
+import { randomId } from '../shared/ids.js';
+import { openRedis } from '../store/open-redis.js';
+import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
+import type { Store } from '../store/database.js';
+import type { AdmissionCheck, Hold, HotCounters, Settlement } from './hot-counters.js';
+import { MemoryHotCounters } from './memory-hot-counters.js';
+import { RedisHotCounters } from './redis-hot-counters.js';
+import { storeCounterSource } from './counter-source.js';
+import { SETTLEMENT_GROUP, StreamSettlementWriter } from './stream-settlement-writer.js';
+import { writeSettlements } from './write-settlements.js';
+import type { SettlementRecord } from './settlement-record.js';
+import { UsageWriter } from './usage-writer.js';
+import { monthOf } from './key-spend.js';
+import type { UsageEventsTable } from './metering-schema.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const NOW = Date.UTC(2026, 10, 24, 12);
+const logger = createLogger('error', new Writable({ write: (_chunk, _encoding, callback) => callback() }));
+
+interface Setup {
+  /** Two views of one set of counters: two instances. */
+  first: HotCounters;
+  second: HotCounters;
+  store: Store;
+  /** Writes every settled record to the store. */
+  flush(): Promise<void>;
+  /** Memory only: takes the records queued for the store out of the writer's queue. */
+  takeQueued?: () => SettlementRecord[];
+  close(): Promise<void>;
+}
+
+const setups: Record<string, () => Promise<Setup>> = {
+  async memory() {
+    const testStore = await createTestStore('sqlite');
+    const counters = new MemoryHotCounters(storeCounterSource(testStore.store));
+    const writer = new UsageWriter(testStore.store, logger, { now: () => NOW }, counters);
+    counters.setSink(writer);
+    return {
+      first: counters,
+      second: counters,
+      store: testStore.store,
+      flush: () => writer.flush(),
+      takeQueued: () => writer.take(),
+      async close() {
+        await writer.stop();
+        await counters.close();
+        await testStore.cleanup();
+      },
+    };
+  },
+  // Two clients on one prefix stand for two gateway instances.
+  async redis() {
+    const testStore: TestStore = await createTestStore('postgres');
+    const prefix = `test:${randomId(10)}:`;
+    const base = openRedis(REDIS_URL);
+    const source = storeCounterSource(testStore.store);
+    const first = new RedisHotCounters(base, source, { prefix });
+    const second = new RedisHotCounters(base, source, { prefix });
+    await Promise.all([first.ready(), second.ready()]);
+    const writer = new StreamSettlementWriter(base, first, testStore.store, logger, { now: () => NOW }, 'test', {
+      blockMs: 10,
+    });
+    return {
+      first,
+      second,
+      store: testStore.store,
+      flush: () => writer.flush(),
+      async close() {
+        await writer.stop();
+        await Promise.all([first.close(), second.close()]);
+        base.disconnect();
+        await testStore.cleanup();
+      },
+    };
+  },
+};
+
+const hold = (id: string, amount: number, extra: Partial<Hold> = {}): Hold => ({
+  id,
+  userId: 'user-1',
+  keyId: 'key-1',
+  amount,
+  expiresAt: NOW + 60_000,
+  trackUser: true,
+  trackKey: false,
+  ...extra,
+});
+
+const check = (extra: Partial<AdmissionCheck>): AdmissionCheck => ({
+  keyId: 'key-1',
+  rate: null,
+  hold: null,
+  monthlyQuota: null,
+  lifetimeLimit: null,
+  now: NOW,
+  ...extra,
+});
+
+function event(id: string, cost: number, extra: Partial<UsageEventsTable> = {}): UsageEventsTable {
+  return {
+    id,
+    request_id: id,
+    user_id: 'user-1',
+    key_id: 'key-1',
+    requested_model: 'test/chat',
+    model_id: 'test/chat',
+    provider_id: 'mock',
+    upstream_model: 'mock-model',
+    prompt_tokens: 1,
+    completion_tokens: 1,
+    cached_tokens: 0,
+    reasoning_tokens: 0,
+    total_tokens: 2,
+    tokens_estimated: 0,
+    cost_nanos: cost,
+    latency_ms: 1,
+    time_to_first_token_ms: null,
+    tokens_per_second: null,
+    status: 200,
+    error_code: null,
+    streamed: 0,
+    client_aborted: 0,
+    attempt_count: 1,
+    attempts: '[]',
+    created_at: NOW,
+    ...extra,
+  };
+}
+
+function settlement(heldBy: Hold | null, id: string, cost: number, charge = true): Settlement {
+  return {
+    hold: heldBy,
+    userId: 'user-1',
+    keyId: 'key-1',
+    charge: charge ? cost : 0,
+    keySpend: cost,
+    month: monthOf(NOW),
+    tokens: null,
+    record: { event: event(id, cost), charge },
+    now: NOW,
+  };
+}
+
+async function grant(store: Store, counters: HotCounters, amount: number, reference: string): Promise<void> {
+  // What metering's ledger watcher does around every ledger write outside settlement.
+  const ticket = await counters.ledgerWrite(['user-1']);
+  const result = await applyLedgerEntry(store, { userId: 'user-1', kind: 'grant', amount, reference }, NOW);
+  await ticket.done(result.applied ? [{ userId: 'user-1', id: result.id!, amount: result.amount }] : []);
+}
+
+describe.each(Object.keys(setups))('hot counters: %s', (name) => {
+  let setup: Setup | undefined;
+  afterEach(async () => {
+    await setup?.close();
+    setup = undefined;
+  });
+
+  it('enforces rpm across instances, a refused request taking nothing', async () => {
+    setup = await setups[name]();
+    const { first, second } = setup;
+    const limits = { rpmLimit: 4, tpmLimit: null };
+    const results = [];
+    for (let index = 0; index < 6; index++)
+      results.push((await (index % 2 ? second : first).admit(check({ rate: { limits, tokens: 0 } }))).rate!);
+    expect(results.map((result) => result.allowed)).toEqual([true, true, true, true, false, false]);
+    expect(results[3].requests).toEqual({ limit: 4, remaining: 0, resetMs: 60_000 });
+    expect(results[4]).toMatchObject({ refusedBy: 'requests', retryAfterMs: 15_000 });
+    expect((await first.admit(check({ rate: { limits, tokens: 0 }, now: NOW + 15_000 }))).rate!.allowed).toBe(true);
+  });
+
+  it('corrects the tpm window at settlement by actual − reserved tokens', async () => {
+    setup = await setups[name]();
+    const { first, second } = setup;
+    const limits = { rpmLimit: null, tpmLimit: 1000 };
+    expect((await first.admit(check({ rate: { limits, tokens: 600 } }))).rate!.tokens?.remaining).toBe(400);
+    await second.settle({ ...settlement(null, 'usage_t1', 0), tokens: { limits, delta: 300 } });
+    const refused = (await second.admit(check({ rate: { limits, tokens: 200 } }))).rate!;
+    expect(refused).toMatchObject({ allowed: false, refusedBy: 'tokens', tokens: { limit: 1000, remaining: 100 } });
+    expect(refused.retryAfterMs).toBe(6000);
+    await first.settle({ ...settlement(null, 'usage_t2', 0), tokens: { limits, delta: -500 } });
+    expect((await first.admit(check({ rate: { limits, tokens: 200 } }))).rate!.allowed).toBe(true);
+  });
+
+  it('holds against balance − open holds across instances; settlement charges at once (read-your-writes)', async () => {
+    setup = await setups[name]();
+    const { first, second, store } = setup;
+    await grant(store, first, 1000, 'grant:1');
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, index) =>
+        (index % 2 ? second : first).admit(check({ hold: hold(`h${index}`, 300) })),
+      ),
+    );
+    const held = outcomes.flatMap((outcome, index) => (outcome.hold === 'held' ? [index] : []));
+    expect(held).toHaveLength(3);
+    expect(outcomes.filter((outcome) => outcome.hold === 'insufficient_credits')).toHaveLength(7);
+    expect(await first.balance('user-1', NOW)).toEqual({ balance: 1000, held: 900 });
+    // The first request cost 250 of its 300: the balance read right after includes the charge.
+    await second.settle(settlement(hold(`h${held[0]}`, 300), 'usage_1', 250));
+    expect(await first.balance('user-1', NOW)).toEqual({ balance: 750, held: 600 });
+    expect(await second.balance('user-1', NOW)).toEqual({ balance: 750, held: 600 });
+    expect((await first.admit(check({ hold: hold('late', 200) }))).hold).toBe('insufficient_credits');
+    expect((await first.admit(check({ hold: hold('small', 150) }))).hold).toBe('held');
+    // A grant reaches the loaded counters at once.
+    await grant(store, second, 500, 'grant:2');
+    expect(await first.balance('user-1', NOW)).toEqual({ balance: 1250, held: 750 });
+    // Expired holds (a dead instance's) stop counting.
+    expect(await first.balance('user-1', NOW + 120_000)).toEqual({ balance: 1250, held: 0 });
+    await setup.flush();
+    expect(await getBalance(store, 'user-1')).toBe(1250);
+    expect(await first.reconcile(NOW)).toEqual([]);
+  });
+
+  it('refuses a key over its monthly quota or credit limit, counting settled spend and open holds', async () => {
+    setup = await setups[name]();
+    const { first, second } = setup;
+    const keyOnly = { trackUser: false, trackKey: true };
+    const quota = (id: string, amount: number) => check({ hold: hold(id, amount, keyOnly), monthlyQuota: 100 });
+    expect((await first.admit(quota('a', 70))).hold).toBe('held');
+    expect((await second.admit(quota('b', 70))).hold).toBe('held');
+    expect((await first.admit(quota('c', 70))).hold).toBe('quota_exceeded');
+    await first.settle(settlement(hold('a', 70, keyOnly), 'usage_a', 60, false));
+    await second.settle(settlement(hold('b', 70, keyOnly), 'usage_b', 30, false));
+    // 90 spent, no hold open: 10 left in the month.
+    expect((await first.admit(quota('d', 70))).hold).toBe('held');
+    expect((await first.admit(quota('e', 1))).hold).toBe('quota_exceeded');
+    // Next month starts over; the lifetime limit counts everything.
+    const nextMonth = NOW + 31 * 86_400_000;
+    expect((await first.admit({ ...quota('f', 1), now: nextMonth })).hold).toBe('held');
+    expect((await first.admit(check({ hold: hold('g', 1, keyOnly), lifetimeLimit: 90, now: nextMonth }))).hold).toBe(
+      'credit_limit_exceeded',
+    );
+  });
+
+  it('loads counters from the store on first use, pending settlements counted once', async () => {
+    setup = await setups[name]();
+    const { first, store } = setup;
+    await applyLedgerEntry(store, { userId: 'user-1', kind: 'grant', amount: 10_000, reference: 'grant:old' }, NOW);
+    expect((await first.admit(check({ hold: hold('h1', 100) }))).hold).toBe('held');
+    // Settled but not yet in the store, then written while other settlements keep coming.
+    await first.settle(settlement(hold('h1', 100), 'usage_1', 100));
+    const writing = setup.flush();
+    for (let index = 2; index < 20; index++) await first.settle(settlement(null, `usage_${index}`, 10));
+    await writing;
+    expect((await first.balance('user-1', NOW)).balance).toBe(10_000 - 100 - 18 * 10);
+    expect(await first.reconcile(NOW)).toEqual([]);
+    await setup.flush();
+    expect(await getBalance(store, 'user-1')).toBe(10_000 - 100 - 18 * 10);
+    expect(await first.reconcile(NOW)).toEqual([]);
+  });
+
+  it('a reload racing the store writer counts every settlement once; reconcile reports and repairs drift', async () => {
+    setup = await setups[name]();
+    const { first, second, store } = setup;
+    await grant(store, first, 100_000, 'grant:1');
+    expect((await first.balance('user-1', NOW)).balance).toBe(100_000);
+    for (let round = 0; round < 5; round++) {
+      for (let index = 0; index < 40; index++) await second.settle(settlement(null, `usage_${round}_${index}`, 7));
+      // Reload (reconcile) while the writer commits the same settlements.
+      const [, drift] = await Promise.all([setup.flush(), first.reconcile(NOW)]);
+      expect(drift).toEqual([]);
+    }
+    expect((await second.balance('user-1', NOW)).balance).toBe(100_000 - 200 * 7);
+    await setup.flush();
+    expect(await getBalance(store, 'user-1')).toBe(100_000 - 200 * 7);
+    // A ledger write the counters never heard of (no watcher): reconcile finds it and repairs.
+    await applyLedgerEntry(store, { userId: 'user-1', kind: 'grant', amount: 5, reference: 'grant:quiet' }, NOW);
+    expect(await first.reconcile(NOW)).toEqual([
+      { entity: 'user user-1', expected: 100_000 - 1400 + 5, actual: 100_000 - 1400 },
+    ]);
+    expect((await second.balance('user-1', NOW)).balance).toBe(100_000 - 1400 + 5);
+    expect(await second.reconcile(NOW)).toEqual([]);
+  });
+
+  it('a reload while a store write is between commit and acknowledgement waits for it', async () => {
+    setup = await setups[name]();
+    const { first, second, store } = setup;
+    await grant(store, first, 10_000, 'grant:1');
+    expect((await first.balance('user-1', NOW)).balance).toBe(10_000);
+    await setup.flush();
+    await second.settle(settlement(null, 'usage_slow', 300));
+    // The writer's steps, by hand, with a reload started right after the commit.
+    const settled = await takeSettled(setup);
+    await settled.begin();
+    await writeSettlements(store, logger, settled.records, NOW);
+    const reload = first.reconcile(NOW);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await settled.end();
+    expect(await reload).toEqual([]);
+    expect((await second.balance('user-1', NOW)).balance).toBe(9_700);
+    expect(await getBalance(store, 'user-1')).toBe(9_700);
+    expect(await second.reconcile(NOW)).toEqual([]);
+  });
+});
+
+/** The settled records waiting for the store, with the begin / end steps a writer runs around its transaction. */
+async function takeSettled(setup: Setup) {
+  if (setup.first instanceof MemoryHotCounters) {
+    const counters = setup.first;
+    const records = setup.takeQueued!();
+    return {
+      records,
+      begin: async () => counters.beginWrite(records),
+      end: async () => counters.endWrite(records, true),
+    };
+  }
+  const counters = setup.first as RedisHotCounters;
+  const redis = counters.redis;
+  await redis.call('XGROUP', 'CREATE', counters.streamKey, SETTLEMENT_GROUP, '0', 'MKSTREAM').catch(() => undefined);
+  const reply = (await redis.call(
+    'XREADGROUP',
+    'GROUP',
+    SETTLEMENT_GROUP,
+    'hand',
+    'STREAMS',
+    counters.streamKey,
+    '>',
+  )) as Array<[string, Array<[string, string[]]>]> | null;
+  const entries = (reply?.[0]?.[1] ?? []).map(([id, fields]) => ({
+    id,
+    record: JSON.parse(fields[1]) as SettlementRecord,
+  }));
+  return {
+    records: entries.map((entry) => entry.record),
+    begin: () =>
+      counters.beginWrite(
+        entries.map((entry) => entry.record),
+        NOW,
+      ),
+    end: () => counters.endWrite(SETTLEMENT_GROUP, entries, true),
+  };
+}

@@ -1,0 +1,21 @@
+import type { UsageEventsTable } from './metering-schema.js';
+
+/**
+ * The durable part of one settlement: the usage event and whether its cost is charged to the
+ * user's balance. The store write is idempotent (the event id is the row's key and the ledger
+ * reference `usage:<id>`), so a record written twice changes nothing the second time.
+ */
+export interface SettlementRecord {
+  event: UsageEventsTable;
+  charge: boolean;
+  /** A hold taken in the store (Redis was down at admission), released with this record. */
+  storeHold?: { id: string; userId: string } | null;
+}
+
+/** Entities whose hot counters a record moves: `u:<user id>` and `k:<key id>`. */
+export function entitiesOf(record: SettlementRecord): string[] {
+  const entities: string[] = [];
+  if (record.charge && record.event.user_id && record.event.cost_nanos > 0) entities.push(`u:${record.event.user_id}`);
+  if (record.event.key_id && record.event.cost_nanos > 0) entities.push(`k:${record.event.key_id}`);
+  return entities;
+}

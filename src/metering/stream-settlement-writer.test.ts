@@ -1,0 +1,105 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { createTestStore, type TestStore } from '../../test/helpers/test-store.js';
+import { createLogger } from '../shared/logger.js';
+import { randomId } from '../shared/ids.js';
+import { openRedis } from '../store/open-redis.js';
+import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
+import { RedisHotCounters } from './redis-hot-counters.js';
+import { storeCounterSource } from './counter-source.js';
+import { SETTLEMENT_GROUP, StreamSettlementWriter } from './stream-settlement-writer.js';
+import type { Settlement } from './hot-counters.js';
+
+const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const lines: string[] = [];
+const logger = createLogger(
+  'info',
+  new Writable({ write: (chunk, _encoding, callback) => (lines.push(String(chunk)), callback()) }),
+);
+
+function settlement(id: string, cost: number): Settlement {
+  const now = Date.now();
+  return {
+    hold: null,
+    userId: 'user-1',
+    keyId: 'key-1',
+    charge: cost,
+    keySpend: cost,
+    month: new Date(now).toISOString().slice(0, 7),
+    tokens: null,
+    now,
+    record: {
+      charge: true,
+      event: {
+        id,
+        request_id: id,
+        user_id: 'user-1',
+        key_id: 'key-1',
+        requested_model: 'm',
+        model_id: 'm',
+        provider_id: 'p',
+        upstream_model: 'u',
+        prompt_tokens: 1,
+        completion_tokens: 1,
+        cached_tokens: 0,
+        reasoning_tokens: 0,
+        total_tokens: 2,
+        tokens_estimated: 0,
+        cost_nanos: cost,
+        latency_ms: 1,
+        time_to_first_token_ms: null,
+        tokens_per_second: null,
+        status: 200,
+        error_code: null,
+        streamed: 0,
+        client_aborted: 0,
+        attempt_count: 1,
+        attempts: '[]',
+        created_at: now,
+      },
+    },
+  };
+}
+
+describe('settlement stream writer', () => {
+  let testStore: TestStore | undefined;
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closers.reverse()) await close();
+    closers.length = 0;
+    await testStore?.cleanup();
+  });
+
+  it('takes over entries a dead instance read and never acknowledged, writing each once', async () => {
+    testStore = await createTestStore('postgres');
+    const { store } = testStore;
+    const base = openRedis(REDIS_URL);
+    const counters = new RedisHotCounters(base, storeCounterSource(store), { prefix: `test:${randomId(10)}:` });
+    closers.push(async () => {
+      await counters.close();
+      base.disconnect();
+    });
+    await applyLedgerEntry(store, { userId: 'user-1', kind: 'grant', amount: 10_000, reference: 'grant:1' });
+    expect((await counters.balance('user-1', Date.now())).balance).toBe(10_000);
+    for (let index = 0; index < 5; index++) await counters.settle(settlement(`usage_${index}`, 100));
+    // A "dead" consumer reads all five and never acknowledges them.
+    await counters.redis.call('XGROUP', 'CREATE', counters.streamKey, SETTLEMENT_GROUP, '0', 'MKSTREAM');
+    await counters.redis.call('XREADGROUP', 'GROUP', SETTLEMENT_GROUP, 'dead', 'STREAMS', counters.streamKey, '>');
+    const clock = { now: () => Date.now() };
+    const live = new StreamSettlementWriter(base, counters, store, logger, clock, 'live', {
+      claimIdleMs: 300,
+      blockMs: 10,
+    });
+    closers.push(() => live.stop());
+    await live.flush();
+    expect(await getBalance(store, 'user-1')).toBe(10_000); // too early: still the dead consumer's
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await live.flush();
+    expect(await getBalance(store, 'user-1')).toBe(9_500);
+    expect(lines.join('')).toMatch(/took over settlements/);
+    expect(await counters.redis.xlen(counters.streamKey)).toBe(0);
+    // Nothing is pending any more: the counters and the ledger agree.
+    expect(await counters.reconcile(Date.now())).toEqual([]);
+    expect((await counters.balance('user-1', Date.now())).balance).toBe(9_500);
+  });
+});

@@ -1,0 +1,117 @@
+import { pathToFileURL } from 'node:url';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
+import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
+import { startThrowawayRedis, type ThrowawayRedis } from '../helpers/throwaway-redis.js';
+import { openRedis } from '../../src/store/open-redis.js';
+import { openStore } from '../../src/store/database.js';
+import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
+import { chat } from './metering-helpers.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const CLI = [
+  '--import',
+  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
+  join(ROOT, 'src/cli/main.ts'),
+];
+const CREDITS = 'billing:\n  require_credits: true\n';
+
+let upstream: MockUpstream;
+let redis: ThrowawayRedis;
+let gateway: TestGateway;
+let dir: string;
+let env: NodeJS.ProcessEnv;
+
+function runCli(args: string[]) {
+  const result = spawnSync(process.execPath, [...CLI, ...args], { env, cwd: dir, encoding: 'utf8', timeout: 90_000 });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+beforeAll(async () => {
+  upstream = await startMockUpstream({ scenario: { chunkCount: 10 } });
+  // A Redis of this test's own: the CLI uses the installation's default key prefix.
+  redis = await startThrowawayRedis();
+  gateway = await startTestGateway({
+    configText: testConfigText(upstream.url, CREDITS),
+    deps: { redis: openRedis(redis.url) },
+  });
+  dir = mkdtempSync(join(tmpdir(), 'gateway-reconcile-cli-'));
+  writeFileSync(join(dir, 'gateway.config.yaml'), testConfigText(upstream.url, CREDITS));
+  env = { PATH: process.env.PATH, DATABASE_URL: gateway.testStore.url, REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
+}, 60_000);
+
+afterAll(async () => {
+  await gateway?.close();
+  await redis?.stop();
+  await upstream?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('credits on the command line with shared hot counters (Redis)', () => {
+  it('a grant reaches the running instance at once; reconcile repairs a change the counters missed', async () => {
+    // The balance is loaded into the counters (empty): refused.
+    expect((await chat(gateway.url, gateway.apiKey, { max_tokens: 10 })).status).toBe(402);
+    const grant = runCli(['credits', 'grant', '--email', gateway.email, '--amount', '0.001']);
+    expect(grant.stderr).toBe('');
+    expect(grant.status).toBe(0);
+    // Served right away: the CLI's ledger write adjusted the shared counters.
+    const served = await chat(gateway.url, gateway.apiKey, { max_tokens: 10 });
+    expect(served.status).toBe(200);
+    await served.text();
+    const afterOne = 1_000_000 - (2 * 500 + 10 * 1500);
+    expect(await gateway.gateway.metering!.balanceOf(gateway.userId)).toEqual({ balance: afterOne, held: 0 });
+
+    // A ledger entry written past the hook (another store handle, no watcher): the counters miss it.
+    const bare = openStore(gateway.testStore.url);
+    await applyLedgerEntry(bare, { userId: gateway.userId, kind: 'grant', amount: 5000, reference: 'grant:bare' });
+    await bare.destroy();
+    await gateway.gateway.metering!.flush();
+    expect((await gateway.gateway.metering!.balanceOf(gateway.userId)).balance).toBe(afterOne);
+    const reconcile = runCli(['credits', 'reconcile']);
+    expect(reconcile.status).toBe(0);
+    expect(reconcile.stdout).toContain('ledger: every balance equals the sum of its entries');
+    expect(reconcile.stdout).toContain('1 had drifted');
+    expect(reconcile.stdout).toContain(`user ${gateway.userId}: was 0.000984, now 0.000989 USD`);
+    expect((await gateway.gateway.metering!.balanceOf(gateway.userId)).balance).toBe(afterOne + 5000);
+    expect(runCli(['credits', 'reconcile']).stdout).toContain('hot counters: rebuilt from the ledger, no drift');
+  }, 180_000);
+});
+
+describe('credits on the command line without Redis (counters in the serving process)', () => {
+  it('a grant written by another process is honoured by the serving instance at once', async () => {
+    const local = await startTestGateway({ configText: testConfigText(upstream.url, CREDITS) });
+    try {
+      expect((await chat(local.url, local.apiKey, { max_tokens: 10 })).status).toBe(402);
+      const localEnv = { PATH: process.env.PATH, DATABASE_URL: local.testStore.url, LOG_LEVEL: 'warn' };
+      const result = spawnSync(
+        process.execPath,
+        [...CLI, 'credits', 'grant', '--email', local.email, '--amount', '1'],
+        {
+          env: localEnv,
+          cwd: dir,
+          encoding: 'utf8',
+          timeout: 90_000,
+        },
+      );
+      expect(result.status).toBe(0);
+      // At once: before refusing for credit the instance catches up with the ledger.
+      const served = await chat(local.url, local.apiKey, { max_tokens: 10 });
+      expect(served.status).toBe(200);
+      await served.text();
+      const reconcile = spawnSync(process.execPath, [...CLI, 'credits', 'reconcile'], {
+        env: localEnv,
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 90_000,
+      });
+      expect(reconcile.stdout).toContain('ledger: every balance equals the sum of its entries');
+      expect(reconcile.stdout).toContain('no REDIS_URL');
+    } finally {
+      await local.close();
+    }
+  }, 180_000);
+});

@@ -1,0 +1,87 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
+import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
+import { startThrowawayRedis, type ThrowawayRedis } from '../helpers/throwaway-redis.js';
+import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
+import { openRedis } from '../../src/store/open-redis.js';
+import { chat, ledgerFigures } from './metering-helpers.js';
+
+// "hello there" is 2 prompt words at $0.5/M and max_tokens 10 gives 10 words at $1.5/M.
+const COST = 2 * 500 + 10 * 1500;
+const BALANCE = 50 * COST;
+
+describe('Redis down (fail-open): credit holds fall back to the store, money stays exact', () => {
+  let upstream: MockUpstream | undefined;
+  let redis: ThrowawayRedis | undefined;
+  let instances: TestGateway[] = [];
+  afterEach(async () => {
+    for (const instance of instances.reverse()) await instance.close();
+    instances = [];
+    await redis?.stop();
+    await upstream?.close();
+  });
+
+  it('300 concurrent requests over two instances against a balance that covers 50', async () => {
+    upstream = await startMockUpstream({ scenario: { chunkCount: 20, latencyMs: 20 } });
+    redis = await startThrowawayRedis();
+    const configText = testConfigText(upstream.url, 'billing:\n  require_credits: true\n');
+    const first = await startTestGateway({ configText, storeKind: 'postgres', deps: { redis: openRedis(redis.url) } });
+    instances.push(first);
+    const second = await startTestGateway({
+      configText,
+      testStore: first.testStore,
+      deps: { redis: openRedis(redis.url) },
+    });
+    instances.push(second);
+    const { store } = first.testStore;
+    await applyLedgerEntry(store, {
+      userId: first.userId,
+      kind: 'grant',
+      amount: BALANCE,
+      reference: 'grant:redis-down',
+    });
+    // Served once with Redis up (counters loaded), then Redis goes away.
+    const warm = await chat(first.url, first.apiKey, { max_tokens: 10 });
+    expect(warm.status).toBe(200);
+    await warm.text();
+    await redis.stop();
+
+    const started = Date.now();
+    const statuses = await Promise.all(
+      Array.from({ length: 300 }, async (_, index) => {
+        const response = await chat([first, second][index % 2].url, first.apiKey, {
+          max_tokens: 10,
+          stream: index % 2 === 0,
+        });
+        await response.text();
+        return response.status;
+      }),
+    );
+    // No answer waited for a settlement Redis could not take.
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(statuses.filter((status) => status !== 200 && status !== 402)).toEqual([]);
+    const served = statuses.filter((status) => status === 200).length + 1;
+    expect(served).toBeGreaterThanOrEqual(41);
+    expect(served).toBeLessThanOrEqual(50);
+
+    for (const instance of instances) await instance.gateway.metering!.flush();
+    const figures = await ledgerFigures(store, first.userId);
+    expect(figures.events).toBe(301);
+    expect(figures.chargeEntries).toBe(served);
+    expect(figures.charged).toBe(served * COST);
+    expect(figures.balance).toBe(BALANCE - served * COST);
+    // Every store hold was released by its settlement.
+    expect(await store.db.selectFrom('credit_holds').selectAll().execute()).toEqual([]);
+    const row = await store.db
+      .selectFrom('credit_balances')
+      .select('held_nanos')
+      .where('user_id', '=', first.userId)
+      .executeTakeFirstOrThrow();
+    expect(Number(row.held_nanos)).toBe(0);
+    expect(await first.gateway.metering!.balanceOf(first.userId)).toEqual({
+      balance: BALANCE - served * COST,
+      held: 0,
+    });
+    expect([...first.logs, ...second.logs].join('')).toMatch(/credit holds in the store \(fail-open\)/);
+  }, 90_000);
+});
