@@ -7,7 +7,7 @@ import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './u
 import { systemClock } from './shared/clock.js';
 import { openRedis } from './store/open-redis.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { redisCheck } from './observability/readiness-checks.js';
 
 export interface Runtime {
@@ -28,7 +28,11 @@ export async function openRuntime(
   config: GatewayConfig,
   env: Record<string, string | undefined> = process.env,
 ): Promise<Runtime> {
-  const store = openStore(config.databaseUrl);
+  const store = openStore(config.databaseUrl, {
+    poolSize: config.database.poolSize,
+    connectTimeoutMs: config.database.connectTimeoutMs,
+    statementTimeoutMs: config.database.statementTimeoutMs,
+  });
   try {
     const { applied } = await migrateToLatest(store);
     const secret = await resolveAuthSecret(store, env, systemClock.now());
@@ -36,7 +40,7 @@ export async function openRuntime(
       baseUrl: config.server.publicUrl,
       trustedOrigins: [config.server.publicUrl, ...config.server.corsOrigins],
     });
-    const authApplied = await migrateAuthTables(auth);
+    const authApplied = await migrateAuthTables(auth, store);
     return {
       config,
       environment: { production: env.NODE_ENV === 'production' },
@@ -75,11 +79,10 @@ export async function startGateway(
   const runtime = await openRuntime(config, env);
   const stripe = stripeSettingsFromEnvironment(env);
   // Readiness asks Redis on a connection of its own that never queues: a dead Redis answers at once.
-  const readinessRedis = config.redisUrl
-    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 })
-    : null;
-  readinessRedis?.on('error', () => undefined);
-  const redis = config.redisUrl ? openRedis(config.redisUrl) : null;
+  const readinessRedis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
+  // Connected now: nothing is queued while disconnected, so a first ping would otherwise fail.
+  void readinessRedis?.connect().catch(() => undefined);
+  const redis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
   const gateway = await buildApp({
     config,
     store: runtime.store,

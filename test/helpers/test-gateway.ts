@@ -89,7 +89,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   const logger: Logger = createLogger('info', sink);
   // The same base URL as production's runtime, so better-auth's origin check sees what it sees there.
   const auth = createAuth(testStore.store, 'test-secret-test-secret-test-secret', { baseUrl: config.server.publicUrl });
-  await migrateAuthTables(auth);
+  await migrateAuthTables(auth, testStore.store);
   const gateway = await buildApp({
     config,
     store: testStore.store,
