@@ -1,4 +1,4 @@
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { ChatCompletionRequestSchema } from './chat-request-schema.js';
 import { createChatCompletionsHandler, type ChatHandlerDeps } from './chat-completions-handler.js';
 import { refuseUnsupportedChatTools } from './refuse-unsupported-tools.js';
@@ -6,7 +6,7 @@ import { refuseUnsupportedChatTools } from './refuse-unsupported-tools.js';
 export function registerChatCompletionsRoute(
   app: FastifyInstance,
   deps: ChatHandlerDeps,
-  authenticate: preHandlerAsyncHookHandler,
+  authenticate: onRequestAsyncHookHandler,
 ): void {
   app.post('/v1/chat/completions', {
     schema: {
@@ -19,7 +19,7 @@ export function registerChatCompletionsRoute(
       // No response schema on purpose: answers pass provider fields through untouched.
     },
     preValidation: async (request) => refuseUnsupportedChatTools(request.body),
-    preHandler: authenticate,
+    onRequest: authenticate,
     handler: createChatCompletionsHandler(deps),
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ModelConfig } from '../config/gateway-config.js';
 import { isModelAllowed } from '../routing/api-key-record.js';
@@ -65,7 +65,7 @@ export function toApiModel(model: ModelConfig) {
 export function registerModelsRoute(
   app: FastifyInstance,
   directory: ModelDirectory,
-  authenticateOptional: preHandlerAsyncHookHandler,
+  authenticateOptional: onRequestAsyncHookHandler,
 ): void {
   // The directory may hold hundreds of catalog models: present them once per directory version
   // (it changes only on a config reload).
@@ -79,7 +79,7 @@ export function registerModelsRoute(
       tags: ['v1'],
       response: { 200: ModelListSchema },
     },
-    preHandler: authenticateOptional,
+    onRequest: authenticateOptional,
     handler: async (request) => {
       if (presentedVersion !== directory.version) {
         presented = present();
@@ -96,7 +96,7 @@ export function registerModelsRoute(
   // Model ids may contain slashes (acme/chat-1), hence the wildcard.
   app.get('/v1/models/*', {
     schema: { summary: 'Retrieve one model', tags: ['v1'], response: { 200: ModelSchema } },
-    preHandler: authenticateOptional,
+    onRequest: authenticateOptional,
     handler: async (request) => {
       const id = decodeURIComponent((request.params as { '*': string })['*']);
       const model = directory.get(id);

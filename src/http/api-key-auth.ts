@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { ApiKeyCache } from '../keys/api-key-cache.js';
 import { hashApiKey, looksLikeApiKey } from '../keys/api-key-format.js';
 import type { ApiKeyRecord } from '../routing/api-key-record.js';
@@ -25,12 +25,14 @@ export function presentedKey(request: FastifyRequest): string | undefined {
 /**
  * /v1 authentication (CONTRACT §2) from the in-process key cache: no database read per request.
  * Unknown and revoked keys get the same 401; disabled and expired keys a 403 that says which.
+ * Routes run it as an `onRequest` hook: the key is checked before the body is read or validated, so
+ * a caller without a valid key learns nothing about the request format (401, never a 400).
  */
 export function apiKeyAuth(
   cache: ApiKeyCache,
   clock: Clock,
   options: { optional?: boolean } = {},
-): preHandlerAsyncHookHandler {
+): onRequestAsyncHookHandler {
   return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const key = presentedKey(request);
     if (!key) {

@@ -58,10 +58,9 @@ describe.each(STORE_KINDS)('usage statistics on %s', (storeKind) => {
   };
 
   beforeAll(async () => {
-    gateway = await startTestGateway({
-      configText: testConfigText(
-        'http://127.0.0.1:9/v1',
-        `
+    const configText = testConfigText(
+      'http://127.0.0.1:9/v1',
+      `
   - id: test/other
     name: Other
     capabilities: [reasoning]
@@ -70,7 +69,19 @@ describe.each(STORE_KINDS)('usage statistics on %s', (storeKind) => {
         upstream_model: other
         pricing: { prompt: 1, completion: 2 }
 `,
-      ),
+    )
+      // The provider page reads back the operator's policies as written.
+      .replace(
+        '    api_key: upstream-secret\n',
+        '    api_key: upstream-secret\n    policies: { data_retention: 30 days, training: false, regions: [eu, us] }\n',
+      )
+      // A configured provider that serves no model is not active: absent from the list and 404.
+      .replace(
+        '\nmodels:\n',
+        '\n  - id: idle\n    name: Idle AI\n    type: openai\n    base_url: http://127.0.0.1:9/v1\n    api_key: idle-secret\nmodels:\n',
+      );
+    gateway = await startTestGateway({
+      configText,
       storeKind,
       deps: { clock },
     });
@@ -130,6 +141,17 @@ describe.each(STORE_KINDS)('usage statistics on %s', (storeKind) => {
     const detail = await get('/api-account/providers/mock');
     expect(detail.body.throughput_24h).toMatchObject({ requests: 11, prompt_tokens: 1080, completion_tokens: 1160 });
     expect(detail.body.models.map((model: { id: string }) => model.id)).toEqual(['test/chat', 'test/other']);
+    expect(detail.body.policies).toEqual({ data_retention: '30 days', training: false, regions: ['eu', 'us'] });
+  });
+
+  it('leaves a configured provider that serves no model out of the list and its pages', async () => {
+    const list = await get('/api-account/providers');
+    expect(list.body.data.map((provider: { id: string }) => provider.id)).toEqual(['mock']);
+    for (const path of ['/api-account/providers/idle', '/api-account/providers/idle/stats']) {
+      const page = await get(path);
+      expect(page.status).toBe(404);
+      expect(page.body.error.code).toBe('provider_not_found');
+    }
   });
 
   it('ranks models by tokens with the change against the previous window, and charts top N plus others', async () => {

@@ -1,11 +1,11 @@
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { EmbeddingsRequestSchema } from './embeddings-request-schema.js';
 import { createEmbeddingsHandler, type EmbeddingsHandlerDeps } from './embeddings-handler.js';
 
 export function registerEmbeddingsRoute(
   app: FastifyInstance,
   deps: EmbeddingsHandlerDeps,
-  authenticate: preHandlerAsyncHookHandler,
+  authenticate: onRequestAsyncHookHandler,
 ): void {
   app.post('/v1/embeddings', {
     schema: {
@@ -16,7 +16,7 @@ export function registerEmbeddingsRoute(
       security: [{ bearerAuth: [] }],
       body: EmbeddingsRequestSchema,
     },
-    preHandler: authenticate,
+    onRequest: authenticate,
     handler: createEmbeddingsHandler(deps),
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { MessagesRequestSchema } from './messages-request-schema.js';
 import { createMessagesHandler } from './messages-handler.js';
@@ -16,7 +16,7 @@ function acceptXApiKey(request: FastifyRequest, _reply: unknown, done: () => voi
 export function registerMessagesRoute(
   app: FastifyInstance,
   deps: ChatHandlerDeps,
-  authenticate: preHandlerAsyncHookHandler,
+  authenticate: onRequestAsyncHookHandler,
   /** The app's error conversion (http/error-handler.ts), rendered here in Anthropic's envelope. */
   toGatewayError: (error: unknown) => GatewayError,
 ): void {
@@ -29,9 +29,9 @@ export function registerMessagesRoute(
       security: [{ bearerAuth: [] }],
       body: MessagesRequestSchema,
     },
-    onRequest: acceptXApiKey,
+    // x-api-key becomes a bearer token first; then the key is checked before the body is read.
+    onRequest: [acceptXApiKey, authenticate],
     errorHandler: anthropicErrorHandler(toGatewayError),
-    preHandler: authenticate,
     handler: createMessagesHandler(deps),
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, preHandlerAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { ResponsesRequestSchema } from './responses-request-schema.js';
 import { createGetResponseHandler, createResponsesHandler, type ResponsesHandlerDeps } from './responses-handler.js';
@@ -6,7 +6,7 @@ import { createGetResponseHandler, createResponsesHandler, type ResponsesHandler
 export function registerResponsesRoutes(
   app: FastifyInstance,
   deps: ResponsesHandlerDeps,
-  authenticate: preHandlerAsyncHookHandler,
+  authenticate: onRequestAsyncHookHandler,
 ): void {
   app.post('/v1/responses', {
     schema: {
@@ -17,7 +17,7 @@ export function registerResponsesRoutes(
       security: [{ bearerAuth: [] }],
       body: ResponsesRequestSchema,
     },
-    preHandler: authenticate,
+    onRequest: authenticate,
     handler: createResponsesHandler(deps),
   });
   app.get('/v1/responses/:id', {
@@ -28,7 +28,7 @@ export function registerResponsesRoutes(
       security: [{ bearerAuth: [] }],
       params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
     },
-    preHandler: authenticate,
+    onRequest: authenticate,
     handler: createGetResponseHandler(deps),
   });
 }
