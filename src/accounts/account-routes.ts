@@ -20,6 +20,8 @@ import { registerRoutingTemplatesRoute } from './keys/routing-templates-routes.j
 import { registerApiKeyRoutes } from './keys/api-key-routes.js';
 import { registerUsageRoutes } from './usage/usage-routes.js';
 import { registerBillingRoutes } from './billing/billing-routes.js';
+import { registerAdminRoutes } from './admin/admin-routes.js';
+import { requireAdmin } from '../http/require-admin.js';
 
 export interface AccountRoutesOptions {
   store: Store;
@@ -70,5 +72,20 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       announcer: options.announcer,
     });
     if (options.billing) registerBillingRoutes(signedIn, options.billing.billing, options.billing.documents);
+    // Admin routes: one more hook in a scope of their own, so a signed-in non-admin gets 403 on each.
+    await signedIn.register(async (admins: FastifyInstance) => {
+      admins.addHook('preValidation', requireAdmin(options.store));
+      // Actions whose body is optional (a reason) may be sent with none.
+      admins.addHook('preValidation', async (request) => {
+        if (request.method === 'POST' && request.body === undefined) request.body = {};
+      });
+      registerAdminRoutes(admins, {
+        store: options.store,
+        clock: options.clock,
+        auth,
+        announcer: options.announcer,
+        billing: options.billing?.billing,
+      });
+    });
   });
 };

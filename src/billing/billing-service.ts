@@ -188,6 +188,24 @@ export class BillingService {
     return ledger.debitRefund(order.user_id, order.credit_nanos, `order:${order.id}:refund`);
   }
 
+  /**
+   * An administrator's refund: the money goes back at the payment provider first, then the order
+   * moves paid → refunded and the purchase leaves the balance (never below zero), once.
+   */
+  async refundByAdmin(orderId: string): Promise<OrderRow> {
+    const { store } = this.deps;
+    const order = await orders.findOrder(store.db, orderId);
+    if (!order) throw new NotFoundError(`No order with the id ${orderId}.`, 'order_not_found', 'order_id');
+    if (order.status !== 'paid')
+      throw new ConflictError(
+        `Order ${orderId} is ${order.status}; only a paid order can be refunded.`,
+        'order_not_refundable',
+      );
+    await this.deps.provider.refundPayment(order.id, order.payment_reference);
+    await this.refund(order.id);
+    return (await orders.findOrder(store.db, orderId))!;
+  }
+
   async cancelByUser(userId: string, orderId: string): Promise<OrderRow> {
     const order = await this.userOrder(userId, orderId);
     if (order.status !== 'pending')

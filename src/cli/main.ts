@@ -23,6 +23,8 @@ Commands:
   users enable --email E                  allow sign-in again
   users set-password --email E [--password P]
                                           set (or generate and print) a new password
+  users set-role --email E --role admin|user
+                                          grant or take away the admin role (/api-account/admin/*)
   keys create --email E --name N [--allowed-models a,b/*] [--expires-days D]
                                           create an API key and print it (shown once)
   credits grant --email E --amount USD [--reference R]

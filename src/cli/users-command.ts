@@ -2,6 +2,9 @@ import { parseArgs } from 'node:util';
 import { createUser } from '../users/create-user.js';
 import { findUserByEmail } from '../users/user-repository.js';
 import { randomId } from '../shared/ids.js';
+import { setUserDisabled } from '../users/set-user-disabled.js';
+import { isRole, ROLES, setRole } from '../users/user-roles.js';
+import { recordAudit } from '../users/admin-audit-log.js';
 import type { Runtime } from '../gateway-runtime.js';
 import { CliError, UsageError } from './cli-context.js';
 
@@ -20,9 +23,11 @@ async function userByEmail(runtime: Runtime, email: string | undefined, command:
 }
 
 /**
- * `gateway users create|list|disable|enable|set-password`. Disabling deletes the account's
- * sessions, revokes its API keys and refuses new sign-ins; enabling allows sign-in again (revoked
- * keys stay revoked). A new password also ends every session.
+ * `gateway users create|list|disable|enable|set-password|set-role`. Disabling deletes the account's
+ * sessions, revokes its API keys (written to the key change feed, so running gateways drop them
+ * within their poll interval) and refuses new sign-ins; enabling allows sign-in again (revoked
+ * keys stay revoked). A new password also ends every session. Role changes, disabling and enabling
+ * are recorded in the admin audit log with no acting account (the command line).
  */
 export async function runUsersCommand(
   subcommand: string | undefined,
@@ -30,24 +35,31 @@ export async function runUsersCommand(
   openRuntime: () => Promise<Runtime>,
   write: Write,
 ): Promise<void> {
-  const { values } = parseArgs({
+  const { values, positionals } = parseArgs({
     args,
     options: {
       email: { type: 'string' },
       password: { type: 'string' },
       name: { type: 'string' },
+      role: { type: 'string' },
     },
     strict: true,
+    allowPositionals: subcommand === 'set-role',
   });
-  if (!['create', 'list', 'disable', 'enable', 'set-password'].includes(subcommand ?? ''))
+  if (!['create', 'list', 'disable', 'enable', 'set-password', 'set-role'].includes(subcommand ?? ''))
     throw new UsageError(`unknown command: users ${subcommand ?? ''}`.trim());
   if (subcommand === 'create' && (!values.email || !values.password))
     throw new UsageError('users create needs --email and --password');
+  if (subcommand === 'set-role') {
+    // `users set-role --email E --role admin` or `users set-role E admin`.
+    values.email ??= positionals[0];
+    values.role ??= positionals[1];
+    if (!values.email || !isRole(values.role))
+      throw new UsageError(`users set-role needs --email and --role (${ROLES.join(' or ')})`);
+  }
   const runtime = await openRuntime();
   try {
     const db = runtime.store.db;
-    // better-auth keeps booleans as 0/1 on SQLite, which cannot bind a JavaScript boolean.
-    const flag = (value: boolean) => (runtime.store.dialect === 'sqlite' ? Number(value) : value);
     switch (subcommand) {
       case 'create': {
         const user = await createUser(runtime.auth, runtime.store, {
@@ -85,31 +97,27 @@ export async function runUsersCommand(
       case 'disable': {
         const user = await userByEmail(runtime, values.email, 'disable');
         const now = Date.now();
-        await db
-          .updateTable('user')
-          .set({ disabled: flag(true) })
-          .where('id', '=', user.id)
-          .execute();
-        const context = await runtime.auth.$context;
-        await context.internalAdapter.deleteUserSessions(user.id);
-        const revoked = await db
-          .updateTable('api_keys')
-          .set({ revoked_at: now, updated_at: now })
-          .where('user_id', '=', user.id)
-          .where('revoked_at', 'is', null)
-          .executeTakeFirst();
+        const { revokedKeyHashes } = await setUserDisabled(runtime.auth, runtime.store, user.id, true, now);
+        await recordAudit(
+          db,
+          {
+            actorUserId: null,
+            action: 'user.disable',
+            targetUserId: user.id,
+            details: { revoked_keys: revokedKeyHashes.length },
+          },
+          now,
+        );
         write(
-          `disabled ${user.email}: sessions ended, ${Number(revoked.numUpdatedRows)} API key(s) revoked, sign-in refused\n`,
+          `disabled ${user.email}: sessions ended, ${revokedKeyHashes.length} API key(s) revoked, sign-in refused\n`,
         );
         return;
       }
       case 'enable': {
         const user = await userByEmail(runtime, values.email, 'enable');
-        await db
-          .updateTable('user')
-          .set({ disabled: flag(false) })
-          .where('id', '=', user.id)
-          .execute();
+        const now = Date.now();
+        await setUserDisabled(runtime.auth, runtime.store, user.id, false, now);
+        await recordAudit(db, { actorUserId: null, action: 'user.enable', targetUserId: user.id, details: {} }, now);
         write(`enabled ${user.email}: sign-in allowed again (revoked keys stay revoked)\n`);
         return;
       }
@@ -125,6 +133,19 @@ export async function runUsersCommand(
         await context.internalAdapter.deleteUserSessions(user.id);
         write(`set a new password for ${user.email}; its sessions were ended\n`);
         if (generated) write(`password (shown once): ${generated}\n`);
+        return;
+      }
+      case 'set-role': {
+        const user = await userByEmail(runtime, values.email, 'set-role');
+        const role = values.role as 'admin' | 'user';
+        const now = Date.now();
+        await setRole(db, user.id, role, now);
+        await recordAudit(
+          db,
+          { actorUserId: null, action: 'user.set_role', targetUserId: user.id, details: { role } },
+          now,
+        );
+        write(`${user.email} now has the role ${role}\n`);
         return;
       }
     }

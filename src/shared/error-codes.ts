@@ -79,6 +79,11 @@ export const ERROR_CODES = {
     meaning: 'a Stripe webhook without a valid `Stripe-Signature`',
     alsoSentAs: { ...FORBIDDEN, when: 'a signed document link whose signature does not match' },
   },
+  invalid_password: {
+    ...BAD_REQUEST,
+    meaning: 'the current password given to change the password or delete the account is wrong',
+  },
+  invalid_token: { ...BAD_REQUEST, meaning: 'a password-reset token that is unknown, expired or already used' },
   payload_too_large: {
     status: 413,
     type: 'invalid_request_error',
@@ -118,6 +123,10 @@ export const ERROR_CODES = {
   quota_exceeded: { ...FORBIDDEN, meaning: "the key's `monthly_quota` (calendar month, UTC) is used up" },
   credit_limit_exceeded: { ...FORBIDDEN, meaning: "the key's lifetime `credit_limit` is reached" },
   link_expired: { ...FORBIDDEN, meaning: 'a signed document link past its expiry' },
+  admin_required: {
+    ...FORBIDDEN,
+    meaning: 'an `/api-account/admin/*` route called by an account without the `admin` role',
+  },
   // 404: no such thing (also another user's thing).
   model_not_found: {
     ...NOT_FOUND,
@@ -135,10 +144,14 @@ export const ERROR_CODES = {
   },
   response_not_found: { ...NOT_FOUND, meaning: 'no stored response with this id for this user' },
   session_not_found: { ...NOT_FOUND, meaning: 'no sandbox checkout session with this id' },
+  user_not_found: { ...NOT_FOUND, meaning: 'an admin route names no account with this id' },
+  user_session_not_found: { ...NOT_FOUND, meaning: 'no sign-in session with this id for this user' },
   // 409: the state does not allow it.
   user_exists: { ...CONFLICT, meaning: 'a user with this email already exists' },
   order_not_pending: { ...CONFLICT, meaning: 'only a pending order can be canceled' },
   order_not_paid: { ...CONFLICT, meaning: 'documents exist only for paid orders' },
+  order_not_refundable: { ...CONFLICT, meaning: 'an admin refund of an order that is not paid' },
+  last_admin: { ...CONFLICT, meaning: 'the change would leave the installation without an active administrator' },
   // 429: too much, try later (with Retry-After and x-ratelimit-* headers).
   requests_per_minute_exceeded: { ...TOO_MANY, meaning: "the key's requests-per-minute limit is reached" },
   tokens_per_minute_exceeded: { ...TOO_MANY, meaning: "the key's tokens-per-minute limit is reached" },

@@ -64,19 +64,26 @@ export function registerUsageRoutes(app: FastifyInstance, deps: UsageRouteDeps):
         querystring: Type.Object({ start_date: DateParam, end_date: DateParam }),
       },
     },
-    async (request) => {
-      const query = request.query as { start_date?: string; end_date?: string };
-      const range = parseDateRange(query, deps.clock.now());
-      const report = await usageReport(deps.store.db, request.user!.id, range.startMs, range.endMs);
-      return {
-        start_date: range.startDate,
-        end_date: range.endDate,
-        currency: 'USD',
-        totals: totalsJson(report.totals),
-        daily: report.daily.map((day) => ({ date: formatDay(day.day), ...totalsJson(day) })),
-        by_model: report.byModel.map((model) => ({ model: model.model, ...totalsJson(model) })),
-        by_key: report.byKey.map((key) => ({ key_id: key.keyId, name: key.name, ...totalsJson(key) })),
-      };
-    },
+    async (request) =>
+      usageResponse(deps, request.user!.id, request.query as { start_date?: string; end_date?: string }),
   );
+}
+
+/** One user's usage report as the API shows it (also the admin API's view of any user). */
+export async function usageResponse(
+  deps: Pick<UsageRouteDeps, 'store' | 'clock'>,
+  userId: string,
+  query: { start_date?: string; end_date?: string },
+) {
+  const range = parseDateRange(query, deps.clock.now());
+  const report = await usageReport(deps.store.db, userId, range.startMs, range.endMs);
+  return {
+    start_date: range.startDate,
+    end_date: range.endDate,
+    currency: 'USD',
+    totals: totalsJson(report.totals),
+    daily: report.daily.map((day) => ({ date: formatDay(day.day), ...totalsJson(day) })),
+    by_model: report.byModel.map((model) => ({ model: model.model, ...totalsJson(model) })),
+    by_key: report.byKey.map((key) => ({ key_id: key.keyId, name: key.name, ...totalsJson(key) })),
+  };
 }
