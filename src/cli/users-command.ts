@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { createUser } from '../users/create-user.js';
 import { findUserByEmail } from '../users/user-repository.js';
 import { randomId } from '../shared/ids.js';
+import { passwordProblem } from '../users/password-policy.js';
 import { setUserDisabled } from '../users/set-user-disabled.js';
 import { isRole, ROLES, setRole } from '../users/user-roles.js';
 import { recordAudit } from '../users/admin-audit-log.js';
@@ -125,7 +126,8 @@ export async function runUsersCommand(
         const user = await userByEmail(runtime, values.email, 'set-password');
         const generated = values.password ? null : randomId(20);
         const password = values.password ?? generated!;
-        if (password.length < 8) throw new CliError('the password must be at least 8 characters long');
+        const problem = passwordProblem(password);
+        if (problem) throw new CliError(problem);
         const context = await runtime.auth.$context;
         if (!(await context.internalAdapter.findCredentialAccount(user.id)))
           throw new CliError(`${user.email} has no password sign-in to change`);

@@ -79,6 +79,14 @@ export const ERROR_CODES = {
     meaning: 'a Stripe webhook without a valid `Stripe-Signature`',
     alsoSentAs: { ...FORBIDDEN, when: 'a signed document link whose signature does not match' },
   },
+  weak_password: {
+    ...BAD_REQUEST,
+    meaning: 'a new password shorter than 10 characters, or one of the most common passwords',
+  },
+  invalid_invitation: {
+    ...BAD_REQUEST,
+    meaning: '`auth.sign_up: invite` and the sign-up has no invitation, or an unknown, used or expired one',
+  },
   invalid_password: {
     ...BAD_REQUEST,
     meaning: 'the current password given to change the password or delete the account is wrong',
@@ -123,6 +131,11 @@ export const ERROR_CODES = {
   quota_exceeded: { ...FORBIDDEN, meaning: "the key's `monthly_quota` (calendar month, UTC) is used up" },
   credit_limit_exceeded: { ...FORBIDDEN, meaning: "the key's lifetime `credit_limit` is reached" },
   link_expired: { ...FORBIDDEN, meaning: 'a signed document link past its expiry' },
+  invalid_origin: {
+    ...FORBIDDEN,
+    meaning: 'a cookie-authenticated write from a browser origin the gateway does not trust (CSRF)',
+  },
+  sign_up_closed: { ...FORBIDDEN, meaning: '`auth.sign_up: closed`: accounts are created by an administrator' },
   admin_required: {
     ...FORBIDDEN,
     meaning: 'an `/api-account/admin/*` route called by an account without the `admin` role',
@@ -159,6 +172,10 @@ export const ERROR_CODES = {
     ...TOO_MANY,
     meaning: 'a provider answered 429 without a code of its own (after fallbacks)',
   },
+  too_many_sign_in_attempts: {
+    ...TOO_MANY,
+    meaning: 'too many failed sign-ins for this account or from this client address; `Retry-After` says when',
+  },
   // 500 and 503 from the gateway itself.
   internal_error: { status: 500, type: 'server_error', meaning: 'an unexpected failure; the details are logged' },
   limits_unavailable: {
@@ -170,6 +187,11 @@ export const ERROR_CODES = {
     status: 503,
     type: 'service_unavailable',
     meaning: '`/health/ready`: the store, its migrations or Redis is not usable; `checks` names which',
+  },
+  payments_not_configured: {
+    status: 503,
+    type: 'service_unavailable',
+    meaning: 'create-checkout with no payment provider (`STRIPE_SECRET_KEY` or `billing.payment_provider: sandbox`)',
   },
   // 502, 503, 504: the providers failed.
   upstream_error: { ...BAD_GATEWAY, meaning: 'the provider failed without a code of its own' },

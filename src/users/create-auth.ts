@@ -6,6 +6,7 @@ import { APIError } from 'better-auth/api';
 import type { Kysely } from 'kysely';
 import type { Store } from '../store/database.js';
 import { getOrCreateSetting } from '../store/settings-repository.js';
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-policy.js';
 
 export interface AuthOptions {
   /** Public base URL of the gateway (cookies and redirects). */
@@ -24,7 +25,12 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
     baseURL: options.baseUrl,
     secret,
     trustedOrigins: options.trustedOrigins ?? [options.baseUrl],
-    emailAndPassword: { enabled: true, minPasswordLength: 8, maxPasswordLength: 256, autoSignIn: true },
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      maxPasswordLength: MAX_PASSWORD_LENGTH,
+      autoSignIn: true,
+    },
     telemetry: { enabled: false },
     // better-auth turns its origin (CSRF) check off under NODE_ENV=test; keep it on so tests see production behaviour.
     advanced: { disableOriginCheck: false },

@@ -2,6 +2,7 @@ import type { Auth } from './create-auth.js';
 import { ConflictError, InvalidRequestError } from '../shared/errors.js';
 import type { Store } from '../store/database.js';
 import { findUserByEmail } from './user-repository.js';
+import { assertPasswordAllowed } from './password-policy.js';
 
 export interface NewUser {
   email: string;
@@ -14,8 +15,7 @@ export async function createUser(auth: Auth, store: Store, input: NewUser): Prom
   const email = input.email.trim().toLowerCase();
   if (!/^[^\s@]+@[^\s@]+$/.test(email))
     throw new InvalidRequestError(`"${input.email}" is not an email address.`, 'email');
-  if (input.password.length < 8)
-    throw new InvalidRequestError('The password must be at least 8 characters long.', 'password');
+  assertPasswordAllowed(input.password);
   if (await findUserByEmail(store.db, email))
     throw new ConflictError(`A user with the email ${email} already exists.`, 'user_exists');
   const result = await auth.api.signUpEmail({

@@ -19,7 +19,7 @@ export class AccountClient {
   static async signUp(
     baseUrl: string,
     email = `user-${randomId(10).toLowerCase()}@example.com`,
-    password = 'password-123',
+    password = 'plum-orbit-42-lantern',
   ): Promise<AccountClient> {
     const response = await requestJson(baseUrl, 'POST', '/api-account/auth/sign-up/email', {
       email,

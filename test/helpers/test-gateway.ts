@@ -46,7 +46,7 @@ export interface TestGateway {
   /** The /v1 base URL for the openai SDK. */
   baseURL: string;
   userId: string;
-  /** The test user's email (password: password-123), for signing in to the account API. */
+  /** The test user's email (password: plum-orbit-42-lantern), for signing in to the account API. */
   email: string;
   /** A full API key of the test user. */
   apiKey: string;
@@ -100,7 +100,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   });
   const url = await gateway.app.listen({ host: '127.0.0.1', port: options.port ?? 0 });
   const email = `user-${randomIdGenerator.next('').toLowerCase()}@example.com`;
-  const user = await createUser(auth, testStore.store, { email, password: 'password-123' });
+  const user = await createUser(auth, testStore.store, { email, password: 'plum-orbit-42-lantern' });
   const createKey = async (input: Partial<NewApiKey> = {}) =>
     (
       await createApiKey(testStore.store, randomIdGenerator, Date.now(), {

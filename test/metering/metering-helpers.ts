@@ -7,7 +7,7 @@ export async function signIn(gateway: TestGateway): Promise<string> {
   const response = await fetch(`${gateway.url}/api-account/auth/sign-in/email`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ email: gateway.email, password: 'password-123' }),
+    body: JSON.stringify({ email: gateway.email, password: 'plum-orbit-42-lantern' }),
   });
   const body = (await response.json()) as { token: string };
   if (!body.token) throw new Error(`sign-in failed: ${JSON.stringify(body)}`);

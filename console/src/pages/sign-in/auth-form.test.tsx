@@ -26,9 +26,9 @@ describe('AuthForm', () => {
     render(<AuthForm mode="sign-in" onSubmit={onSubmit} />);
     expect(screen.queryByLabelText('Name (optional)')).toBeNull();
     await userEvent.type(screen.getByLabelText('Email'), '  me@example.com ');
-    await userEvent.type(screen.getByLabelText('Password'), 'password-123');
+    await userEvent.type(screen.getByLabelText('Password'), 'plum-orbit-42-lantern');
     await userEvent.click(screen.getByRole('button', { name: 'Sign in' }));
-    expect(onSubmit).toHaveBeenCalledWith({ name: '', email: 'me@example.com', password: 'password-123' });
+    expect(onSubmit).toHaveBeenCalledWith({ name: '', email: 'me@example.com', password: 'plum-orbit-42-lantern' });
     expect((await screen.findByRole('alert')).textContent).toBe('Invalid email or password');
   });
 });
