@@ -49,6 +49,7 @@ import { Observability, type ObservabilityOptions } from './observability/observ
 import type { ReadinessCheck } from './observability/health-routes.js';
 import { migrationsCheck, storeCheck } from './observability/readiness-checks.js';
 import { registerConsoleStatic } from './http/console-static.js';
+import { registerPasswordResetPage } from './http/password-reset-page.js';
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_KEY_PREFIX, openRedis } from './store/open-redis.js';
 
@@ -306,8 +307,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     metering,
     auth: deps.auth,
     billing,
+    async flushUsage() {
+      await metering?.writer.flush();
+      await recorder.flush();
+    },
   });
   observability.registerRoutes(app, [storeCheck(store), migrationsCheck(store), ...(deps.readinessChecks ?? [])]);
+  if (deps.auth) registerPasswordResetPage(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await registerConsoleStatic(app, deps.consoleDir);
 

@@ -21,6 +21,9 @@ import { registerApiKeyRoutes } from './keys/api-key-routes.js';
 import { registerUsageRoutes } from './usage/usage-routes.js';
 import { registerBillingRoutes } from './billing/billing-routes.js';
 import { registerAdminRoutes } from './admin/admin-routes.js';
+import { registerProfileRoutes } from './profile/profile-routes.js';
+import { registerSessionRoutes } from './profile/session-routes.js';
+import { registerPasswordResetRoutes } from './profile/password-reset-routes.js';
 import { requireAdmin } from '../http/require-admin.js';
 
 export interface AccountRoutesOptions {
@@ -39,6 +42,8 @@ export interface AccountRoutesOptions {
   /** Accounts (better-auth): without it only the public routes are served. */
   auth?: Auth;
   billing?: { billing: BillingService; documents: DocumentService };
+  /** Writes buffered usage and statistics now (before an account is erased). */
+  flushUsage?: () => Promise<void>;
 }
 
 /**
@@ -55,13 +60,17 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
   const auth = options.auth;
   if (!auth) return;
   registerAuthRoutes(app, auth, options.publicUrl);
+  registerPasswordResetRoutes(app, auth);
   await app.register(async (signedIn: FastifyInstance) => {
     signedIn.addHook('preValidation', requireUser(auth));
-    signedIn.get(
-      '/user/me',
-      { schema: { summary: 'The signed-in user', tags: ['account'] } },
-      async (request) => request.user,
-    );
+    registerProfileRoutes(signedIn, {
+      store: options.store,
+      clock: options.clock,
+      auth,
+      announcer: options.announcer,
+      flushUsage: options.flushUsage,
+    });
+    registerSessionRoutes(signedIn, auth);
     registerUsageRoutes(signedIn, { store: options.store, clock: options.clock, metering: options.metering });
     registerApiKeyRoutes(signedIn, {
       store: options.store,

@@ -105,6 +105,7 @@ export const ConfigFileSchema = Type.Object(
     catalog: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     metrics: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     tracing: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    mail: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: false },
 );

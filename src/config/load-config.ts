@@ -198,6 +198,7 @@ function resolveConfig(
       catalog: withOrigin(file.catalog ?? {}, origin),
       metrics: withOrigin(file.metrics ?? {}, origin),
       tracing: withOrigin(file.tracing ?? {}, origin),
+      mail: withOrigin(file.mail ?? {}, origin),
     },
     source,
   };

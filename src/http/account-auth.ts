@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHook
 import type { Auth } from '../users/create-auth.js';
 import { AuthenticationError } from '../shared/errors.js';
 import { passThroughCode, type ErrorCode, type PassThroughCode } from '../shared/error-codes.js';
+import { assertExposedAuthRoute } from './exposed-auth-routes.js';
 
 export interface SignedInUser {
   id: string;
@@ -56,6 +57,7 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
       const headers = toFetchHeaders(request);
       if (!headers.has('origin') && !headers.has('cookie')) headers.set('origin', new URL(baseUrl).origin);
       const url = new URL(request.url, baseUrl);
+      assertExposedAuthRoute(request.method, url.pathname);
       const body =
         request.method === 'POST' && request.body !== undefined
           ? JSON.stringify(withDefaultName(url.pathname, request.body))

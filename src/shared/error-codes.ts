@@ -183,6 +183,11 @@ export const ERROR_CODES = {
     type: 'service_unavailable',
     meaning: 'Redis is down and `limits.redis_failure_mode` is `closed`',
   },
+  password_reset_unavailable: {
+    status: 503,
+    type: 'service_unavailable',
+    meaning: 'password reset asked of a gateway that has no mailer (a test or embedded setup)',
+  },
   not_ready: {
     status: 503,
     type: 'service_unavailable',

@@ -6,6 +6,8 @@ import { APIError } from 'better-auth/api';
 import type { Kysely } from 'kysely';
 import type { Store } from '../store/database.js';
 import { getOrCreateSetting } from '../store/settings-repository.js';
+import type { Mailer } from './mailer.js';
+import { passwordResetMail } from './password-reset-mail.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-policy.js';
 
 export interface AuthOptions {
@@ -15,6 +17,12 @@ export interface AuthOptions {
   secret?: string;
   /** Browser origins allowed to send cookie-authenticated requests. */
   trustedOrigins?: string[];
+  /** Sends password-reset links; without one, password reset is off. */
+  mailer?: Mailer;
+  /** How long a reset link works (default one hour). */
+  passwordResetTtlSeconds?: number;
+  /** A mail that could not be sent (the API answers the same either way, so only the log knows). */
+  onMailError?: (error: unknown) => void;
 }
 
 /** Accounts are better-auth's: users, password hashes, sessions and bearer tokens, on our store. */
@@ -30,6 +38,16 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
       minPasswordLength: MIN_PASSWORD_LENGTH,
       maxPasswordLength: MAX_PASSWORD_LENGTH,
       autoSignIn: true,
+      // A reset ends every session of the account: whoever had the old password is signed out.
+      revokeSessionsOnPasswordReset: true,
+      resetPasswordTokenExpiresIn: options.passwordResetTtlSeconds ?? 3600,
+      sendResetPassword: options.mailer
+        ? async ({ user, token }) => {
+            const mail = passwordResetMail(user.email, options.baseUrl, token, options.passwordResetTtlSeconds ?? 3600);
+            // Not awaited: an existing account must not answer slower than an unknown email.
+            void options.mailer!.send(mail).catch((error: unknown) => options.onMailError?.(error));
+          }
+        : undefined,
     },
     telemetry: { enabled: false },
     // better-auth turns its origin (CSRF) check off under NODE_ENV=test; keep it on so tests see production behaviour.

@@ -84,6 +84,9 @@ describe.each(STORE_KINDS)('admin API (%s)', (storeKind) => {
     expect(found.body.data[0].created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
     // LIKE wildcards are taken literally.
     expect((await admin.request('GET', '/api-account/admin/users?search=%25')).body.total).toBe(0);
+    const unknownParameter = await admin.request('GET', '/api-account/admin/users?sort=email');
+    expect(unknownParameter.status).toBe(400);
+    expect(unknownParameter.body.error.param).toBe('sort');
     const badLimit = await admin.request('GET', '/api-account/admin/users?limit=0');
     expect(badLimit.status).toBe(400);
     expect(badLimit.body.error.param).toContain('limit');
@@ -173,7 +176,7 @@ describe.each(STORE_KINDS)('admin API (%s)', (storeKind) => {
     expect((await victim.request('GET', '/api-account/user/me')).status).toBe(401);
     const signIn = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
       email: victim.email,
-      password: 'password-123',
+      password: 'plum-orbit-42-lantern',
     });
     expect(signIn.status).toBe(403);
 
@@ -181,7 +184,7 @@ describe.each(STORE_KINDS)('admin API (%s)', (storeKind) => {
     expect(enabled.body).toMatchObject({ disabled: false, active_keys: 0 });
     const again = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
       email: victim.email,
-      password: 'password-123',
+      password: 'plum-orbit-42-lantern',
     });
     expect(again.status).toBe(200);
     expect((await chat(fullKey)).status).toBe(401);

@@ -67,7 +67,7 @@ export function adminUserView(user: UserSummary) {
  * admin role. Every change is written to the audit log with the acting administrator.
  */
 export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps): void {
-  app.addSchema(AdminUserSchema);
+  // Schemas are used inline: addSchema in a child scope would give it Fastify's default validator.
   const { store, clock } = deps;
 
   const userOr404 = async (userId: string) => {
@@ -115,7 +115,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
         summary: 'One account',
         tags,
         params: UserIdParamsSchema,
-        response: { 200: { $ref: 'AdminUser#' }, ...errors },
+        response: { 200: AdminUserSchema, ...errors },
       },
     },
     async (request) => adminUserView(await userOr404(request.params.user_id)),
@@ -133,7 +133,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
           tags,
           params: UserIdParamsSchema,
           body: ReasonBodySchema,
-          response: { 200: { $ref: 'AdminUser#' }, ...errors },
+          response: { 200: AdminUserSchema, ...errors },
         },
       },
       async (request) => {
@@ -169,7 +169,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
         tags,
         params: UserIdParamsSchema,
         body: RoleBodySchema,
-        response: { 200: { $ref: 'AdminUser#' }, ...errors },
+        response: { 200: AdminUserSchema, ...errors },
       },
     },
     async (request) => {

@@ -37,11 +37,11 @@ export const AdminUserSchema = Type.Object(
     balance: Type.Number({ description: 'Credit balance, USD' }),
     balance_nanos: Type.Integer({ description: 'The same balance in exact nano-USD' }),
   },
-  { $id: 'AdminUser' },
+  { description: 'An account as administrators see it' },
 );
 
 export const AdminUserListSchema = Type.Object({
-  data: Type.Array(Type.Ref('AdminUser')),
+  data: Type.Array(AdminUserSchema),
   total: Type.Integer(),
   limit: Type.Integer(),
   offset: Type.Integer(),

@@ -1,0 +1,97 @@
+import type { FastifyInstance } from 'fastify';
+import type { Static } from '@sinclair/typebox';
+import type { Auth } from '../../users/create-auth.js';
+import { toFetchHeaders } from '../../http/account-auth.js';
+import { NotFoundError } from '../../shared/errors.js';
+import { SessionIdParamsSchema, SessionListSchema, RevokedSessionsSchema } from './profile-schemas.js';
+
+const errors = {
+  400: { $ref: 'ErrorEnvelope#' },
+  401: { $ref: 'ErrorEnvelope#' },
+  404: { $ref: 'ErrorEnvelope#' },
+};
+const tags = ['account'];
+const iso = (value: Date | string) => new Date(value).toISOString();
+
+/**
+ * The user's sign-in sessions (better-auth's list and revoke endpoints). Sessions are shown by
+ * id: their tokens are credentials and never leave the store.
+ */
+export function registerSessionRoutes(app: FastifyInstance, auth: Auth): void {
+  const sessionsOf = async (headers: Headers) => {
+    const [sessions, current] = await Promise.all([
+      auth.api.listSessions({ headers }),
+      auth.api.getSession({ headers }),
+    ]);
+    return { sessions, currentId: current?.session.id };
+  };
+
+  app.get(
+    '/user/sessions',
+    {
+      schema: {
+        summary: 'The signed-in sessions of this account',
+        tags,
+        response: { 200: SessionListSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const { sessions, currentId } = await sessionsOf(toFetchHeaders(request));
+      return {
+        data: sessions
+          .sort((a, b) => new Date(b.createdAt).getTime() - new Date(a.createdAt).getTime())
+          .map((session) => ({
+            id: session.id,
+            current: session.id === currentId,
+            created_at: iso(session.createdAt),
+            updated_at: iso(session.updatedAt),
+            expires_at: iso(session.expiresAt),
+            ip_address: session.ipAddress ?? null,
+            user_agent: session.userAgent ?? null,
+          })),
+      };
+    },
+  );
+
+  app.delete<{ Params: Static<typeof SessionIdParamsSchema> }>(
+    '/user/sessions/:session_id',
+    {
+      schema: {
+        summary: 'End one session (the current one too: that signs out)',
+        tags,
+        params: SessionIdParamsSchema,
+        response: { 200: RevokedSessionsSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const headers = toFetchHeaders(request);
+      const { sessions } = await sessionsOf(headers);
+      const session = sessions.find((candidate) => candidate.id === request.params.session_id);
+      if (!session)
+        throw new NotFoundError(
+          `No session with the id ${request.params.session_id} for this account.`,
+          'user_session_not_found',
+          'session_id',
+        );
+      await auth.api.revokeSession({ body: { token: session.token }, headers });
+      return { revoked: 1 };
+    },
+  );
+
+  app.delete(
+    '/user/sessions',
+    {
+      schema: {
+        summary: 'End every session except the current one',
+        tags,
+        response: { 200: RevokedSessionsSchema, ...errors },
+      },
+    },
+    async (request) => {
+      const headers = toFetchHeaders(request);
+      const { sessions, currentId } = await sessionsOf(headers);
+      await auth.api.revokeOtherSessions({ headers });
+      return { revoked: sessions.filter((session) => session.id !== currentId).length };
+    },
+  );
+}
