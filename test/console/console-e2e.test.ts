@@ -2,10 +2,13 @@
  * The web console end to end, in Debian's Chromium driven by playwright-core, against the real
  * gateway (SQLite) and the fake upstream: sign up, buy credits through the sandbox checkout, create
  * a key and use it from the openai SDK, see it on the usage page, stream in the playground,
- * download a receipt, browse the catalog. Screenshots of every page go to docs/console/.
+ * download a receipt, browse the catalog. Screenshots of every page go to docs/console/ when
+ * UPDATE_SCREENSHOTS=1 is set.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -15,7 +18,11 @@ import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { chromiumArgs, ensureChromium, freshUserDataDir } from '../helpers/chromium.js';
 import { ensureConsoleBuild } from '../helpers/console-build.js';
 
-const SCREENSHOTS = fileURLToPath(new URL('../../docs/console/', import.meta.url));
+// The pictures in docs/console are refreshed on request (UPDATE_SCREENSHOTS=1), so an ordinary test run
+// leaves the working tree clean; otherwise they go to a temporary folder.
+const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
+  ? fileURLToPath(new URL('../../docs/console/', import.meta.url))
+  : `${mkdtempSync(join(tmpdir(), 'console-shots-'))}/`;
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct-horse-battery';
 
@@ -91,11 +98,12 @@ describe('web console in a real browser', { timeout: 60_000 }, () => {
   }, 600_000);
 
   afterAll(async () => {
-    await context?.close();
+    // On a loaded machine Chromium can take long to shut down; never let that hold the gateway open.
+    await Promise.race([context?.close(), new Promise((resolve) => setTimeout(resolve, 20_000))]);
     await gateway?.close();
     await upstream?.close();
     if (profile) rmSync(profile, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it('a signed-out visit goes to sign-in, and signing up returns to the page asked for', async () => {
     await page.goto(`${base}/keys`);
