@@ -42,6 +42,7 @@ import { apiKeyAuth } from './http/api-key-auth.js';
 import { requireUser } from './http/account-auth.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
 import { accountRoutes } from './accounts/account-routes.js';
+import { withAuthPaths } from './accounts/auth-openapi.js';
 import { registerRankingsRoutes } from './accounts/rankings/rankings-routes.js';
 import { ApiKeySchema } from './accounts/keys/api-key-schemas.js';
 import { randomBytes } from 'node:crypto';
@@ -217,8 +218,22 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       openapi: '3.1.0',
       info: { title: 'LLM Gateway', version: '0.1.0', description: 'OpenAI-compatible gateway and account service.' },
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key, sk-gw-…' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key, sk-gw-…' },
+          sessionAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A session token from POST /api-account/auth/sign-in/email (browsers: the HttpOnly session cookie instead)',
+          },
+        },
       },
+    },
+    // better-auth's routes are one catch-all in Fastify: their description is added by hand.
+    transformObject: (document) => {
+      const openapi = 'openapiObject' in document ? document.openapiObject : document.swaggerObject;
+      if (!deps.auth) return openapi;
+      return withAuthPaths(openapi as { paths?: Record<string, unknown> }) as typeof openapi;
     },
   });
   app.addSchema(ErrorEnvelopeSchema);

@@ -63,6 +63,12 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
   registerPasswordResetRoutes(app, auth);
   await app.register(async (signedIn: FastifyInstance) => {
     signedIn.addHook('preValidation', requireUser(auth));
+    // Every route here takes a session (not an API key), and can answer 401: said once, for all.
+    signedIn.addHook('onRoute', (route) => {
+      const schema = (route.schema ??= {}) as { security?: unknown; response?: Record<string, unknown> };
+      schema.security = [{ sessionAuth: [] }];
+      if (schema.response && !schema.response[401]) schema.response[401] = { $ref: 'ErrorEnvelope#' };
+    });
     registerProfileRoutes(signedIn, {
       store: options.store,
       clock: options.clock,

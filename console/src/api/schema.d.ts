@@ -160,6 +160,286 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/responses': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a response (OpenAI Responses API)
+     * @description Translated onto the chat path, so every model of the gateway answers: input items, instructions, function tools, text.format, previous_response_id (stored per user), stream:true with the documented response.* events. Built-in tools other than web_search are refused.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description An OpenAI Responses API request. */
+      requestBody: {
+        content: {
+          'application/json': {
+            model: string;
+            /** @description a string or an array of input items */
+            input?:
+              | string
+              | {
+                  [key: string]: unknown;
+                }[];
+            instructions?: string | null;
+            tools?: ({
+              type: string;
+            } & {
+              [key: string]: unknown;
+            })[];
+            /** @description "none", "auto", "required" or {"type": "function", "name": …} */
+            tool_choice?:
+              | string
+              | ({
+                  type: string;
+                } & {
+                  [key: string]: unknown;
+                });
+            text?: {
+              format?: {
+                /** @enum {string} */
+                type: 'text' | 'json_object' | 'json_schema';
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            };
+            max_output_tokens?: number | null;
+            temperature?: number | null;
+            top_p?: number | null;
+            reasoning?: {
+              [key: string]: unknown;
+            } | null;
+            metadata?: {
+              [key: string]: string;
+            } | null;
+            store?: boolean | null;
+            previous_response_id?: string | null;
+            stream?: boolean | null;
+            parallel_tool_calls?: boolean | null;
+            user?: string;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/responses/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Retrieve a stored response
+     * @description Only responses created with store (the default) by a key of the same user.
+     */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/messages': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create a message (Anthropic Messages API)
+     * @description Any model of the gateway, called as Anthropic Messages: x-api-key or Bearer auth, anthropic-version accepted, system, text/image/tool_use/tool_result blocks, tools, tool_choice, stop_sequences, thinking; stream:true answers Anthropic events; errors in Anthropic's envelope.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description An Anthropic Messages API request. */
+      requestBody: {
+        content: {
+          'application/json': {
+            model: string;
+            max_tokens: number;
+            /** @description a string or text blocks */
+            system?:
+              | string
+              | ({
+                  type: string;
+                } & {
+                  [key: string]: unknown;
+                })[];
+            messages: ({
+              /** @enum {string} */
+              role: 'user' | 'assistant';
+              /** @description a string or content blocks */
+              content:
+                | string
+                | ({
+                    type: string;
+                  } & {
+                    [key: string]: unknown;
+                  })[];
+            } & {
+              [key: string]: unknown;
+            })[];
+            tools?: ({
+              /** @description letters, digits, _ and - */
+              name: string;
+            } & {
+              [key: string]: unknown;
+            })[];
+            tool_choice?: {
+              /** @enum {string} */
+              type: 'auto' | 'any' | 'tool' | 'none';
+            } & {
+              [key: string]: unknown;
+            };
+            stop_sequences?: string[];
+            temperature?: number;
+            top_p?: number;
+            top_k?: number;
+            thinking?: {
+              /** @enum {string} */
+              type: 'enabled' | 'disabled';
+            } & {
+              [key: string]: unknown;
+            };
+            metadata?: {
+              [key: string]: unknown;
+            };
+            stream?: boolean;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/embeddings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create embeddings (OpenAI-compatible)
+     * @description Embeds text (or token arrays, on OpenAI-compatible providers) with any model whose output_modalities include "embeddings": OpenAI-compatible providers, Azure OpenAI, Gemini (batchEmbedContents), Bedrock (Titan, Cohere) and Ollama (/api/embed). encoding_format base64 is float32 little-endian.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description An OpenAI embeddings request. */
+      requestBody: {
+        content: {
+          'application/json': {
+            model: string;
+            /** @description a string, an array of at most 2048 strings, an array of token ids, or an array of at most 2048 token-id arrays */
+            input: string | string[] | number[] | number[][];
+            dimensions?: number;
+            /** @enum {string} */
+            encoding_format?: 'float' | 'base64';
+            user?: string;
+            /** @description provider preferences, as on chat (docs/routing.md) */
+            provider?: unknown;
+            /** @description fallback model ids, as on chat */
+            models?: unknown;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/models': {
     parameters: {
       query?: never;
@@ -996,6 +1276,137 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api-account/password-reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Email a password-reset link (the same answer whether or not the address has an account) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** Format: email */
+            email: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              status: 'requested';
+              message: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/password-reset/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set a new password with the token from the emailed link; every session of the account ends */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description From the emailed link */
+            token: string;
+            /** @description At least 10 characters, not one of the most common passwords */
+            new_password: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              status: 'reset';
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api-account/user/me': {
     parameters: {
       query?: never;
@@ -1013,18 +1424,406 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description The signed-in account */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              /** @description ISO 8601 UTC */
+              created_at: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
     put?: never;
     post?: never;
+    /** Delete the account: keys revoked at once, personal data erased, ledger and orders kept under an anonymous id */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The current password, to confirm */
+            password: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              /** @description API keys that stopped working */
+              revoked_keys: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /** Change the profile (name) */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Shown in the console and on invoices */
+            name: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The signed-in account */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              /** @description ISO 8601 UTC */
+              created_at: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
+  '/api-account/user/password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change the password (the current one is required) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            current_password: string;
+            /** @description At least 10 characters, not one of the most common passwords */
+            new_password: string;
+            /** @description Also end every other session (default false). The current session is replaced too: the answer carries its new token. */
+            revoke_other_sessions?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              status: 'changed';
+              /** @description The new session token when revoke_other_sessions was true (the old one no longer works), else null */
+              token: string | null;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The signed-in sessions of this account */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                id: string;
+                /** @description The session this request was made with */
+                current: boolean;
+                created_at: string;
+                updated_at: string;
+                expires_at: string;
+                ip_address: string | null;
+                user_agent: string | null;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** End every session except the current one */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              revoked: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/sessions/{session_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** End one session (the current one too: that signs out) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          session_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              revoked: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -1052,7 +1851,32 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              currency: string;
+              /** @description balance, USD (for display) */
+              balance: number;
+              /** @description balance, exact nano-USD */
+              balance_nanos: number;
+              /** @description held, USD (for display) */
+              held: number;
+              /** @description held, exact nano-USD */
+              held_nanos: number;
+              /** @description available, USD (for display) */
+              available: number;
+              /** @description available, exact nano-USD */
+              available_nanos: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1091,7 +1915,85 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              /** @description YYYY-MM-DD (UTC) */
+              start_date: string;
+              /** @description YYYY-MM-DD (UTC) */
+              end_date: string;
+              currency: string;
+              totals: {
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              };
+              daily: {
+                date: string;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+              by_model: {
+                model: string;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+              by_key: {
+                key_id: string;
+                name: string | null;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1885,6 +2787,1371 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List and search accounts */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Part of the email or the name, any case */
+          search?: string;
+          limit?: number;
+          offset?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                id: string;
+                email: string;
+                name: string;
+                role: 'admin' | 'user';
+                disabled: boolean;
+                /** @description ISO 8601 UTC */
+                created_at: string;
+                /** @description API keys not revoked */
+                active_keys: number;
+                /** @description Credit balance, USD */
+                balance: number;
+                /** @description The same balance in exact nano-USD */
+                balance_nanos: number;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One account */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description An account as administrators see it */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              disabled: boolean;
+              /** @description ISO 8601 UTC */
+              created_at: string;
+              /** @description API keys not revoked */
+              active_keys: number;
+              /** @description Credit balance, USD */
+              balance: number;
+              /** @description The same balance in exact nano-USD */
+              balance_nanos: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Disable an account: its sessions end, its API keys are revoked at once, sign-in is refused */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Recorded in the audit log */
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description An account as administrators see it */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              disabled: boolean;
+              /** @description ISO 8601 UTC */
+              created_at: string;
+              /** @description API keys not revoked */
+              active_keys: number;
+              /** @description Credit balance, USD */
+              balance: number;
+              /** @description The same balance in exact nano-USD */
+              balance_nanos: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enable an account again (revoked keys stay revoked) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Recorded in the audit log */
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description An account as administrators see it */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              disabled: boolean;
+              /** @description ISO 8601 UTC */
+              created_at: string;
+              /** @description API keys not revoked */
+              active_keys: number;
+              /** @description Credit balance, USD */
+              balance: number;
+              /** @description The same balance in exact nano-USD */
+              balance_nanos: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/role': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Grant or take away the admin role */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            role: 'admin' | 'user';
+          };
+        };
+      };
+      responses: {
+        /** @description An account as administrators see it */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              disabled: boolean;
+              /** @description ISO 8601 UTC */
+              created_at: string;
+              /** @description API keys not revoked */
+              active_keys: number;
+              /** @description Credit balance, USD */
+              balance: number;
+              /** @description The same balance in exact nano-USD */
+              balance_nanos: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/credits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Grant (positive amount) or deduct (negative) credits, with a reason; a ledger entry */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description USD, up to 9 decimals: positive grants credits, negative deducts them (never below a zero balance) */
+            amount: number | string;
+            /** @description Why; kept in the ledger and the audit log */
+            reason: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user_id: string;
+              kind: 'grant' | 'adjustment';
+              /** @description USD actually moved (a deduction is cut to the balance) */
+              amount: number;
+              amount_nanos: number;
+              balance: number;
+              balance_nanos: number;
+              /** @description The ledger entry’s reference */
+              reference: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Any account's usage: the same report as GET /api-account/user/usage */
+    get: {
+      parameters: {
+        query?: {
+          /** @description YYYY-MM-DD (UTC) */
+          start_date?: string;
+          /** @description YYYY-MM-DD (UTC) */
+          end_date?: string;
+        };
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description YYYY-MM-DD (UTC) */
+              start_date: string;
+              /** @description YYYY-MM-DD (UTC) */
+              end_date: string;
+              currency: string;
+              totals: {
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              };
+              daily: {
+                date: string;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+              by_model: {
+                model: string;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+              by_key: {
+                key_id: string;
+                name: string | null;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/orders/{order_id}/refund': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Refund a paid order: the money back at the payment provider, the credits off the balance */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          order_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Recorded in the audit log */
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              order_id: string;
+              /** @description pending | paid | failed | expired | canceled | refunded */
+              status: string;
+              amount: number;
+              fee: number;
+              total: number;
+              currency: string;
+              /** @description USD credits a paid order adds */
+              credits: number;
+              payment_provider: string;
+              checkout_url: string | null;
+              created_at: string;
+              paid_at: string | null;
+              closed_at: string | null;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/audit-log': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What administrators did, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Only this action, e.g. `credits.grant` */
+          action?: string;
+          /** @description Only actions on this account */
+          target_user_id?: string;
+          limit?: number;
+          offset?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                id: number;
+                action: string;
+                /** @description Null: the command line */
+                actor_user_id: string | null;
+                actor_email: string | null;
+                target_user_id: string | null;
+                /** @description Null once the account is deleted */
+                target_email: string | null;
+                details: {
+                  [key: string]: unknown;
+                };
+                created_at: string;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/auth/sign-up/email': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create an account (auth.sign_up: open, or invite with an invitation) and sign in
+     * @description Answers the session token and sets the HttpOnly session cookie. The password policy applies. Requests without an Origin header (curl, SDKs) are accepted; browsers must come from a trusted origin.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** Format: email */
+            email: string;
+            /** @description At least 10 characters, not one of the most common passwords */
+            password: string;
+            /** @description Defaults to the part of the email before the @ */
+            name?: string;
+            /** @description Needed when auth.sign_up is invite */
+            invite_token?: string;
+            remember_me?: boolean;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Signed up and signed in */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The session token: send it as Authorization: Bearer <token> to /api-account/user/* */
+              token: string;
+              user: {
+                id: string;
+                email: string;
+                name: string;
+                image?: string | null;
+                email_verified?: boolean;
+                /** @description ISO 8601 UTC */
+                created_at?: string;
+                /** @description ISO 8601 UTC */
+                updated_at?: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A missing or malformed field, a weak password (weak_password) or a bad invitation */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description Sign-up is closed (sign_up_closed) or the browser origin is not trusted */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description The sign-up service refused the address */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description Too many attempts */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/auth/sign-in/email': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign in with email and password
+     * @description Answers the session token and sets the HttpOnly session cookie.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** Format: email */
+            email: string;
+            password: string;
+            /** @description false: the cookie ends with the browser session (default true) */
+            remember_me?: boolean;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Signed in */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The session token: send it as Authorization: Bearer <token> to /api-account/user/* */
+              token: string;
+              user: {
+                id: string;
+                email: string;
+                name: string;
+                image?: string | null;
+                email_verified?: boolean;
+                /** @description ISO 8601 UTC */
+                created_at?: string;
+                /** @description ISO 8601 UTC */
+                updated_at?: string;
+              } & {
+                [key: string]: unknown;
+              };
+              redirect?: boolean;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A missing or malformed field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description Wrong email or password (the same answer for both) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description The account is disabled, or the browser origin is not trusted */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description Too many failed attempts for this account or address; Retry-After says when to try again */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/auth/sign-out': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** End the current session */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': Record<string, never>;
+        };
+      };
+      responses: {
+        /** @description The session (if any) is over; the cookie is cleared */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+            };
+          };
+        };
+        /** @description The browser origin is not trusted */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/auth/get-session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The current session and its user, or null without one */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The session, or null */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              session: {
+                id: string;
+                /** @description The session token of this request itself */
+                token: string;
+                user_id?: string;
+                expires_at?: string;
+                created_at?: string;
+                updated_at?: string;
+                ip_address?: string | null;
+                user_agent?: string | null;
+              } & {
+                [key: string]: unknown;
+              };
+              user: {
+                id: string;
+                email: string;
+                name: string;
+                image?: string | null;
+                email_verified?: boolean;
+                /** @description ISO 8601 UTC */
+                created_at?: string;
+                /** @description ISO 8601 UTC */
+                updated_at?: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } | null;
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;

@@ -16,6 +16,7 @@ import { setUserDisabled } from '../../users/set-user-disabled.js';
 import { setRole } from '../../users/user-roles.js';
 import { listAudit, recordAudit } from '../../users/admin-audit-log.js';
 import { usageResponse } from '../usage/usage-routes.js';
+import { UsageReportSchema } from '../usage/usage-schemas.js';
 import {
   AdminUserListSchema,
   AdminUserSchema,
@@ -254,6 +255,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
           },
           additionalProperties: false,
         },
+        response: { 200: UsageReportSchema, ...errors },
       },
     },
     async (request) => {

@@ -7,6 +7,7 @@ import { getBalance } from '../../credits/credit-ledger.js';
 import { nanosToUsdNumber } from '../../metering/money.js';
 import { usageReport, type UsageTotals } from '../../metering/usage-report.js';
 import { formatDay, parseDateRange } from '../../metering/usage-date-range.js';
+import { BalanceSchema, UsageReportSchema } from './usage-schemas.js';
 
 export interface UsageRouteDeps {
   store: Store;
@@ -38,7 +39,11 @@ export function registerUsageRoutes(app: FastifyInstance, deps: UsageRouteDeps):
   app.get(
     '/user/balance',
     {
-      schema: { summary: 'Credit balance available for API usage', tags: ['usage'], security: [{ bearerAuth: [] }] },
+      schema: {
+        summary: 'Credit balance available for API usage',
+        tags: ['usage'],
+        response: { 200: BalanceSchema, 401: { $ref: 'ErrorEnvelope#' } },
+      },
     },
     async (request) => {
       const userId = request.user!.id;
@@ -60,8 +65,8 @@ export function registerUsageRoutes(app: FastifyInstance, deps: UsageRouteDeps):
       schema: {
         summary: 'Token usage, cost summary, daily series and breakdowns by model and key',
         tags: ['usage'],
-        security: [{ bearerAuth: [] }],
         querystring: Type.Object({ start_date: DateParam, end_date: DateParam }),
+        response: { 200: UsageReportSchema, 400: { $ref: 'ErrorEnvelope#' }, 401: { $ref: 'ErrorEnvelope#' } },
       },
     },
     async (request) =>
