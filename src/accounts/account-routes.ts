@@ -71,6 +71,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     });
     registerProfileRoutes(signedIn, {
       store: options.store,
+      publicUrl: options.publicUrl,
       clock: options.clock,
       auth,
       announcer: options.announcer,

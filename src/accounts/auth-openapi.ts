@@ -128,6 +128,22 @@ function authPaths(envelope: unknown): Record<string, unknown> {
         },
       },
     },
+    '/api-account/auth/verify-email': {
+      get: {
+        summary: 'The link of an email-change confirmation mail: moves the account to the new address',
+        description:
+          'Sent by POST /api-account/user/email to the new address. Redirects (302) to callback_url, with ?error=INVALID_TOKEN (or TOKEN_EXPIRED) when the link is not valid any more.',
+        tags,
+        parameters: [
+          { name: 'token', in: 'query', required: true, schema: { type: 'string' } },
+          { name: 'callbackURL', in: 'query', required: false, schema: { type: 'string' } },
+        ],
+        responses: {
+          302: { description: 'Done (or refused, with ?error=…): on to the callback URL' },
+          401: error('An invalid or expired token without a callback URL'),
+        },
+      },
+    },
     '/api-account/auth/get-session': {
       get: {
         summary: 'The current session and its user, or null without one',

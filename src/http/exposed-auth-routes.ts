@@ -12,6 +12,8 @@ export const EXPOSED_AUTH_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: 
   { method: 'POST', path: '/sign-in/email' },
   { method: 'POST', path: '/sign-out' },
   { method: 'GET', path: '/get-session' },
+  // The link of an email-change confirmation mail (POST /api-account/user/email sends it).
+  { method: 'GET', path: '/verify-email' },
 ];
 
 /** Throws the 404 every other path under /api-account/auth/ gets. */

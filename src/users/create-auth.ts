@@ -8,6 +8,7 @@ import type { Store } from '../store/database.js';
 import { getOrCreateSetting } from '../store/settings-repository.js';
 import type { Mailer } from './mailer.js';
 import { passwordResetMail } from './password-reset-mail.js';
+import { emailChangeMail } from './email-change-mail.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-policy.js';
 
 export interface AuthOptions {
@@ -49,14 +50,29 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
           }
         : undefined,
     },
+    // Changing the email sends a link to the new address; the change happens when it is followed.
+    emailVerification: {
+      sendOnSignUp: false,
+      sendVerificationEmail: options.mailer
+        ? async ({ user, url }) => {
+            void options
+              .mailer!.send(emailChangeMail(user.email, url))
+              .catch((error: unknown) => options.onMailError?.(error));
+          }
+        : undefined,
+    },
     telemetry: { enabled: false },
     // better-auth turns its origin (CSRF) check off under NODE_ENV=test; keep it on so tests see production behaviour.
     advanced: { disableOriginCheck: false },
     logger: { disabled: true },
     // Authorization: Bearer <session token> for API clients, besides the HttpOnly cookie for browsers.
     plugins: [bearer()],
-    // `gateway users disable` sets this; such an account gets no new session (its old ones are deleted).
-    user: { additionalFields: { disabled: { type: 'boolean', required: false, defaultValue: false, input: false } } },
+    user: {
+      // Through POST /api-account/user/email only (the password first), confirmed by a link to the new address.
+      changeEmail: { enabled: true },
+      // `gateway users disable` sets this; such an account gets no new session (its old ones are deleted).
+      additionalFields: { disabled: { type: 'boolean', required: false, defaultValue: false, input: false } },
+    },
     databaseHooks: {
       session: {
         create: {

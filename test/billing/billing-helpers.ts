@@ -14,7 +14,11 @@ export interface SignedInUser {
 /** A new account on the test gateway, signed in through the auth API like a real client. */
 export async function signUpUser(gateway: TestGateway, name = 'Billing User'): Promise<SignedInUser> {
   const email = `buyer-${randomIdGenerator.next('').toLowerCase()}@example.com`;
-  const user = await createUser(gateway.auth, gateway.testStore.store, { email, password: 'plum-orbit-42-lantern', name });
+  const user = await createUser(gateway.auth, gateway.testStore.store, {
+    email,
+    password: 'plum-orbit-42-lantern',
+    name,
+  });
   const response = await fetch(`${gateway.url}/api-account/auth/sign-in/email`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },

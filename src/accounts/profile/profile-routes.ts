@@ -11,6 +11,8 @@ import { eraseAccount } from '../../users/erase-account.js';
 import { AuthenticationError, InvalidRequestError } from '../../shared/errors.js';
 import { toAccountError } from './auth-api-error.js';
 import {
+  ChangeEmailRequestedSchema,
+  ChangeEmailSchema,
   ChangePasswordResultSchema,
   ChangePasswordSchema,
   DeleteAccountResultSchema,
@@ -21,6 +23,8 @@ import {
 
 export interface ProfileRouteDeps {
   store: Store;
+  /** Where an email-change confirmation link leads once followed (the console). */
+  publicUrl: string;
   clock: Clock;
   auth: Auth;
   announcer: KeyChangeAnnouncer;
@@ -103,6 +107,45 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDe
     },
   );
 
+  /** The current password, checked before anything that hands the account further. */
+  const assertPassword = async (userId: string, password: string) => {
+    const context = await auth.$context;
+    const account = await context.internalAdapter.findCredentialAccount(userId);
+    const valid =
+      account?.password !== undefined &&
+      account.password !== null &&
+      (await context.password.verify({ hash: account.password, password }));
+    if (!valid) throw new InvalidRequestError('The password is not right.', 'password', 'invalid_password');
+  };
+
+  app.post<{ Body: Static<typeof ChangeEmailSchema> }>(
+    '/user/email',
+    {
+      schema: {
+        summary:
+          'Change the email address: a confirmation link goes to the new address, and following it makes the change',
+        tags,
+        body: ChangeEmailSchema,
+        response: { 200: ChangeEmailRequestedSchema, ...errors },
+      },
+    },
+    async (request) => {
+      await assertPassword(request.user!.id, request.body.password);
+      const newEmail = request.body.new_email.trim().toLowerCase();
+      if (newEmail === request.user!.email.toLowerCase())
+        throw new InvalidRequestError('This is already the account’s email address.', 'new_email', 'invalid_value');
+      await auth.api
+        .changeEmail({ body: { newEmail, callbackURL: `${deps.publicUrl}/` }, headers: toFetchHeaders(request) })
+        .catch((error: unknown) => Promise.reject(toAccountError(error)));
+      return {
+        status: 'confirmation_sent' as const,
+        // The same answer when the address belongs to another account (then no mail is sent).
+        message:
+          'If the address can be used, a confirmation link was sent to it; the change happens when it is opened.',
+      };
+    },
+  );
+
   app.delete<{ Body: Static<typeof DeleteAccountSchema> }>(
     '/user/me',
     {
@@ -116,13 +159,7 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDe
     },
     async (request) => {
       const userId = request.user!.id;
-      const context = await auth.$context;
-      const account = await context.internalAdapter.findCredentialAccount(userId);
-      const valid =
-        account?.password !== undefined &&
-        account.password !== null &&
-        (await context.password.verify({ hash: account.password, password: request.body.password }));
-      if (!valid) throw new InvalidRequestError('The password is not right.', 'password', 'invalid_password');
+      await assertPassword(userId, request.body.password);
       await deps.flushUsage?.();
       const { revokedKeyHashes } = await eraseAccount(auth, store, userId, deps.clock.now());
       for (const hash of revokedKeyHashes) await deps.announcer.announce(hash);

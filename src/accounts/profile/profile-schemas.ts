@@ -86,3 +86,16 @@ export const PasswordResetConfirmSchema = Type.Object(
 );
 
 export const PasswordResetDoneSchema = Type.Object({ status: Type.Literal('reset') });
+
+export const ChangeEmailSchema = Type.Object(
+  {
+    new_email: Type.String({ format: 'email', maxLength: 320 }),
+    password: Type.String({ minLength: 1, maxLength: 256, description: 'The current password, to confirm' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ChangeEmailRequestedSchema = Type.Object({
+  status: Type.Literal('confirmation_sent'),
+  message: Type.String(),
+});
