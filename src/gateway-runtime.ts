@@ -19,7 +19,7 @@ export interface Runtime {
   secret: string;
   /** Migrations applied by this call (ours and better-auth's). */
   applied: string[];
-  /** Sends password-reset links (`mail:`); only a serving runtime has one. */
+  /** Sends password-reset and email-change links (`mail:`); only a serving runtime has one. */
   mailer: Mailer | null;
 }
 
@@ -41,7 +41,7 @@ export async function openRuntime(
       baseUrl: config.server.publicUrl,
       mailer: mailer ?? undefined,
       passwordResetTtlSeconds: mailSettings?.passwordResetTtlSeconds,
-      onMailError: (error) => logger?.error({ err: error }, 'could not send a password-reset mail'),
+      onMailError: (error) => logger?.error({ err: error }, 'could not send a mail (password reset or email change)'),
     });
     const authApplied = await migrateAuthTables(auth);
     return { store, auth, secret, applied: [...applied, ...authApplied], mailer };

@@ -18,7 +18,7 @@ export interface AuthOptions {
   secret?: string;
   /** Browser origins allowed to send cookie-authenticated requests. */
   trustedOrigins?: string[];
-  /** Sends password-reset links; without one, password reset is off. */
+  /** Sends password-reset and email-change links; without one, neither is available. */
   mailer?: Mailer;
   /** How long a reset link works (default one hour). */
   passwordResetTtlSeconds?: number;

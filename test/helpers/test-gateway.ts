@@ -94,7 +94,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   const auth = createAuth(testStore.store, 'test-secret-test-secret-test-secret', {
     baseUrl: config.server.publicUrl,
     mailer: options.mailer,
-    onMailError: (error) => logger.error({ err: error }, 'could not send a password-reset mail'),
+    onMailError: (error) => logger.error({ err: error }, 'could not send a mail (password reset or email change)'),
   });
   await migrateAuthTables(auth);
   const gateway = await buildApp({
