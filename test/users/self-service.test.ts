@@ -168,6 +168,7 @@ describe.each(STORE_KINDS)('self-service account (%s)', (storeKind) => {
     });
     expect(revoking.status).toBe(200);
     expect(revoking.body.token).toEqual(expect.any(String));
+    expect(revoking.body.token).toContain('.'); // signed, like the token sign-in answers
     expect((await other.request('GET', '/api-account/user/me')).status).toBe(401);
     expect((await user.request('GET', '/api-account/user/me')).status).toBe(401);
     const renewed = new AccountClient(gateway.url, revoking.body.token, user.email);

@@ -103,7 +103,10 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDe
         );
       const cookies = result.headers.getSetCookie();
       if (cookies.length > 0) reply.header('set-cookie', cookies);
-      return { status: 'changed' as const, token: result.response.token ?? null };
+      // The new session's token in its signed form (the cookie's value), as sign-in hands it out.
+      const signed = result.headers.get('set-auth-token');
+      const token = result.response.token ? (signed ? decodeURIComponent(signed) : result.response.token) : null;
+      return { status: 'changed' as const, token };
     },
   );
 
