@@ -25,6 +25,7 @@ COPY --from=build --chown=node:node /app/package.json ./package.json
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --chown=node:node catalog ./catalog
+COPY --chown=node:node security ./security
 RUN mkdir -p /data && chown node:node /data
 # The image's own unprivileged user (uid 1000), never root.
 USER node

@@ -35,6 +35,7 @@ import { RankingsService } from './rankings/rankings-service.js';
 import { Metering, type MeteringOptions } from './metering/metering.js';
 import { createPurchaseLedger } from './credits/purchase-ledger.js';
 import { registerBilling } from './billing/register-billing.js';
+import { choosePaymentProvider, parseBillingConfig } from './billing/billing-config.js';
 import type { StripeSettings } from './billing/stripe-payment-provider.js';
 import type { Auth } from './users/create-auth.js';
 import { registerErrorHandling, toGatewayError } from './http/error-handler.js';
@@ -51,6 +52,12 @@ import type { ReadinessCheck } from './observability/health-routes.js';
 import { migrationsCheck, storeCheck } from './observability/readiness-checks.js';
 import { registerConsoleStatic } from './http/console-static.js';
 import { registerPasswordResetPage } from './http/password-reset-page.js';
+import { originCheck } from './http/origin-check.js';
+import { acceptEmptyJsonBodies } from './http/empty-json-body.js';
+import { parseAuthSettings, type AuthSettings } from './users/auth-settings.js';
+import { InvitationService } from './users/invitations.js';
+import { MemorySignInLimiter, type SignInLimiter } from './users/sign-in-limiter.js';
+import { RedisSignInLimiter } from './users/redis-sign-in-limiter.js';
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_KEY_PREFIX, openRedis } from './store/open-redis.js';
 
@@ -68,8 +75,10 @@ export interface AppDeps {
   auth?: Auth;
   /** The installation's secret (signs document links); random per process when absent. */
   secret?: string;
-  /** Stripe settings; without them billing uses the sandbox payment provider. */
+  /** Stripe settings (STRIPE_SECRET_KEY); without them only `billing.payment_provider: sandbox` takes payments. */
   stripe?: StripeSettings;
+  /** Running under NODE_ENV=production (stricter defaults); read from process.env when absent. */
+  production?: boolean;
   /** Routing pieces to replace (tests: a fake breaker store, sleep, random). */
   routing?: { overrides?: Partial<RoutingRuntime> };
   /**
@@ -107,6 +116,13 @@ export interface GatewayApp {
   metering: Metering | null;
   /** Metrics, traces and health checks. */
   observability: Observability;
+  /** Sign-up mode and limits (`auth:`), and the invitations an admin API issues through. */
+  accounts: {
+    settings: AuthSettings;
+    invitations: InvitationService;
+    /** Who takes payments: stripe, sandbox or none (null without accounts). */
+    paymentProvider: string | null;
+  };
   /**
    * Puts a reloaded config's providers, models and routing settings into service at once; throws,
    * changing nothing, when they cannot be applied. Returns a one-line summary.
@@ -118,10 +134,22 @@ export interface GatewayApp {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
+/** server.trust_proxy as a hop count: the nearest `hops` proxies are believed (Fastify types take it as a function). */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}
+
 /** The composition root: every dependency comes in through `deps`; nothing is a module singleton. */
 export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, store, logger } = deps;
   const clock = deps.clock ?? systemClock;
+  const production = deps.production ?? process.env.NODE_ENV === 'production';
+  // Settings that can refuse to start are read before anything is started (nothing to stop on failure).
+  const authSettings = parseAuthSettings(config.sections.auth, production);
+  const paymentProvider = choosePaymentProvider(parseBillingConfig(config.sections.billing), config.sections.billing, {
+    stripeConfigured: deps.stripe !== undefined,
+    production,
+  });
   const ids = deps.ids ?? randomIdGenerator;
   const registry = deps.registry ?? createProviderRegistry();
   const upstream = deps.upstream ?? new UpstreamClient();
@@ -173,6 +201,9 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : newRequestId();
     },
     forceCloseConnections: 'idle',
+    // request.ip and request.protocol/host: the socket peer unless server.trust_proxy names the proxy.
+    trustProxy:
+      typeof config.server.trustProxy === 'number' ? trustHops(config.server.trustProxy) : config.server.trustProxy,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
   });
@@ -239,6 +270,9 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   app.addSchema(ErrorEnvelopeSchema);
   registerErrorHandling(app, config.server.bodyLimitBytes);
   registerCors(app, config.server.corsOrigins);
+  // Before any body is read: cookie-authenticated writes from foreign origins go no further.
+  app.addHook('onRequest', originCheck({ publicUrl: config.server.publicUrl, corsOrigins: config.server.corsOrigins }));
+  app.addHook('onRequest', acceptEmptyJsonBodies);
 
   // Statistics observe every finished request; the catalog, provider and rankings routes read them.
   const catalog = new ModelCatalog(catalogData, config, directory.list());
@@ -301,11 +335,22 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
           logger,
           secret: deps.secret ?? randomBytes(32).toString('base64url'),
           stripe: deps.stripe,
+          paymentProvider,
         },
         requireUser(deps.auth),
       )
     : undefined;
   if (deps.auth) app.addSchema(ApiKeySchema);
+  const invitations = new InvitationService(store.db, clock, ids, {
+    publicUrl: config.server.publicUrl,
+    ttlMs: authSettings.invitationTtlMs,
+  });
+  // Sign-in limits shared through Redis when there is one (a connection of their own), else per process.
+  const signInLimiter: SignInLimiter =
+    redis && deps.auth
+      ? new RedisSignInLimiter(redis, authSettings.signInLimits, () => clock.now(), redisKeyPrefix, logger)
+      : new MemorySignInLimiter(authSettings.signInLimits, () => clock.now());
+  app.addHook('onClose', async () => signInLimiter.close());
   await app.register(accountRoutes, {
     prefix: '/api-account',
     store,
@@ -321,6 +366,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     announcer,
     metering,
     auth: deps.auth,
+    authGuard: { store, settings: authSettings, invitations, limiter: signInLimiter },
     billing,
     async flushUsage() {
       await metering?.writer.flush();
@@ -339,6 +385,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     catalogFeatures,
     metering,
     observability,
+    accounts: { settings: authSettings, invitations, paymentProvider: billing?.billing.provider.name ?? null },
     reloadConfig(next) {
       // Everything is built before anything is swapped: a bad config leaves the running one whole.
       const nextDirectory = new ModelDirectory(next, routableCatalogModels(catalogData, next));

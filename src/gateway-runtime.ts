@@ -13,6 +13,10 @@ import { parseMailSettings } from './users/mail-settings.js';
 import { createMailer, type Mailer } from './users/mailer.js';
 
 export interface Runtime {
+  /** The config the runtime was opened with. */
+  config: GatewayConfig;
+  /** NODE_ENV=production: stricter defaults (sign-up by invitation, no sandbox payments). */
+  environment: { production: boolean };
   store: Store;
   auth: Auth;
   /** The installation's secret (better-auth, signed links). */
@@ -20,7 +24,7 @@ export interface Runtime {
   /** Migrations applied by this call (ours and better-auth's). */
   applied: string[];
   /** Sends password-reset and email-change links (`mail:`); only a serving runtime has one. */
-  mailer: Mailer | null;
+  mailer?: Mailer | null;
 }
 
 /** Opens the store named by the config, brings its schema up to date and sets up accounts. */
@@ -39,12 +43,21 @@ export async function openRuntime(
     const mailer = mailSettings && logger ? createMailer(mailSettings, logger) : null;
     const auth = createAuth(store, secret, {
       baseUrl: config.server.publicUrl,
+      trustedOrigins: [config.server.publicUrl, ...config.server.corsOrigins],
       mailer: mailer ?? undefined,
       passwordResetTtlSeconds: mailSettings?.passwordResetTtlSeconds,
       onMailError: (error) => logger?.error({ err: error }, 'could not send a mail (password reset or email change)'),
     });
     const authApplied = await migrateAuthTables(auth);
-    return { store, auth, secret, applied: [...applied, ...authApplied], mailer };
+    return {
+      config,
+      environment: { production: env.NODE_ENV === 'production' },
+      store,
+      auth,
+      secret,
+      applied: [...applied, ...authApplied],
+      mailer,
+    };
   } catch (error) {
     await store.destroy().catch(() => undefined);
     throw error;
@@ -87,6 +100,7 @@ export async function startGateway(
     auth: runtime.auth,
     secret: runtime.secret,
     stripe,
+    production: env.NODE_ENV === 'production',
     readinessChecks: readinessRedis ? [redisCheck(() => readinessRedis.ping())] : [],
     redis,
     ...overrides,

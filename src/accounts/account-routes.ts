@@ -13,6 +13,7 @@ import type { BillingService } from '../billing/billing-service.js';
 import type { DocumentService } from '../billing/document-service.js';
 import type { Auth } from '../users/create-auth.js';
 import { registerAuthRoutes, requireUser } from '../http/account-auth.js';
+import type { AuthRouteGuardDeps } from '../http/auth-route-guard.js';
 import { registerCatalogRoutes } from './catalog/catalog-routes.js';
 import { registerProviderRoutes } from './providers/provider-routes.js';
 import { registerRankingsRoutes } from './rankings/rankings-routes.js';
@@ -41,6 +42,8 @@ export interface AccountRoutesOptions {
   metering: Metering | null;
   /** Accounts (better-auth): without it only the public routes are served. */
   auth?: Auth;
+  /** Sign-up mode, invitations, password policy and sign-in limits around better-auth's routes. */
+  authGuard?: AuthRouteGuardDeps;
   billing?: { billing: BillingService; documents: DocumentService };
   /** Writes buffered usage and statistics now (before an account is erased). */
   flushUsage?: () => Promise<void>;
@@ -59,7 +62,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
   registerRoutingTemplatesRoute(app, options.templates, options.isKnownModel);
   const auth = options.auth;
   if (!auth) return;
-  registerAuthRoutes(app, auth, options.publicUrl);
+  registerAuthRoutes(app, auth, options.publicUrl, options.authGuard!);
   registerPasswordResetRoutes(app, auth);
   await app.register(async (signedIn: FastifyInstance) => {
     signedIn.addHook('preValidation', requireUser(auth));

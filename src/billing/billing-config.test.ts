@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../config/config-error.js';
-import { feeFor, parseBillingConfig } from './billing-config.js';
+import { choosePaymentProvider, feeFor, parseBillingConfig } from './billing-config.js';
 
 describe('parseBillingConfig', () => {
   it('has defaults a fresh install can use', () => {
@@ -40,5 +40,28 @@ describe('feeFor', () => {
     expect(feeFor(1, 499_999)).toBe(0);
     expect(feeFor(999_999, 55_000)).toBe(55_000);
     expect(feeFor(2000, 0)).toBe(0);
+  });
+});
+
+describe('choosePaymentProvider', () => {
+  const choose = (section: Record<string, unknown>, stripeConfigured: boolean, production: boolean) =>
+    choosePaymentProvider(parseBillingConfig(section), section, { stripeConfigured, production });
+
+  it.each([
+    [{}, false, false, 'none'],
+    [{}, true, true, 'stripe'],
+    [{ payment_provider: 'sandbox' }, false, false, 'sandbox'],
+    [{ payment_provider: 'sandbox' }, true, false, 'sandbox'],
+    [{ payment_provider: 'sandbox', allow_sandbox_in_production: true }, false, true, 'sandbox'],
+    [{ payment_provider: 'none' }, true, false, 'none'],
+    [{ payment_provider: 'stripe' }, true, true, 'stripe'],
+  ])('%o, stripe key %s, production %s → %s', (section, stripeConfigured, production, expected) => {
+    expect(choose(section, stripeConfigured, production)).toBe(expected);
+  });
+
+  it('refuses the sandbox in production and stripe without its key', () => {
+    expect(() => choose({ payment_provider: 'sandbox' }, false, true)).toThrow(ConfigError);
+    expect(() => choose({ payment_provider: 'stripe' }, false, false)).toThrow(/STRIPE_SECRET_KEY/);
+    expect(() => choose({ payment_provider: 'paypal' }, false, false)).toThrow(/payment_provider/);
   });
 });

@@ -28,6 +28,15 @@ export const BillingSectionSchema = Type.Object(
     document_link_ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 7 * 24 * 3600 })),
     /** Also read by metering: refuse requests when the balance cannot cover them. */
     require_credits: Type.Optional(Type.Boolean()),
+    /**
+     * Who takes payments. Unset: Stripe when STRIPE_SECRET_KEY is set, else none (create-checkout
+     * answers 503). `sandbox` (development and demos: no money moves) must be asked for by name.
+     */
+    payment_provider: Type.Optional(
+      Type.Union([Type.Literal('stripe'), Type.Literal('sandbox'), Type.Literal('none')]),
+    ),
+    /** The sandbox is refused under NODE_ENV=production unless this is true (a public demo). */
+    allow_sandbox_in_production: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: true },
 );
@@ -51,6 +60,9 @@ export interface BillingConfig {
   currencies: Map<string, { creditNanosPerMinor: number }>;
   seller: Seller;
   documentLinkTtlMs: number;
+  /** As written in the config; `choosePaymentProvider` settles it against the environment. */
+  paymentProvider: 'stripe' | 'sandbox' | 'none' | undefined;
+  allowSandboxInProduction: boolean;
 }
 
 /** Minor units (cents) per unit for the currencies we accept; ISO 4217 exponent 2 unless listed. */
@@ -117,7 +129,35 @@ export function parseBillingConfig(section: Record<string, unknown> | undefined)
       taxId: seller.tax_id ?? '',
     },
     documentLinkTtlMs: (input.document_link_ttl_seconds ?? 3600) * 1000,
+    paymentProvider: input.payment_provider,
+    allowSandboxInProduction: input.allow_sandbox_in_production ?? false,
   };
+}
+
+export type PaymentProviderChoice = 'stripe' | 'sandbox' | 'none';
+
+/**
+ * Which payment provider runs (CONTRACT §5). The sandbox lets anyone credit their own account, so
+ * it runs only when the config names it, and never under NODE_ENV=production unless
+ * `billing.allow_sandbox_in_production` says so. Naming Stripe without its key is a config error
+ * rather than a silent fallback.
+ */
+export function choosePaymentProvider(
+  config: BillingConfig,
+  section: Record<string, unknown> | undefined,
+  environment: { stripeConfigured: boolean; production: boolean },
+): PaymentProviderChoice {
+  const chosen = config.paymentProvider ?? (environment.stripeConfigured ? 'stripe' : 'none');
+  if (chosen === 'stripe' && !environment.stripeConfigured)
+    throw sectionError(section, 'billing.payment_provider', 'is stripe, but STRIPE_SECRET_KEY is not set');
+  if (chosen === 'sandbox' && environment.production && !config.allowSandboxInProduction)
+    throw sectionError(
+      section,
+      'billing.payment_provider',
+      'is sandbox, which lets every user credit their own account for free: it is refused under ' +
+        'NODE_ENV=production unless billing.allow_sandbox_in_production is true',
+    );
+  return chosen;
 }
 
 /** fee = amount × rate, rounded half up to the minor unit (the one place billing rounds). */

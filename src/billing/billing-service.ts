@@ -7,6 +7,7 @@ import { ConflictError, InvalidRequestError, NotFoundError } from '../shared/err
 import { currencyExponent, feeFor, type BillingConfig } from './billing-config.js';
 import type { PurchaseLedger } from '../credits/purchase-ledger.js';
 import type { PaymentProvider, SessionState } from './payment-provider.js';
+import { paymentsNotConfigured } from './no-payment-provider.js';
 import * as orders from './order-repository.js';
 import type { OrderRow } from './order-repository.js';
 import type { OrderStatus } from './order-state.js';
@@ -45,6 +46,8 @@ export class BillingService {
     input: CheckoutInput,
   ): Promise<{ order: OrderRow; checkoutUrl: string; sessionId: string }> {
     const { config, clock, ids, store } = this.deps;
+    // Before the order is written: without a provider it could never be paid.
+    if (this.deps.provider.name === 'none') throw paymentsNotConfigured();
     const currency = (input.currency ?? 'usd').toLowerCase();
     const rate = config.currencies.get(currency);
     if (!rate)

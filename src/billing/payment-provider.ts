@@ -32,7 +32,7 @@ export interface PaymentMethod {
 }
 
 export interface PaymentProvider {
-  readonly name: 'stripe' | 'sandbox';
+  readonly name: 'stripe' | 'sandbox' | 'none';
   createCheckout(request: CheckoutRequest): Promise<CheckoutSession>;
   sessionState(sessionId: string): Promise<SessionState>;
   paymentMethods(userId: string): Promise<PaymentMethod[]>;

@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
-import { parseBillingConfig } from './billing-config.js';
+import { parseBillingConfig, type PaymentProviderChoice } from './billing-config.js';
+import { NoPaymentProvider } from './no-payment-provider.js';
+import type { PaymentProvider } from './payment-provider.js';
 import { BillingService } from './billing-service.js';
 import type { PurchaseLedger } from '../credits/purchase-ledger.js';
 import { DocumentService } from './document-service.js';
@@ -22,8 +24,10 @@ export interface BillingDeps {
   logger: Logger;
   /** Signs document links. */
   secret: string;
-  /** Stripe when configured (STRIPE_SECRET_KEY), else the sandbox. */
+  /** Stripe's settings when STRIPE_SECRET_KEY is set. */
   stripe?: StripeSettings;
+  /** Who takes payments, from `choosePaymentProvider` (checked before anything was started). */
+  paymentProvider: PaymentProviderChoice;
 }
 
 /**
@@ -36,10 +40,14 @@ export function registerBilling(
   signedIn: preHandlerAsyncHookHandler,
 ): { billing: BillingService; documents: DocumentService } {
   const config = parseBillingConfig(deps.section);
-  const stripeProvider = deps.stripe
-    ? new StripePaymentProvider(createStripeClient(deps.stripe), deps.store.db, deps.clock)
-    : undefined;
-  const provider = stripeProvider ?? new SandboxPaymentProvider(deps.publicUrl, deps.ids);
+  const choice = deps.paymentProvider;
+  const stripeProvider =
+    choice === 'stripe' && deps.stripe
+      ? new StripePaymentProvider(createStripeClient(deps.stripe), deps.store.db, deps.clock)
+      : undefined;
+  const provider: PaymentProvider =
+    stripeProvider ??
+    (choice === 'sandbox' ? new SandboxPaymentProvider(deps.publicUrl, deps.ids) : new NoPaymentProvider());
   const billing = new BillingService({
     store: deps.store,
     ledger: deps.ledger,
@@ -65,8 +73,15 @@ export function registerBilling(
         'STRIPE_WEBHOOK_SECRET is not set: Stripe webhooks will be refused, orders settle only when their status is read',
       );
     registerStripeWebhook(app, billing, stripeProvider, deps.stripe.webhookSecret);
-  } else {
+  } else if (provider.name === 'sandbox') {
+    deps.logger.warn(
+      { paymentProvider: 'sandbox' },
+      '*** SANDBOX PAYMENTS ARE ON (billing.payment_provider: sandbox): every user can add credits to their ' +
+        'own account for free. For development and demos only; never on a gateway that sells credits. ***',
+    );
     registerSandboxCheckout(app, billing, signedIn);
+  } else {
+    deps.logger.info('no payment provider: create-checkout answers 503 payments_not_configured');
   }
   deps.logger.info({ paymentProvider: provider.name }, 'billing ready');
   return { billing, documents };

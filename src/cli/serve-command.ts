@@ -30,6 +30,13 @@ export async function serve(context: CliContext): Promise<void> {
     `  models:    ${gateway.directory.list().length} routable`,
   ];
   if (gateway.metricsUrl) lines.push(`  metrics:   ${gateway.metricsUrl}`);
+  lines.push(`  sign-up:   ${gateway.accounts.settings.signUp} (auth.sign_up)`);
+  const payments = gateway.accounts.paymentProvider;
+  lines.push(
+    payments === 'sandbox'
+      ? '  payments:  SANDBOX: every user can add credits for free. Development and demos only!'
+      : `  payments:  ${payments === 'none' ? 'none (create-checkout answers 503)' : payments}`,
+  );
   process.stdout.write(`${lines.join('\n')}\n`);
 
   const reloader = new ConfigReloader({

@@ -1,8 +1,12 @@
 import { parseArgs } from 'node:util';
 import { createUser } from '../users/create-user.js';
 import { findUserByEmail } from '../users/user-repository.js';
-import { randomId } from '../shared/ids.js';
-import { passwordProblem } from '../users/password-policy.js';
+import { randomIdGenerator } from '../shared/ids.js';
+import { generatePassword, passwordProblem } from '../users/password-policy.js';
+import { parseAuthSettings } from '../users/auth-settings.js';
+import { InvitationService } from '../users/invitations.js';
+import { systemClock } from '../shared/clock.js';
+import { GatewayError } from '../shared/errors.js';
 import { setUserDisabled } from '../users/set-user-disabled.js';
 import { isRole, ROLES, setRole } from '../users/user-roles.js';
 import { recordAudit } from '../users/admin-audit-log.js';
@@ -24,11 +28,11 @@ async function userByEmail(runtime: Runtime, email: string | undefined, command:
 }
 
 /**
- * `gateway users create|list|disable|enable|set-password|set-role`. Disabling deletes the account's
- * sessions, revokes its API keys (written to the key change feed, so running gateways drop them
- * within their poll interval) and refuses new sign-ins; enabling allows sign-in again (revoked
- * keys stay revoked). A new password also ends every session. Role changes, disabling and enabling
- * are recorded in the admin audit log with no acting account (the command line).
+ * `gateway users create|list|disable|enable|set-password|set-role|invite`. Disabling deletes the
+ * account's sessions, revokes its API keys (written to the key change feed, so running gateways
+ * drop them within their poll interval) and refuses new sign-ins; enabling allows sign-in again
+ * (revoked keys stay revoked). A new password also ends every session. Role changes, disabling and
+ * enabling are recorded in the admin audit log with no acting account (the command line).
  */
 export async function runUsersCommand(
   subcommand: string | undefined,
@@ -45,8 +49,13 @@ export async function runUsersCommand(
       role: { type: 'string' },
     },
     strict: true,
-    allowPositionals: subcommand === 'set-role',
+    allowPositionals: subcommand === 'invite' || subcommand === 'set-role',
   });
+  if (subcommand === 'invite') {
+    const email = values.email ?? positionals[0];
+    if (!email || positionals.length > (values.email ? 0 : 1)) throw new UsageError('users invite needs one email');
+    return inviteUser(email, openRuntime, write);
+  }
   if (!['create', 'list', 'disable', 'enable', 'set-password', 'set-role'].includes(subcommand ?? ''))
     throw new UsageError(`unknown command: users ${subcommand ?? ''}`.trim());
   if (subcommand === 'create' && (!values.email || !values.password))
@@ -124,7 +133,7 @@ export async function runUsersCommand(
       }
       case 'set-password': {
         const user = await userByEmail(runtime, values.email, 'set-password');
-        const generated = values.password ? null : randomId(20);
+        const generated = values.password ? null : generatePassword();
         const password = values.password ?? generated!;
         const problem = passwordProblem(password);
         if (problem) throw new CliError(problem);
@@ -151,6 +160,34 @@ export async function runUsersCommand(
         return;
       }
     }
+  } finally {
+    await runtime.store.destroy();
+  }
+}
+
+/**
+ * `gateway users invite <email>`: an invitation for one address, single-use and expiring
+ * (auth.invitation_ttl_hours); prints the sign-up link, which carries the only copy of the token.
+ */
+async function inviteUser(email: string, openRuntime: () => Promise<Runtime>, write: Write): Promise<void> {
+  const runtime = await openRuntime();
+  try {
+    const settings = parseAuthSettings(runtime.config.sections.auth, runtime.environment.production);
+    const invitations = new InvitationService(runtime.store.db, systemClock, randomIdGenerator, {
+      publicUrl: runtime.config.server.publicUrl,
+      ttlMs: settings.invitationTtlMs,
+    });
+    const invitation = await invitations.issue(email).catch((error: unknown) => {
+      throw error instanceof GatewayError ? new CliError(error.message) : error;
+    });
+    write(`${invitation.link}\n`);
+    process.stderr.write(
+      `invited ${invitation.email} (id ${invitation.id}); the link works once, until ${new Date(invitation.expiresAt).toISOString()}\n`,
+    );
+    if (settings.signUp !== 'invite')
+      process.stderr.write(
+        `note: auth.sign_up is ${settings.signUp}, so sign-up does not ask for invitations; set auth.sign_up: invite\n`,
+      );
   } finally {
     await runtime.store.destroy();
   }

@@ -89,6 +89,18 @@ export const ServerConfigSchema = Type.Object(
     public_url: Type.Optional(Type.String({ pattern: '^https?://' })),
     /** Browser origins allowed to call /api-account/* with cookies (CORS); /v1/* allows any origin. */
     cors_origins: Type.Optional(Type.Array(Type.String({ pattern: '^https?://[^/]+$' }), { maxItems: 64 })),
+    /**
+     * Which proxies' X-Forwarded-For / -Proto / -Host to believe (Fastify's trustProxy): false (default:
+     * the socket's peer is the client), true (any: only behind a proxy that overwrites them), a hop count,
+     * or a list of proxy addresses and CIDR ranges. Decides the client address sign-in limits key on.
+     */
+    trust_proxy: Type.Optional(
+      Type.Union([
+        Type.Boolean(),
+        Type.Integer({ minimum: 1, maximum: 10 }),
+        Type.Array(Type.String({ minLength: 1, maxLength: 64 }), { minItems: 1, maxItems: 64 }),
+      ]),
+    ),
   },
   { additionalProperties: false },
 );
@@ -105,6 +117,7 @@ export const ConfigFileSchema = Type.Object(
     catalog: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     metrics: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     tracing: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    auth: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     mail: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: false },

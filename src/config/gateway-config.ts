@@ -67,6 +67,8 @@ export interface ServerConfig {
   publicUrl: string;
   /** Origins allowed to call /api-account/* from a browser (credentials included). */
   corsOrigins: string[];
+  /** Fastify's trustProxy: whose X-Forwarded-* headers are believed (server.trust_proxy). */
+  trustProxy: boolean | number | string[];
 }
 
 export interface GatewayConfig {

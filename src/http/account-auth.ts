@@ -3,6 +3,8 @@ import type { Auth } from '../users/create-auth.js';
 import { AuthenticationError } from '../shared/errors.js';
 import { passThroughCode, type ErrorCode, type PassThroughCode } from '../shared/error-codes.js';
 import { assertExposedAuthRoute } from './exposed-auth-routes.js';
+import { CLIENT_IP_HEADER } from '../users/create-auth.js';
+import { guardAuthRequest, type AuthRouteGuardDeps } from './auth-route-guard.js';
 
 export interface SignedInUser {
   id: string;
@@ -48,7 +50,7 @@ export function requireUser(auth: Auth): preHandlerAsyncHookHandler {
  * carry no cookie either, so there is nothing to forge: such requests are given our own origin.
  * Requests with a cookie keep better-auth's origin check, which protects browsers from CSRF.
  */
-export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: string): void {
+export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: string, guard: AuthRouteGuardDeps): void {
   app.route({
     method: ['GET', 'POST'],
     url: '/auth/*',
@@ -56,15 +58,19 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
     async handler(request, reply) {
       const headers = toFetchHeaders(request);
       if (!headers.has('origin') && !headers.has('cookie')) headers.set('origin', new URL(baseUrl).origin);
+      // The client address as server.trust_proxy decides it: better-auth records it on sessions.
+      headers.set(CLIENT_IP_HEADER, request.ip);
       const url = new URL(request.url, baseUrl);
       assertExposedAuthRoute(request.method, url.pathname);
+      const guarded = await guardAuthRequest(url.pathname, request.body, request, guard);
       const body =
-        request.method === 'POST' && request.body !== undefined
-          ? JSON.stringify(withDefaultName(url.pathname, request.body))
+        request.method === 'POST' && guarded.body !== undefined
+          ? JSON.stringify(withDefaultName(url.pathname, guarded.body))
           : undefined;
       if (body !== undefined) headers.set('content-type', 'application/json');
       headers.delete('content-length');
       const response = await auth.handler(new Request(url, { method: request.method, headers, body }));
+      await guarded.after?.(response.status);
       reply.status(response.status);
       response.headers.forEach((value, name) => {
         if (name !== 'set-cookie' && name !== 'content-length') reply.header(name, value);
@@ -93,9 +99,25 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
           .type('application/json')
           .send({ error: { message: message || `HTTP ${response.status}`, type, code, param: null } });
       }
-      return reply.send(text);
+      return reply.send(withSignedToken(text, response.headers.get('set-auth-token')));
     },
   });
+}
+
+/**
+ * The session token a sign-in answers with, in its signed form (`<token>.<HMAC>`, the value of the
+ * session cookie). Bearer tokens must be signed (`bearer({ requireSignature: true })`), so the raw
+ * tokens better-auth keeps in its session table are of no use without the installation's secret.
+ */
+function withSignedToken(text: string, signed: string | null): string {
+  if (!signed) return text;
+  try {
+    const parsed = JSON.parse(text) as { token?: unknown };
+    if (typeof parsed?.token !== 'string') return text;
+    return JSON.stringify({ ...parsed, token: decodeURIComponent(signed) });
+  } catch {
+    return text;
+  }
 }
 
 /** CONTRACT §2 makes `name` optional at sign-up; better-auth requires one, so the email's local part stands in. */

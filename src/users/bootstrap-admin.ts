@@ -1,9 +1,9 @@
-import { randomId } from '../shared/ids.js';
 import type { Auth } from './create-auth.js';
 import type { Store } from '../store/database.js';
 import { countUsers } from './user-repository.js';
 import { createUser } from './create-user.js';
 import { ConflictError } from '../shared/errors.js';
+import { generatePassword } from './password-policy.js';
 import { ensureFirstAdmin } from './user-roles.js';
 
 export interface BootstrapResult {
@@ -33,7 +33,7 @@ export async function bootstrapAdmin(
     return null;
   }
   const email = env.GATEWAY_ADMIN_EMAIL || DEFAULT_ADMIN_EMAIL;
-  const generatedPassword = env.GATEWAY_ADMIN_PASSWORD ? null : randomId(20);
+  const generatedPassword = env.GATEWAY_ADMIN_PASSWORD ? null : generatePassword();
   try {
     await createUser(auth, store, {
       email,

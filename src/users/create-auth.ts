@@ -26,6 +26,9 @@ export interface AuthOptions {
   onMailError?: (error: unknown) => void;
 }
 
+/** Set by our route in front of better-auth to the client address Fastify's trustProxy decided; any client value is replaced. */
+export const CLIENT_IP_HEADER = 'x-gateway-client-ip';
+
 /** Accounts are better-auth's: users, password hashes, sessions and bearer tokens, on our store. */
 export function createAuth(store: Store, secret: string, options: AuthOptions) {
   return betterAuth({
@@ -38,7 +41,9 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
       enabled: true,
       minPasswordLength: MIN_PASSWORD_LENGTH,
       maxPasswordLength: MAX_PASSWORD_LENGTH,
-      autoSignIn: true,
+      // Sign-up answers the same whether or not the email is taken (no session either way, sign in
+      // next): a token for new accounts only would tell who has an account (issue 16, finding 6).
+      autoSignIn: false,
       // A reset ends every session of the account: whoever had the old password is signed out.
       revokeSessionsOnPasswordReset: true,
       resetPasswordTokenExpiresIn: options.passwordResetTtlSeconds ?? 3600,
@@ -61,12 +66,18 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
           }
         : undefined,
     },
+    // Sign-in limits are ours (per account and per client address, shared through Redis):
+    // better-auth's own is per instance and keys on X-Forwarded-For from anyone.
+    rateLimit: { enabled: false },
     telemetry: { enabled: false },
     // better-auth turns its origin (CSRF) check off under NODE_ENV=test; keep it on so tests see production behaviour.
-    advanced: { disableOriginCheck: false },
+    advanced: { disableOriginCheck: false, ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
     logger: { disabled: true },
     // Authorization: Bearer <session token> for API clients, besides the HttpOnly cookie for browsers.
-    plugins: [bearer()],
+    // Only signed tokens (what sign-in hands out): the raw ones in the session table are not enough
+    // to sign in as anyone, so a copy of the database without the secret opens no session. (better-auth
+    // cannot keep only a hash of the token: see docs/security.md.)
+    plugins: [bearer({ requireSignature: true })],
     user: {
       // Through POST /api-account/user/email only (the password first), confirmed by a link to the new address.
       changeEmail: { enabled: true },

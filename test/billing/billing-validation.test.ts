@@ -10,7 +10,7 @@ describe('billing input validation', () => {
     gateway = await startTestGateway({
       configText: testConfigText(
         'http://127.0.0.1:9',
-        'billing:\n  min_amount: 5\n  max_amount: 500\n  currencies: { usd: 1, jpy: 0.0067 }\n',
+        'billing:\n  payment_provider: sandbox\n  min_amount: 5\n  max_amount: 500\n  currencies: { usd: 1, jpy: 0.0067 }\n',
       ),
     });
     user = await signUpUser(gateway);

@@ -6,6 +6,7 @@ import { signUpUser, type SignedInUser } from './billing-helpers.js';
 
 const BILLING = `
 billing:
+  payment_provider: sandbox
   platform_fee_rate: 0.05
   currencies: { usd: 1, eur: 1.1 }
   seller: { name: Gateway Test Ltd, address: [1 Test Street, Testville], email: billing@gateway.test, tax_id: GB123 }

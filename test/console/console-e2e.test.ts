@@ -55,6 +55,7 @@ models:
         pricing: { prompt: 0.5, completion: 1.5 }
         context_length: 128000
 billing:
+  payment_provider: sandbox
   require_credits: true
   platform_fee_rate: 0.05
   seller: { name: Console Test Ltd, address: [1 Test Street, Testville], email: billing@console.test }

@@ -15,7 +15,10 @@ export class AccountClient {
     readonly email: string,
   ) {}
 
-  /** Signs up a fresh user through POST /api-account/auth/sign-up/email. */
+  /**
+   * Signs up a fresh user through POST /api-account/auth/sign-up/email, then signs in: sign-up
+   * answers alike for new and taken emails, so it hands out no session.
+   */
   static async signUp(
     baseUrl: string,
     email = `user-${randomId(10).toLowerCase()}@example.com`,
@@ -26,9 +29,11 @@ export class AccountClient {
       password,
       name: 'Test User',
     });
-    if (response.status !== 200 || typeof response.body?.token !== 'string')
-      throw new Error(`sign-up failed: ${response.status} ${response.text}`);
-    return new AccountClient(baseUrl, response.body.token, email);
+    if (response.status !== 200) throw new Error(`sign-up failed: ${response.status} ${response.text}`);
+    const signIn = await requestJson(baseUrl, 'POST', '/api-account/auth/sign-in/email', { email, password });
+    if (signIn.status !== 200 || typeof signIn.body?.token !== 'string')
+      throw new Error(`sign-in after sign-up failed: ${signIn.status} ${signIn.text}`);
+    return new AccountClient(baseUrl, signIn.body.token, email);
   }
 
   request<T = any>(method: string, path: string, body?: unknown): Promise<JsonResponse<T>> {

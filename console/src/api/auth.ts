@@ -21,8 +21,18 @@ export function signIn(input: { email: string; password: string }): Promise<unkn
   return post('/api-account/auth/sign-in/email', { ...input, rememberMe: true });
 }
 
-export function signUp(input: { name: string; email: string; password: string }): Promise<unknown> {
-  return post('/api-account/auth/sign-up/email', input);
+/**
+ * Sign-up answers alike whether or not the email already had an account (so it tells nobody who
+ * has one) and starts no session: signing in next is what proves the account is ours.
+ */
+export async function signUp(input: {
+  name: string;
+  email: string;
+  password: string;
+  invite_token?: string;
+}): Promise<unknown> {
+  await post('/api-account/auth/sign-up/email', input);
+  return signIn({ email: input.email, password: input.password });
 }
 
 export function signOut(): Promise<unknown> {

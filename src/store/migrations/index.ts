@@ -7,6 +7,7 @@ import * as billing from './0300-billing.js';
 import * as usageRollups from './0400-usage-rollups.js';
 import * as usageUsersCount from './0401-usage-users-count.js';
 import * as responses from './0500-responses.js';
+import * as invitations from './0600-invitations.js';
 import * as admin from './0630-admin.js';
 
 export interface FeatureMigration {
@@ -23,5 +24,6 @@ export const MIGRATIONS: FeatureMigration[] = [
   { name: '0400-usage-rollups', up: usageRollups.up },
   { name: '0401-usage-users-count', up: usageUsersCount.up },
   { name: '0500-responses', up: responses.up },
+  { name: '0600-invitations', up: invitations.up },
   { name: '0630-admin', up: admin.up },
 ];

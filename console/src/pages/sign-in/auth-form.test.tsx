@@ -16,7 +16,7 @@ describe('AuthForm', () => {
     expect(onSubmit).not.toHaveBeenCalled();
     expect(screen.getByLabelText('Email').getAttribute('aria-invalid')).toBe('true');
     expect(screen.getByText('Enter an email address like you@example.com.')).toBeTruthy();
-    expect(screen.getByText('Use at least 8 characters.')).toBeTruthy();
+    expect(screen.getByText('Use at least 10 characters.')).toBeTruthy();
   });
 
   it('submits trimmed fields and shows the server’s message when it refuses', async () => {

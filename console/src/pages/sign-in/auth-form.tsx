@@ -14,7 +14,7 @@ export function validateAuthFields(
   const problems: Partial<Record<keyof AuthFields, string>> = {};
   if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(fields.email.trim()))
     problems.email = 'Enter an email address like you@example.com.';
-  if (mode === 'sign-up' && fields.password.length < 8) problems.password = 'Use at least 8 characters.';
+  if (mode === 'sign-up' && fields.password.length < 10) problems.password = 'Use at least 10 characters.';
   if (mode === 'sign-in' && fields.password.length === 0) problems.password = 'Enter your password.';
   if (fields.password.length > 256) problems.password = 'Use at most 256 characters.';
   return problems;

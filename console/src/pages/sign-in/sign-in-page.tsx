@@ -15,7 +15,9 @@ export function SignInPage({ mode }: { mode: 'sign-in' | 'sign-up' }) {
   if (user) return <Navigate to={next} replace />;
 
   const submit = async (fields: AuthFields) => {
-    if (mode === 'sign-up') await signUp(fields);
+    // An invitation link (`gateway users invite`) carries its token as ?invite=.
+    const invite = params.get('invite');
+    if (mode === 'sign-up') await signUp(invite ? { ...fields, invite_token: invite } : fields);
     else await signIn(fields);
     await refreshSession(queryClient);
     navigate(next, { replace: true });
