@@ -20,7 +20,7 @@ export interface Runtime {
   /** Migrations applied by this call (ours and better-auth's). */
   applied: string[];
   /** Sends password-reset and email-change links (`mail:`); only a serving runtime has one. */
-  mailer: Mailer | null;
+  mailer?: Mailer | null;
 }
 
 /** Opens the store named by the config, brings its schema up to date and sets up accounts. */
