@@ -44,6 +44,16 @@ const SignedInSchema = Type.Object(
   { additionalProperties: true },
 );
 
+const SignedUpSchema = Type.Object(
+  {
+    token: Type.Union([Type.String(), Type.Null()], {
+      description: 'The session token when sign-up also signs in; null when it does not (then sign in next)',
+    }),
+    user: AuthUserSchema,
+  },
+  { additionalProperties: true },
+);
+
 const SignUpBodySchema = Type.Object(
   {
     email: Type.String({ format: 'email' }),
@@ -87,7 +97,7 @@ function authPaths(envelope: unknown): Record<string, unknown> {
         tags,
         requestBody: jsonBody(SignUpBodySchema),
         responses: {
-          200: json(SignedInSchema, 'Signed up and signed in'),
+          200: json(SignedUpSchema, 'Signed up'),
           400: error('A missing or malformed field, a weak password (weak_password) or a bad invitation'),
           403: error('Sign-up is closed (sign_up_closed) or the browser origin is not trusted'),
           422: error('The sign-up service refused the address'),

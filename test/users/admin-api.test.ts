@@ -30,7 +30,7 @@ describe.each(STORE_KINDS)('admin API (%s)', (storeKind) => {
   beforeAll(async () => {
     upstream = await startMockUpstream();
     gateway = await startTestGateway({
-      configText: testConfigText(upstream.url),
+      configText: testConfigText(upstream.url, 'billing:\n  payment_provider: sandbox\n'),
       storeKind,
       // Slow polling: only the announcement made by the disable call can stop a cached key in time.
       deps: { keyCacheOptions: { pollIntervalMs: 60_000 } },
