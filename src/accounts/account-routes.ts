@@ -22,6 +22,7 @@ import { registerApiKeyRoutes } from './keys/api-key-routes.js';
 import { registerUsageRoutes } from './usage/usage-routes.js';
 import { registerBillingRoutes } from './billing/billing-routes.js';
 import { registerAdminRoutes } from './admin/admin-routes.js';
+import { registerInvitationRoutes } from './admin/invitation-routes.js';
 import { registerProfileRoutes } from './profile/profile-routes.js';
 import { registerSessionRoutes } from './profile/session-routes.js';
 import { registerPasswordResetRoutes } from './profile/password-reset-routes.js';
@@ -105,6 +106,12 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
         announcer: options.announcer,
         billing: options.billing?.billing,
       });
+      if (options.authGuard)
+        registerInvitationRoutes(admins, {
+          store: options.store,
+          clock: options.clock,
+          invitations: options.authGuard.invitations,
+        });
     });
   });
 };

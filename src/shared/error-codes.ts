@@ -159,6 +159,7 @@ export const ERROR_CODES = {
   session_not_found: { ...NOT_FOUND, meaning: 'no sandbox checkout session with this id' },
   user_not_found: { ...NOT_FOUND, meaning: 'an admin route names no account with this id' },
   user_session_not_found: { ...NOT_FOUND, meaning: 'no sign-in session with this id for this user' },
+  invitation_not_found: { ...NOT_FOUND, meaning: 'no unused invitation with this id' },
   // 409: the state does not allow it.
   user_exists: { ...CONFLICT, meaning: 'a user with this email already exists' },
   order_not_pending: { ...CONFLICT, meaning: 'only a pending order can be canceled' },

@@ -9,7 +9,8 @@ export type AuditAction =
   | 'credits.grant'
   | 'credits.deduct'
   | 'order.refund'
-  | 'invitation.create';
+  | 'invitation.create'
+  | 'invitation.revoke';
 
 export interface AdminAuditLogTable {
   id: Generated<number>;

@@ -21,6 +21,7 @@ interface ErasableTables {
   billing_customers: { user_id: string };
   stored_responses: { user_id: string };
   verification: { value: string };
+  invitations: { email: string; used_by_user_id: string | null };
 }
 
 export interface ErasedAccount {
@@ -56,6 +57,14 @@ export async function eraseAccount(auth: Auth, store: Store, userId: string, now
     const other = transaction as unknown as Transaction<ErasableTables>;
     await other.deleteFrom('stored_responses').where('user_id', '=', userId).execute();
     await other.deleteFrom('billing_customers').where('user_id', '=', userId).execute();
+    // Invitations hold the invitee's address: the one this account came from, and any to its address.
+    const user = await transaction.selectFrom('user').select('email').where('id', '=', userId).executeTakeFirst();
+    await other
+      .deleteFrom('invitations')
+      .where((eb) =>
+        eb.or([eb('used_by_user_id', '=', userId), ...(user ? [eb('email', '=', user.email.toLowerCase())] : [])]),
+      )
+      .execute();
     for (const table of [
       'usage_events',
       'usage_model_users_day',
