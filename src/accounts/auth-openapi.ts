@@ -91,9 +91,9 @@ function authPaths(envelope: unknown): Record<string, unknown> {
   return {
     '/api-account/auth/sign-up/email': {
       post: {
-        summary: 'Create an account (auth.sign_up: open, or invite with an invitation) and sign in',
+        summary: 'Create an account (auth.sign_up: open, or invite with an invitation)',
         description:
-          'Answers the session token and sets the HttpOnly session cookie. The password policy applies. Requests without an Origin header (curl, SDKs) are accepted; browsers must come from a trusted origin.',
+          'The password policy applies. Where sign-up also signs in, the answer carries the session token and sets the HttpOnly session cookie; otherwise token is null and the client signs in next. Requests without an Origin header (curl, SDKs) are accepted; browsers must come from a trusted origin.',
         tags,
         requestBody: jsonBody(SignUpBodySchema),
         responses: {
