@@ -42,6 +42,7 @@ import { registerErrorHandling, toGatewayError } from './http/error-handler.js';
 import { apiKeyAuth } from './http/api-key-auth.js';
 import { requireUser } from './http/account-auth.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
+import { closeQueryStrings } from './http/closed-query-strings.js';
 import { accountRoutes } from './accounts/account-routes.js';
 import { withAuthPaths } from './accounts/auth-openapi.js';
 import { registerRankingsRoutes } from './accounts/rankings/rankings-routes.js';
@@ -230,6 +231,9 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? bodyAjv.compile(schema) : queryAjv.compile(schema),
   );
+
+  // Unknown query parameters are a 400 naming them on every account and rankings route; set before any route exists.
+  app.addHook('onRoute', closeQueryStrings(['/api-account', '/rankings']));
 
   // A callback hook, not an async one: no promise and no extra microtask on every request.
   app.addHook('onRequest', (request, reply, done) => {

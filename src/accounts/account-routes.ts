@@ -27,6 +27,7 @@ import { registerProfileRoutes } from './profile/profile-routes.js';
 import { registerSessionRoutes } from './profile/session-routes.js';
 import { registerPasswordResetRoutes } from './profile/password-reset-routes.js';
 import { requireAdmin } from '../http/require-admin.js';
+import { registerTransactionsRoutes } from './credits/transactions-routes.js';
 
 export interface AccountRoutesOptions {
   store: Store;
@@ -91,6 +92,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       templates: new Map(options.templates.map((template) => [template.id, template])),
       announcer: options.announcer,
     });
+    registerTransactionsRoutes(signedIn, { store: options.store });
     if (options.billing) registerBillingRoutes(signedIn, options.billing.billing, options.billing.documents);
     // Admin routes: one more hook in a scope of their own, so a signed-in non-admin gets 403 on each.
     await signedIn.register(async (admins: FastifyInstance) => {

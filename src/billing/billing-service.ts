@@ -3,7 +3,7 @@ import type { Store } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import { decimalToUnits } from '../shared/decimal.js';
-import { ConflictError, InvalidRequestError, NotFoundError } from '../shared/errors.js';
+import { ConflictError, GatewayError, InvalidRequestError, NotFoundError } from '../shared/errors.js';
 import { currencyExponent, feeFor, type BillingConfig } from './billing-config.js';
 import type { PurchaseLedger } from '../credits/purchase-ledger.js';
 import type { PaymentProvider, SessionState } from './payment-provider.js';
@@ -52,7 +52,7 @@ export class BillingService {
     const rate = config.currencies.get(currency);
     if (!rate)
       throw new InvalidRequestError(
-        `currency must be one of: ${[...config.currencies.keys()].join(', ')}.`,
+        `Invalid value for 'currency': ${JSON.stringify(input.currency ?? currency)}. Supported values are: ${[...config.currencies.keys()].map((code) => `'${code.toUpperCase()}'`).join(', ')} (either case).`,
         'currency',
         'invalid_currency',
       );
@@ -209,15 +209,36 @@ export class BillingService {
     return (await orders.findOrder(store.db, orderId))!;
   }
 
+  /**
+   * The owner cancels a pending order: its checkout session is closed at the payment provider first,
+   * so it cannot be paid afterwards. If the buyer paid meanwhile, the payment is applied (credits
+   * added) and the cancel is a 409; a provider that cannot be reached leaves the order pending (503).
+   */
   async cancelByUser(userId: string, orderId: string): Promise<OrderRow> {
     const order = await this.userOrder(userId, orderId);
-    if (order.status !== 'pending')
-      throw new ConflictError(
-        `Order ${orderId} is ${order.status}; only a pending order can be canceled.`,
-        'order_not_pending',
-      );
+    const notPending = (status: string) =>
+      new ConflictError(`Order ${orderId} is ${status}; only a pending order can be canceled.`, 'order_not_pending');
+    if (order.status !== 'pending') throw notPending(order.status);
+    if (order.session_id) {
+      const state = await this.deps.provider.cancelCheckout(order.session_id).catch((error: unknown) => {
+        this.deps.logger.warn({ err: error, orderId }, 'could not close a checkout session at the payment provider');
+        throw new GatewayError(
+          503,
+          'service_unavailable',
+          'payment_provider_unavailable',
+          'The payment provider could not be reached to close the checkout; the order is still pending. Try again shortly.',
+          { headers: { 'retry-after': '10' } },
+        );
+      });
+      if (state.outcome === 'paid') {
+        await this.applySessionState(order, state);
+        throw notPending((await this.userOrder(userId, orderId)).status);
+      }
+    }
     await this.close(orderId, 'canceled');
-    return this.userOrder(userId, orderId);
+    const after = await this.userOrder(userId, orderId);
+    if (after.status !== 'canceled') throw notPending(after.status);
+    return after;
   }
 }
 

@@ -42,7 +42,21 @@ export class DocumentService {
     app.get<{ Params: { file: string }; Querystring: { expires?: string; signature?: string } }>(
       '/api-account/billing/documents/:file',
       {
-        schema: { summary: 'Download an invoice or receipt through its signed link', tags: ['billing'], security: [] },
+        schema: {
+          summary: 'Download an invoice or receipt through its signed link',
+          tags: ['billing'],
+          security: [],
+          querystring: {
+            type: 'object',
+            properties: {
+              expires: {
+                type: 'string',
+                description: 'Unix seconds the link is valid until (part of the signed link)',
+              },
+              signature: { type: 'string', description: 'HMAC of the document id and expires' },
+            },
+          },
+        },
       },
       async (request, reply) => {
         const id = request.params.file.replace(/\.pdf$/, '');

@@ -23,6 +23,11 @@ export class NoPaymentProvider implements PaymentProvider {
     return { outcome: 'open' };
   }
 
+  /** With no provider, nothing can pay an order any more: a pending one is simply canceled. */
+  async cancelCheckout(): Promise<SessionState> {
+    return { outcome: 'expired' };
+  }
+
   async paymentMethods(): Promise<PaymentMethod[]> {
     return [];
   }

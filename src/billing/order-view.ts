@@ -18,7 +18,8 @@ export function orderView(order: OrderRow) {
     amount: minorToAmount(order.amount_minor, order.currency),
     fee: minorToAmount(order.fee_minor, order.currency),
     total: minorToAmount(order.total_minor, order.currency),
-    currency: order.currency,
+    // ISO 4217 in capitals, as every account response spells currencies (orders store Stripe's lower case).
+    currency: order.currency.toUpperCase(),
     credits: nanosToUsdNumber(order.credit_nanos),
     payment_provider: order.payment_provider,
     checkout_url: order.status === 'pending' ? order.checkout_url : null,

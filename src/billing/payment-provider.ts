@@ -35,6 +35,11 @@ export interface PaymentProvider {
   readonly name: 'stripe' | 'sandbox' | 'none';
   createCheckout(request: CheckoutRequest): Promise<CheckoutSession>;
   sessionState(sessionId: string): Promise<SessionState>;
+  /**
+   * Closes an open checkout session so it can no longer be paid, and says how it stands after:
+   * `expired` when it was closed (or had been), `paid` when the buyer paid first.
+   */
+  cancelCheckout(sessionId: string): Promise<SessionState>;
   paymentMethods(userId: string): Promise<PaymentMethod[]>;
   /** Gives a paid order's money back at the provider (an administrator's refund); once per order. */
   refundPayment(orderId: string, paymentReference: string | null): Promise<void>;

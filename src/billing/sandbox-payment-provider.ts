@@ -31,6 +31,11 @@ export class SandboxPaymentProvider implements PaymentProvider {
     return { outcome: 'open' };
   }
 
+  /** The sandbox page checks the order's status before confirming: nothing to close here. */
+  async cancelCheckout(_sessionId: string): Promise<SessionState> {
+    return { outcome: 'expired' };
+  }
+
   async paymentMethods(_userId: string): Promise<PaymentMethod[]> {
     return [];
   }

@@ -96,6 +96,17 @@ export class StripePaymentProvider implements PaymentProvider {
     await this.stripe.refunds.create({ payment_intent: paymentReference }, { idempotencyKey: `refund-${orderId}` });
   }
 
+  /** Stripe expires an open session on request; one that is no longer open is read back instead. */
+  async cancelCheckout(sessionId: string): Promise<SessionState> {
+    try {
+      return stateOfSession(await this.stripe.checkout.sessions.expire(sessionId));
+    } catch (error) {
+      // Only an open session can be expired: anything else is read to see how it ended.
+      if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+      return this.sessionState(sessionId);
+    }
+  }
+
   async paymentMethods(userId: string): Promise<PaymentMethod[]> {
     const row = await this.db
       .selectFrom('billing_customers')

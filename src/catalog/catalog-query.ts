@@ -42,7 +42,10 @@ export function checkKnownValues(query: CatalogQuery, known: KnownValues): void 
     const value = query[param];
     if (value !== undefined && !values.has(value)) {
       throw new InvalidRequestError(
-        `Invalid value for '${param}': ${JSON.stringify(value)} is not one of the values listed by /api-account/models/filters.`,
+        `Invalid value for '${param}': ${JSON.stringify(value)}. Supported values are: ${[...values]
+          .sort()
+          .map((known) => `'${known}'`)
+          .join(', ')} (with counts at /api-account/models/filters).`,
         param,
         'invalid_value',
       );

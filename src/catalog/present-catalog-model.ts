@@ -1,7 +1,8 @@
 import { unitsToDecimal } from '../shared/decimal.js';
-import type { CatalogPricing } from './catalog-data.js';
+import type { CatalogFieldName, CatalogPricing } from './catalog-data.js';
 import type { CatalogEndpoint, CatalogModel } from './model-catalog.js';
 import type { DescribedTotals } from '../statistics/rollup-queries.js';
+import { healthStatus } from '../statistics/provider-health.js';
 
 /** USD per million tokens (per request / per search: USD each), as exact decimal strings. */
 export function presentPricing(pricing: CatalogPricing | null) {
@@ -16,13 +17,8 @@ export function presentPricing(pricing: CatalogPricing | null) {
   };
 }
 
-/** Health of an endpoint from its measured traffic: no traffic is "unknown", mostly failing is "down". */
-export function endpointStatus(stats: DescribedTotals | undefined): 'active' | 'degraded' | 'down' | 'unknown' {
-  if (!stats || stats.requests === 0 || stats.uptime === null) return 'unknown';
-  if (stats.uptime < 0.5) return 'down';
-  if (stats.uptime < 0.95) return 'degraded';
-  return 'active';
-}
+/** Health of an endpoint from its measured traffic (thresholds in statistics/provider-health.ts). */
+export const endpointStatus = healthStatus;
 
 function presentEndpoint(endpoint: CatalogEndpoint, stats?: DescribedTotals) {
   return {
@@ -46,6 +42,30 @@ function presentEndpoint(endpoint: CatalogEndpoint, stats?: DescribedTotals) {
         }
       : {}),
   };
+}
+
+/** Each catalog field under the name the model record shows it by (one casing in every response). */
+const FIELD_NAMES: Record<CatalogFieldName, string> = {
+  name: 'name',
+  description: 'description',
+  author: 'author',
+  contextLength: 'context_length',
+  maxOutputTokens: 'max_output_tokens',
+  pricing: 'pricing',
+  inputModalities: 'input_modalities',
+  outputModalities: 'output_modalities',
+  capabilities: 'capabilities',
+  tags: 'tags',
+  created: 'created',
+  knowledgeCutoff: 'knowledge_cutoff',
+  links: 'links',
+};
+
+/** `sources` keyed by the record's own field names: where each field shown came from. */
+function presentSources(sources: CatalogModel['sources']): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(sources).map(([field, source]) => [FIELD_NAMES[field as CatalogFieldName] ?? field, source!]),
+  );
 }
 
 export function presentCatalogModel(model: CatalogModel, endpointStats?: Map<string, DescribedTotals>) {
@@ -73,7 +93,7 @@ export function presentCatalogModel(model: CatalogModel, endpointStats?: Map<str
         endpointStats ? (endpointStats.get(endpoint.providerId) ?? describeEmpty()) : undefined,
       ),
     ),
-    sources: model.sources,
+    sources: presentSources(model.sources),
   };
 }
 

@@ -5,6 +5,7 @@ import { passThroughCode, type ErrorCode, type PassThroughCode } from '../shared
 import { assertExposedAuthRoute } from './exposed-auth-routes.js';
 import { CLIENT_IP_HEADER } from '../users/create-auth.js';
 import { guardAuthRequest, type AuthRouteGuardDeps } from './auth-route-guard.js';
+import { snakeCaseKeys, toAuthRequestFields } from './snake-case-keys.js';
 
 export interface SignedInUser {
   id: string;
@@ -65,7 +66,7 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
       const guarded = await guardAuthRequest(url.pathname, request.body, request, guard);
       const body =
         request.method === 'POST' && guarded.body !== undefined
-          ? JSON.stringify(withDefaultName(url.pathname, guarded.body))
+          ? JSON.stringify(withDefaultName(url.pathname, toAuthRequestFields(guarded.body)))
           : undefined;
       if (body !== undefined) headers.set('content-type', 'application/json');
       headers.delete('content-length');
@@ -99,7 +100,16 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
           .type('application/json')
           .send({ error: { message: message || `HTTP ${response.status}`, type, code, param: null } });
       }
-      return reply.send(withSignedToken(text, response.headers.get('set-auth-token')));
+      const relayed = withSignedToken(text, response.headers.get('set-auth-token'));
+      // better-auth answers camelCase; the account API answers snake_case only.
+      if (response.headers.get('content-type')?.includes('application/json') && relayed !== '') {
+        try {
+          return reply.send(JSON.stringify(snakeCaseKeys(JSON.parse(relayed))));
+        } catch {
+          /* not JSON after all: relayed as it came */
+        }
+      }
+      return reply.send(relayed);
     },
   });
 }

@@ -40,7 +40,9 @@ export function apiKeyAuth(
     if (!looksLikeApiKey(key)) throw new AuthenticationError();
     const found = cache.get(hashApiKey(key));
     const record = found instanceof Promise ? await found : found;
-    if (!record || record.revoked) throw new AuthenticationError();
+    // A rotated key's previous secret past its grace period is as unknown as any other string.
+    const retired = record?.secretExpiresAt != null && record.secretExpiresAt <= clock.now();
+    if (!record || record.revoked || retired) throw new AuthenticationError();
     if (record.disabled) throw new PermissionDeniedError('This API key is disabled.', 'key_disabled');
     if (record.expiresAt !== null && record.expiresAt <= clock.now())
       throw new PermissionDeniedError('This API key has expired.', 'key_expired');

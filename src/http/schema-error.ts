@@ -58,6 +58,26 @@ function literalValues(schema: unknown): unknown[] | undefined {
 }
 
 /**
+ * A query string with parameters the route does not take: every unknown one is named (Ajv stops
+ * at the first), and the ones it does take are listed. `param` is the first unknown one.
+ */
+function unknownQueryParameters(error: ErrorObject, first: string): InvalidRequestError {
+  const known = Object.keys((error.parentSchema as { properties?: object } | undefined)?.properties ?? {});
+  const given = error.data !== null && typeof error.data === 'object' ? Object.keys(error.data) : [first];
+  const unknown = given.filter((name) => !known.includes(name));
+  const names = (unknown.length > 0 ? unknown : [first]).map((name) => `'${name}'`).join(', ');
+  const supported =
+    known.length === 0
+      ? 'This endpoint takes no query parameters.'
+      : `Supported parameters are: ${known.map((name) => `'${name}'`).join(', ')}.`;
+  return new InvalidRequestError(
+    `Unrecognized query parameter${unknown.length > 1 ? 's' : ''}: ${names}. ${supported}`,
+    unknown[0] ?? first,
+    'unknown_parameter',
+  );
+}
+
+/**
  * Turns the first Ajv error into a 400 that names the parameter, in OpenAI's wording.
  * Ajv lists the failures of each branch of a union before the union's own error; the union's
  * description ("a string or an array of content parts") says more, so it wins when present.
@@ -176,6 +196,7 @@ export function schemaErrorToRequestError(
     }
     case 'additionalProperties': {
       const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      if (root === 'querystring' && !param) return unknownQueryParameters(error, extra);
       param = param ? `${param}.${extra}` : extra;
       return new InvalidRequestError(`Unrecognized parameter: ${label(param)}.`, param, 'unknown_parameter');
     }

@@ -103,7 +103,7 @@ export class ApiKeyCache {
 
   private async load(keyHash: string): Promise<ApiKeyRecord | null> {
     const row = await findApiKeyByHash(this.store.db, keyHash);
-    const record = row ? toApiKeyRecord(row) : null;
+    const record = row ? toApiKeyRecord(row, keyHash) : null;
     this.entries.set(keyHash, record);
     if (!record) this.negativeUntil.set(keyHash, this.clock.now() + this.options.negativeTtlMs);
     if (this.entries.size > 100_000) this.evictOldest();

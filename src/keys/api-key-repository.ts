@@ -7,8 +7,47 @@ export async function insertApiKey(db: Executor, row: ApiKeysTable): Promise<voi
   await db.insertInto('api_keys').values(row).execute();
 }
 
+/** The key whose current secret, or previous secret after a rotation, has this hash. */
 export async function findApiKeyByHash(db: Executor, keyHash: string): Promise<ApiKeysTable | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', keyHash).executeTakeFirst();
+  return db
+    .selectFrom('api_keys')
+    .selectAll()
+    .where((eb) => eb.or([eb('key_hash', '=', keyHash), eb('previous_key_hash', '=', keyHash)]))
+    .executeTakeFirst();
+}
+
+/** Every hash a key answers to, the previous secret's included: a change must drop each from the caches. */
+export function keyHashesOf(row: Pick<ApiKeysTable, 'key_hash' | 'previous_key_hash'>): string[] {
+  return row.previous_key_hash ? [row.key_hash, row.previous_key_hash] : [row.key_hash];
+}
+
+/**
+ * A new secret for a live key of the user: the current one becomes the previous, valid until
+ * `previousExpiresAt` (a previous secret still in its grace period is dropped). False when no such key.
+ */
+export async function rotateApiKeySecret(
+  db: Executor,
+  userId: string,
+  keyId: string,
+  secret: { keyHash: string; keyStart: string; keyEnd: string; previousKeyHash: string; previousExpiresAt: number },
+  now: number,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('api_keys')
+    .set({
+      key_hash: secret.keyHash,
+      key_start: secret.keyStart,
+      key_end: secret.keyEnd,
+      previous_key_hash: secret.previousKeyHash,
+      previous_key_expires_at: secret.previousExpiresAt,
+      updated_at: now,
+    })
+    .where('id', '=', keyId)
+    .where('user_id', '=', userId)
+    .where('key_hash', '=', secret.previousKeyHash)
+    .where('revoked_at', 'is', null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
 }
 
 /** Every change to a key is written to the change feed so other instances drop their cached copy. */
@@ -53,19 +92,25 @@ export async function listApiKeysForUser(db: Executor, userId: string): Promise<
     .execute();
 }
 
-/** One live key, only when it belongs to the user: another user's key is indistinguishable from none. */
+/**
+ * One live key, only when it belongs to the user: another user's key is indistinguishable from none.
+ * `lock`: PostgreSQL holds the row until the transaction ends, so a change computed from it cannot
+ * race another (SQLite serializes write transactions anyway).
+ */
 export async function findApiKeyForUser(
   db: Executor,
   userId: string,
   keyId: string,
+  options: { lock?: 'postgres' | 'sqlite' } = {},
 ): Promise<ApiKeysTable | undefined> {
-  return db
+  let query = db
     .selectFrom('api_keys')
     .selectAll()
     .where('id', '=', keyId)
     .where('user_id', '=', userId)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+    .where('revoked_at', 'is', null);
+  if (options.lock === 'postgres') query = query.forUpdate();
+  return query.executeTakeFirst();
 }
 
 export type ApiKeyChanges = Partial<

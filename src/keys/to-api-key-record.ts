@@ -1,15 +1,20 @@
 import type { ApiKeysTable } from '../store/schema.js';
 import { globToRegExp, type ApiKeyRecord, type DefaultModel } from '../routing/api-key-record.js';
 
-/** A stored api_keys row → the record the hot path reads (allowed-model globs compiled once). */
-export function toApiKeyRecord(row: ApiKeysTable): ApiKeyRecord {
+/**
+ * A stored api_keys row → the record the hot path reads (allowed-model globs compiled once).
+ * `presentedHash`: the hash it was found by; the previous secret of a rotated key carries the end
+ * of its grace period.
+ */
+export function toApiKeyRecord(row: ApiKeysTable, presentedHash: string = row.key_hash): ApiKeyRecord {
+  const previous = row.previous_key_hash != null && presentedHash === row.previous_key_hash;
   const allowedModels = row.allowed_models ? (JSON.parse(row.allowed_models) as string[]) : null;
   const defaultModels = row.default_models ? (JSON.parse(row.default_models) as DefaultModel[]) : [];
   return {
     id: row.id,
     userId: row.user_id,
     name: row.name,
-    keyHash: row.key_hash,
+    keyHash: presentedHash,
     routingMode: row.routing_mode === 'manual' ? 'manual' : 'code',
     allowedModels,
     allowedMatchers: allowedModels ? allowedModels.map(globToRegExp) : null,
@@ -22,5 +27,6 @@ export function toApiKeyRecord(row: ApiKeysTable): ApiKeyRecord {
     templateId: row.template_id,
     defaultModels: [...defaultModels].sort((a, b) => a.priority - b.priority),
     revoked: row.revoked_at !== null,
+    secretExpiresAt: previous ? (row.previous_key_expires_at ?? 0) : null,
   };
 }

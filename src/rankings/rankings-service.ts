@@ -1,14 +1,16 @@
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import { VOLUME_COLUMNS, addTotals, describeTotals, emptyTotals } from '../statistics/rollup-queries.js';
 import { GRANULARITY_MS } from '../statistics/rollup-schema.js';
-import { RANKING_WINDOWS, type RankingWindow, type UsageStatsService } from '../statistics/usage-stats-service.js';
+import type { UsageStatsService } from '../statistics/usage-stats-service.js';
+import { STATS_WINDOWS, type StatsWindow } from '../statistics/stats-windows.js';
+import { InvalidRequestError } from '../shared/errors.js';
 import type { Store } from '../store/database.js';
 import type { BenchmarkData } from './benchmark-data.js';
 
 export const CHART_METRICS = ['tokens', 'requests', 'users'] as const;
 export type ChartMetric = (typeof CHART_METRICS)[number];
-export const CHART_WINDOWS = ['week', 'month'] as const;
-export type ChartWindow = (typeof CHART_WINDOWS)[number];
+/** Distinct users are counted per UTC day only, so the users chart needs a window of whole days. */
+export const USERS_CHART_WINDOWS: readonly StatsWindow[] = ['7d', '30d'];
 
 /** Categories whose leaders the rankings name: models with the capability, ranked by tokens. */
 const CATEGORY_CAPABILITIES: Record<string, string> = {
@@ -36,8 +38,8 @@ export class RankingsService {
     return { model_id: modelId, name: model?.name ?? modelId, author: model?.author ?? modelId.split('/')[0] };
   }
 
-  async leaderboard(window: RankingWindow, limit = 50) {
-    const { granularity, count } = RANKING_WINDOWS[window];
+  async leaderboard(window: StatsWindow, limit = 50) {
+    const { granularity, count } = STATS_WINDOWS[window];
     const [current, previous] = await Promise.all([
       this.stats.totals(granularity, count, ['model_id'], {}, 0, VOLUME_COLUMNS),
       this.stats.totals(granularity, count, ['model_id'], {}, count, VOLUME_COLUMNS),
@@ -75,10 +77,19 @@ export class RankingsService {
     };
   }
 
-  /** Daily series per model: the top N by the metric over the window, the rest summed as "others". */
-  async charts(metric: ChartMetric, window: ChartWindow, top = 10) {
-    const count = window === 'week' ? 7 : 30;
-    const range = this.stats.range('day', count);
+  /**
+   * A series per model over the window's buckets (minutes for 1h, hours for 24h, days beyond): the
+   * top N by the metric, the rest summed as "others".
+   */
+  async charts(metric: ChartMetric, window: StatsWindow, top = 10) {
+    const { granularity, count } = STATS_WINDOWS[window];
+    if (metric === 'users' && granularity !== 'day')
+      throw new InvalidRequestError(
+        `Invalid value for 'window': ${JSON.stringify(window)}. Distinct users are counted per day: with metric 'users' the supported values are: ${USERS_CHART_WINDOWS.map((name) => `'${name}'`).join(', ')} (or 'week', 'month').`,
+        'window',
+        'invalid_value',
+      );
+    const range = this.stats.range(granularity, count);
     const series = new Map<string, Map<number, number>>();
     const add = (modelId: string, day: number, value: number) => {
       const points = series.get(modelId) ?? new Map<number, number>();
@@ -88,7 +99,7 @@ export class RankingsService {
     if (metric === 'users') {
       for (const row of await this.stats.usersPerModelDay(count)) add(row.modelId, row.dayStart, row.users);
     } else {
-      const rows = await this.stats.totals('day', count, ['bucket_start', 'model_id'], {}, 0, VOLUME_COLUMNS);
+      const rows = await this.stats.totals(granularity, count, ['bucket_start', 'model_id'], {}, 0, VOLUME_COLUMNS);
       for (const row of rows)
         add(
           row.modelId!,
@@ -109,11 +120,15 @@ export class RankingsService {
     for (const entry of totals.slice(top))
       for (const [day, value] of entry.points) others.set(day, (others.get(day) ?? 0) + value);
     const toPoints = (points: Map<number, number>) =>
-      range.bucketStarts.map((day) => ({ date: iso(day).slice(0, 10), value: points.get(day) ?? 0 }));
+      range.bucketStarts.map((start) => ({
+        start: iso(start),
+        date: iso(start).slice(0, 10),
+        value: points.get(start) ?? 0,
+      }));
     return {
       metric,
       window,
-      bucket_seconds: GRANULARITY_MS.day / 1000,
+      bucket_seconds: GRANULARITY_MS[granularity] / 1000,
       series: [
         ...shown.map((entry) => ({
           ...this.modelInfo(entry.modelId),
@@ -158,8 +173,8 @@ export class RankingsService {
     };
   }
 
-  async speed(window: RankingWindow = 'day', limit = 20) {
-    const { granularity, count } = RANKING_WINDOWS[window];
+  async speed(window: StatsWindow = '24h', limit = 20) {
+    const { granularity, count } = STATS_WINDOWS[window];
     const rows = await this.stats.totals(granularity, count, ['model_id']);
     const measured = rows
       .filter((row) => row.totals.sums.successes >= SPEED_MIN_REQUESTS)
@@ -189,8 +204,8 @@ export class RankingsService {
     };
   }
 
-  async categoryLeaders(window: RankingWindow) {
-    const { granularity, count } = RANKING_WINDOWS[window];
+  async categoryLeaders(window: StatsWindow) {
+    const { granularity, count } = STATS_WINDOWS[window];
     const rows = await this.stats.totals(granularity, count, ['model_id'], {}, 0, VOLUME_COLUMNS);
     const tokens = rows.map((row) => ({
       modelId: row.modelId!,
@@ -206,8 +221,8 @@ export class RankingsService {
     };
   }
 
-  async providerShare(window: RankingWindow) {
-    const { granularity, count } = RANKING_WINDOWS[window];
+  async providerShare(window: StatsWindow) {
+    const { granularity, count } = STATS_WINDOWS[window];
     const rows = await this.stats.totals(granularity, count, ['provider_id'], {}, 0, VOLUME_COLUMNS);
     const all = rows.reduce((sum, row) => addTotals(sum, row.totals), emptyTotals());
     const total = all.sums.prompt_tokens + all.sums.completion_tokens;

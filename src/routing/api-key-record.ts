@@ -28,6 +28,8 @@ export interface ApiKeyRecord {
   templateId: string | null;
   defaultModels: DefaultModel[];
   revoked: boolean;
+  /** Set when the presented secret is the key's previous one after a rotation: it works until then (epoch ms). */
+  secretExpiresAt?: number | null;
 }
 
 /** `openai/*` matches every model id starting with `openai/`; `*` alone matches all. */

@@ -199,6 +199,11 @@ export const ERROR_CODES = {
     type: 'service_unavailable',
     meaning: 'create-checkout with no payment provider (`STRIPE_SECRET_KEY` or `billing.payment_provider: sandbox`)',
   },
+  payment_provider_unavailable: {
+    status: 503,
+    type: 'service_unavailable',
+    meaning: 'the payment provider could not be reached to cancel a checkout; the order is unchanged',
+  },
   // 502, 503, 504: the providers failed.
   upstream_error: { ...BAD_GATEWAY, meaning: 'the provider failed without a code of its own' },
   upstream_unreachable: { ...BAD_GATEWAY, meaning: 'the provider’s host refused or does not resolve' },

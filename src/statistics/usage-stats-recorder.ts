@@ -4,7 +4,7 @@ import type { Clock } from '../shared/clock.js';
 import type { CompletionObserver } from '../routing/completion-outcome.js';
 import { RollupAccumulator } from './rollup-accumulator.js';
 import { pruneRollups, writeRollups } from './usage-rollup-writer.js';
-import { usageStatsEventFromOutcome, type UsageStatsEvent } from './usage-stats-event.js';
+import { usageStatsEventsFromOutcome, type UsageStatsEvent } from './usage-stats-event.js';
 
 export interface UsageStatsRecorderOptions {
   /** Pending events are written at least this often. */
@@ -47,8 +47,7 @@ export class UsageStatsRecorder implements CompletionObserver {
   }
 
   onCompletion(outcome: Parameters<CompletionObserver['onCompletion']>[0]): void {
-    const event = usageStatsEventFromOutcome(outcome);
-    if (event) this.recordUsageForStats(event);
+    for (const event of usageStatsEventsFromOutcome(outcome)) this.recordUsageForStats(event);
   }
 
   /** Writes what is pending; flushes run one after another so rows are never double-added. */

@@ -15,19 +15,7 @@ import {
 } from './rollup-queries.js';
 import type { Granularity } from './rollup-schema.js';
 
-export const STATS_WINDOWS = {
-  '1h': { granularity: 'minute', count: 60 },
-  '24h': { granularity: 'hour', count: 24 },
-  '7d': { granularity: 'day', count: 7 },
-} as const;
-export type StatsWindow = keyof typeof STATS_WINDOWS;
-
-export const RANKING_WINDOWS = {
-  day: { granularity: 'hour', count: 24 },
-  week: { granularity: 'day', count: 7 },
-  month: { granularity: 'day', count: 30 },
-} as const;
-export type RankingWindow = keyof typeof RANKING_WINDOWS;
+import { STATS_WINDOWS, type StatsWindow } from './stats-windows.js';
 
 const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
 

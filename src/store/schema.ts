@@ -32,6 +32,9 @@ export interface ApiKeysTable {
   updated_at: number;
   last_used_at: number | null;
   revoked_at: number | null;
+  /** After a rotation: the hash of the secret it replaced, which works until previous_key_expires_at (migration 0620). */
+  previous_key_hash?: string | null;
+  previous_key_expires_at?: number | null;
 }
 
 /** Change feed for API keys: other instances poll it to drop cached keys within a second. */

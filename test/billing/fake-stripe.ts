@@ -49,6 +49,8 @@ export class FakeStripe {
   readonly sessions = new Map<string, FakeSession>();
   readonly customers = new Map<string, { id: string; email: string; payment_methods: unknown[] }>();
   readonly requests: RecordedRequest[] = [];
+  /** While true, every call answers 500 (Stripe unreachable, as far as the gateway can tell). */
+  outage = false;
   private readonly idempotent = new Map<string, string>();
   private counter = 0;
   private server!: Server;
@@ -154,6 +156,8 @@ export class FakeStripe {
       idempotencyKey,
       authorization: request.headers.authorization,
     });
+    if (this.outage)
+      return { status: 500, body: { error: { type: 'api_error', message: 'An unknown error occurred' } } };
     if (request.headers.authorization !== 'Bearer sk_test_fake')
       return { status: 401, body: { error: { type: 'invalid_request_error', message: 'Invalid API Key provided' } } };
     if (request.method === 'POST' && idempotencyKey) {
@@ -227,6 +231,23 @@ export class FakeStripe {
         status: 200,
         body: { id: `re_${++this.counter}`, object: 'refund', payment_intent: intent, status: 'succeeded' },
       };
+    }
+    const expire = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(url.pathname);
+    if (method === 'POST' && expire) {
+      const session = this.sessions.get(expire[1]);
+      if (!session) return notFound;
+      // Stripe expires only open sessions; anything else is a 400.
+      if (session.status !== 'open')
+        return {
+          status: 400,
+          body: {
+            error: {
+              type: 'invalid_request_error',
+              message: `Only Checkout Sessions with a status in ["open"] can be expired. This Checkout Session has a status of "${session.status}".`,
+            },
+          },
+        };
+      return { status: 200, body: this.expire(session.id) };
     }
     const one = /^\/v1\/checkout\/sessions\/([^/]+)$/.exec(url.pathname);
     if (method === 'GET' && one) {

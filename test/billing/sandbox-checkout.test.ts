@@ -30,7 +30,7 @@ describe('sandbox checkout, end to end', () => {
       currency: 'usd',
     });
     expect(checkout.status).toBe(200);
-    expect(checkout.json).toMatchObject({ status: 'pending', amount: 25, fee: 1.25, total: 26.25, currency: 'usd' });
+    expect(checkout.json).toMatchObject({ status: 'pending', amount: 25, fee: 1.25, total: 26.25, currency: 'USD' });
     expect(checkout.json.order_id).toMatch(/^ord_/);
     expect(checkout.json.session_id).toMatch(/^sbx_/);
     const checkoutUrl = new URL(checkout.json.checkout_url);
@@ -86,7 +86,7 @@ describe('sandbox checkout, end to end', () => {
       fee: 1.25,
       total: 26.25,
       credits: 25,
-      currency: 'usd',
+      currency: 'USD',
       checkout_url: null,
     });
     expect(Date.parse(status.json.paid_at)).toBeGreaterThanOrEqual(Date.parse(status.json.created_at));
@@ -140,7 +140,7 @@ describe('sandbox checkout, end to end', () => {
       amount: 10,
       currency: 'EUR',
     });
-    expect(checkout.json).toMatchObject({ amount: 10, fee: 0.5, total: 10.5, currency: 'eur' });
+    expect(checkout.json).toMatchObject({ amount: 10, fee: 0.5, total: 10.5, currency: 'EUR' });
     const canceled = await buyer.call('POST', `/api-account/billing/sandbox/${checkout.json.session_id}/cancel`);
     expect(canceled.json.status).toBe('canceled');
     await buyer.call('POST', `/api-account/billing/sandbox/${checkout.json.session_id}/confirm`);
@@ -194,7 +194,7 @@ describe('sandbox checkout, end to end', () => {
     expect(defaults.json).toMatchObject({ total: 2, limit: 20, offset: 0 });
     expect(
       (await stranger.call('GET', '/api-account/user/billing/orders')).json.data.every(
-        (order: { currency: string }) => order.currency === 'eur',
+        (order: { currency: string }) => order.currency === 'EUR',
       ),
     ).toBe(true);
   });

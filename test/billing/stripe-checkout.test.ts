@@ -249,4 +249,55 @@ describe('Stripe checkout against a fake Stripe API (PostgreSQL)', () => {
     expect((await deliver(stripe.event('checkout.session.completed', foreign))).status).toBe(200);
     expect(await balance()).toBe(start);
   });
+
+  describe('the owner cancels a pending order', () => {
+    const cancel = (orderId: string) => buyer.call('POST', `/api-account/user/billing/orders/${orderId}/cancel`);
+
+    it('expires its Checkout Session at Stripe, so it can no longer be paid', async () => {
+      const order = await checkout(20);
+      const canceled = await cancel(order.order_id);
+      expect(canceled.status).toBe(200);
+      expect(canceled.json).toMatchObject({ order_id: order.order_id, status: 'canceled', checkout_url: null });
+      expect(stripe.session(order.session_id).status).toBe('expired');
+      expect(
+        stripe.requests.some(
+          (request) => request.method === 'POST' && request.path === `/v1/checkout/sessions/${order.session_id}/expire`,
+        ),
+      ).toBe(true);
+      expect(await status(order.order_id)).toBe('canceled');
+      const again = await cancel(order.order_id);
+      expect(again.status).toBe(409);
+      expect(again.json.error.code).toBe('order_not_pending');
+    });
+
+    it('a session paid before the cancel arrived is applied, credited once, and the cancel refused', async () => {
+      const start = await balance();
+      const order = await checkout(30);
+      stripe.complete(order.session_id);
+      const refused = await cancel(order.order_id);
+      expect(refused.status).toBe(409);
+      expect(refused.json.error.code).toBe('order_not_pending');
+      expect(refused.json.error.message).toContain('paid');
+      expect(await status(order.order_id)).toBe('paid');
+      expect((await balance()) - start).toBe(30 * USD);
+    });
+
+    it('with Stripe unreachable the order stays pending (503), and a retry succeeds', async () => {
+      const order = await checkout(40);
+      stripe.outage = true;
+      try {
+        const unavailable = await cancel(order.order_id);
+        expect(unavailable.status).toBe(503);
+        expect(unavailable.json.error).toMatchObject({
+          code: 'payment_provider_unavailable',
+          type: 'service_unavailable',
+        });
+        expect(unavailable.headers.get('retry-after')).toBe('10');
+      } finally {
+        stripe.outage = false;
+      }
+      expect(await status(order.order_id)).toBe('pending');
+      expect((await cancel(order.order_id)).json.status).toBe('canceled');
+    });
+  });
 });

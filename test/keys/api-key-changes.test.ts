@@ -52,7 +52,7 @@ describe('PATCH /api-account/user/api-keys/{key_id}', () => {
       tpm_limit: 5,
       monthly_quota: 0,
       credit_limit: null,
-      expires_at: null,
+      expiration: null,
       disabled: true,
       status: 'disabled',
     });

@@ -42,7 +42,7 @@ describe('POST /api-account/user/api-keys', () => {
       credit_limit: 100.123456,
       spend_this_month: 0,
       spend_total: 0,
-      expires_at: '2999-01-01T00:00:00.000Z',
+      expiration: '2999-01-01T00:00:00.000Z',
       last_used_at: null,
     });
     expect(key.key_id).toMatch(/^key_/);
@@ -68,7 +68,7 @@ describe('POST /api-account/user/api-keys', () => {
       template_id: null,
       rpm_limit: null,
       monthly_quota: null,
-      expires_at: null,
+      expiration: null,
       description: '',
     });
 
@@ -174,7 +174,12 @@ describe('POST /api-account/user/api-keys', () => {
       'default_models[0].model_id',
     ],
     ['manual routing without default models', { name: 'k', routing_mode: 'manual' }, 'default_models'],
-    ['an unknown field', { name: 'k', expires_at: FUTURE }, 'expires_at'],
+    ['an unknown field', { name: 'k', expiry: FUTURE }, 'expiry'],
+    [
+      'expires_at (the alias) differing from expiration',
+      { name: 'k', expiration: FUTURE, expires_at: '2998-01-01T00:00:00Z' },
+      'expires_at',
+    ],
   ];
 
   it.each(invalid)('answers 400 naming the parameter: %s', async (_label, body, param) => {

@@ -119,6 +119,20 @@ describe.each(STORE_KINDS)('admin API (%s)', (storeKind) => {
     });
     expect(tooMuch.body).toMatchObject({ amount_nanos: -10_250_000_000, balance_nanos: 0 });
     expect(await getBalance(gateway.testStore.store, memberId)).toBe(0);
+    // The member sees the grant and both deductions in their own transactions, with the reasons.
+    const history = await member.request('GET', '/api-account/user/transactions');
+    expect(history.status).toBe(200);
+    expect(
+      history.body.data.map((row: { type: string; amount_nanos: number; description: string }) => [
+        row.type,
+        row.amount_nanos,
+        row.description,
+      ]),
+    ).toEqual([
+      ['adjustment', -10_250_000_000, 'closing the balance'],
+      ['adjustment', -2_250_000_000, 'goodwill credit taken back'],
+      ['grant', 12_500_000_000, 'welcome credit'],
+    ]);
     const ledger = await gateway.testStore.store.db
       .selectFrom('credit_ledger')
       .select(['kind', 'amount_nanos', 'description'])

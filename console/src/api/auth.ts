@@ -18,7 +18,7 @@ async function post(path: string, body: unknown): Promise<unknown> {
 }
 
 export function signIn(input: { email: string; password: string }): Promise<unknown> {
-  return post('/api-account/auth/sign-in/email', { ...input, rememberMe: true });
+  return post('/api-account/auth/sign-in/email', { ...input, remember_me: true });
 }
 
 /**

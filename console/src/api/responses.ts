@@ -194,7 +194,9 @@ export interface StatsFigures {
 
 export interface ProviderStats {
   provider: string;
-  window: '1h' | '24h' | '7d';
+  window: '1h' | '24h' | '7d' | '30d';
+  /** From the window's uptime: down < 50 %, degraded < 95 % (docs/catalog.md). */
+  status: 'active' | 'degraded' | 'down' | 'unknown';
   from: string;
   to: string;
   bucket_seconds: number;
@@ -232,7 +234,8 @@ export interface RankingChart {
     name: string;
     author: string;
     total: number;
-    points: { date: string; value: number }[];
+    /** One point per bucket of the window: `start` its ISO time, `date` its UTC day. */
+    points: { start: string; date: string; value: number }[];
   }[];
 }
 

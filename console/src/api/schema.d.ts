@@ -566,7 +566,8 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          window?: 'day' | 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           limit?: number;
         };
         header?: never;
@@ -580,7 +581,34 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              window: '1h' | '24h' | '7d' | '30d';
+              from: string;
+              to: string;
+              data: {
+                rank: number;
+                model_id: string;
+                name: string;
+                author: string;
+                tokens: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                requests: number;
+                previous_tokens: number;
+                change: number | null;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -599,12 +627,13 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Daily series per model (top N and others) of tokens, requests or users */
+    /** A series per model (top N and others) of tokens, requests or users, per bucket of the window */
     get: {
       parameters: {
         query: {
           metric: 'tokens' | 'requests' | 'users';
-          window?: 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           top?: number;
         };
         header?: never;
@@ -618,7 +647,34 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              metric: 'tokens' | 'requests' | 'users';
+              window: '1h' | '24h' | '7d' | '30d';
+              bucket_seconds: number;
+              series: {
+                /** @description or "others": the rest summed */
+                model_id: string;
+                name: string;
+                author: string | null;
+                total: number;
+                points: {
+                  start: string;
+                  date: string;
+                  value: number;
+                }[];
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -652,7 +708,38 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              data: {
+                category: string;
+                benchmarks: {
+                  id: string;
+                  name: string;
+                  category: string;
+                  unit: string;
+                  description: string;
+                  scores: {
+                    model_id: string;
+                    name: string;
+                    author: string;
+                    score: number;
+                    /** @description where the score was published */
+                    source: string;
+                    date: string;
+                  }[];
+                }[];
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -671,11 +758,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Fastest models by measured throughput and by time to first token */
+    /** Fastest models by measured throughput and by time to first token, over the window */
     get: {
       parameters: {
         query?: {
-          window?: 'day' | 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           limit?: number;
         };
         header?: never;
@@ -689,7 +777,51 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              window: '1h' | '24h' | '7d' | '30d';
+              min_requests: number;
+              by_throughput: {
+                model_id: string;
+                name: string;
+                author: string;
+                tokens_per_second: number | null;
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                requests: number;
+              }[];
+              by_latency: {
+                model_id: string;
+                name: string;
+                author: string;
+                tokens_per_second: number | null;
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                requests: number;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -711,7 +843,12 @@ export interface paths {
     /** Download an invoice or receipt through its signed link */
     get: {
       parameters: {
-        query?: never;
+        query?: {
+          /** @description Unix seconds the link is valid until (part of the signed link) */
+          expires?: string;
+          /** @description HMAC of the document id and expires */
+          signature?: string;
+        };
         header?: never;
         path: {
           file: string;
@@ -731,78 +868,6 @@ export interface paths {
     };
     put?: never;
     post?: never;
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api-account/billing/sandbox/{session_id}/confirm': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Sandbox checkout: confirm the payment */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          session_id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
-    delete?: never;
-    options?: never;
-    head?: never;
-    patch?: never;
-    trace?: never;
-  };
-  '/api-account/billing/sandbox/{session_id}/cancel': {
-    parameters: {
-      query?: never;
-      header?: never;
-      path?: never;
-      cookie?: never;
-    };
-    get?: never;
-    put?: never;
-    /** Sandbox checkout: cancel the payment */
-    post: {
-      parameters: {
-        query?: never;
-        header?: never;
-        path: {
-          session_id: string;
-        };
-        cookie?: never;
-      };
-      requestBody?: never;
-      responses: {
-        /** @description Default Response */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
     delete?: never;
     options?: never;
     head?: never;
@@ -856,7 +921,98 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              data: {
+                id: string;
+                /** @description the model page path segment (spec §2.4) */
+                model_path: string;
+                name: string;
+                author: string;
+                description: string;
+                context_length: number | null;
+                max_output_tokens: number | null;
+                pricing: {
+                  prompt: string;
+                  completion: string;
+                  cache_read: string | null;
+                  cache_write: string | null;
+                  per_request: string;
+                  per_search: string;
+                } | null;
+                capabilities: string[];
+                tags: string[];
+                input_modalities: string[];
+                output_modalities: string[];
+                created: string | null;
+                knowledge_cutoff: string | null;
+                links: {
+                  label: string;
+                  url: string;
+                }[];
+                aliases: string[];
+                routable: boolean;
+                endpoints: {
+                  provider: string;
+                  provider_name: string;
+                  upstream_model: string;
+                  pricing: {
+                    prompt: string;
+                    completion: string;
+                    cache_read: string | null;
+                    cache_write: string | null;
+                    per_request: string;
+                    per_search: string;
+                  } | null;
+                  context_length: number | null;
+                  max_output_tokens: number | null;
+                  /** @description this model at this provider over 24 h: down < 50 % uptime, degraded < 95 % */
+                  status: 'active' | 'degraded' | 'down' | 'unknown';
+                  /** @description on the model page only */
+                  stats_24h?: {
+                    /** @description upstream attempts, failed ones and fallbacks included */
+                    requests: number;
+                    success_rate: number | null;
+                    uptime: number | null;
+                    latency_ms: {
+                      p50: number | null;
+                      p95: number | null;
+                    };
+                    ttft_ms: {
+                      p50: number | null;
+                      p95: number | null;
+                    };
+                    tokens_per_second: number | null;
+                  };
+                }[];
+                /** @description where each field came from, keyed by the field names of this record ("config" when the config set it) */
+                sources: {
+                  [key: string]: string;
+                };
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -890,7 +1046,53 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              authors: {
+                value: string;
+                count: number;
+              }[];
+              providers: {
+                value: string;
+                count: number;
+              }[];
+              input_modalities: {
+                value: string;
+                count: number;
+              }[];
+              output_modalities: {
+                value: string;
+                count: number;
+              }[];
+              capabilities: {
+                value: string;
+                count: number;
+              }[];
+              tags: {
+                value: string;
+                count: number;
+              }[];
+              sorts: string[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -926,7 +1128,93 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              id: string;
+              /** @description the model page path segment (spec §2.4) */
+              model_path: string;
+              name: string;
+              author: string;
+              description: string;
+              context_length: number | null;
+              max_output_tokens: number | null;
+              pricing: {
+                prompt: string;
+                completion: string;
+                cache_read: string | null;
+                cache_write: string | null;
+                per_request: string;
+                per_search: string;
+              } | null;
+              capabilities: string[];
+              tags: string[];
+              input_modalities: string[];
+              output_modalities: string[];
+              created: string | null;
+              knowledge_cutoff: string | null;
+              links: {
+                label: string;
+                url: string;
+              }[];
+              aliases: string[];
+              routable: boolean;
+              endpoints: {
+                provider: string;
+                provider_name: string;
+                upstream_model: string;
+                pricing: {
+                  prompt: string;
+                  completion: string;
+                  cache_read: string | null;
+                  cache_write: string | null;
+                  per_request: string;
+                  per_search: string;
+                } | null;
+                context_length: number | null;
+                max_output_tokens: number | null;
+                /** @description this model at this provider over 24 h: down < 50 % uptime, degraded < 95 % */
+                status: 'active' | 'degraded' | 'down' | 'unknown';
+                /** @description on the model page only */
+                stats_24h?: {
+                  /** @description upstream attempts, failed ones and fallbacks included */
+                  requests: number;
+                  success_rate: number | null;
+                  uptime: number | null;
+                  latency_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  ttft_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  tokens_per_second: number | null;
+                };
+              }[];
+              /** @description where each field came from, keyed by the field names of this record ("config" when the config set it) */
+              sources: {
+                [key: string]: string;
+              };
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -960,7 +1248,37 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              data: {
+                id: string;
+                name: string;
+                model_count: number;
+                input_modalities: string[];
+                output_modalities: string[];
+                /** @description from the measured uptime: down < 50 %, degraded < 95 % (docs/catalog.md) */
+                status: 'active' | 'degraded' | 'down' | 'unknown';
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -996,7 +1314,60 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              id: string;
+              name: string;
+              model_count: number;
+              input_modalities: string[];
+              output_modalities: string[];
+              /** @description from the measured uptime: down < 50 %, degraded < 95 % (docs/catalog.md) */
+              status: 'active' | 'degraded' | 'down' | 'unknown';
+              type: string;
+              /** @description as the operator wrote them in the config */
+              policies: {
+                [key: string]: unknown;
+              };
+              models: {
+                id: string;
+                name: string;
+                upstream_model: string;
+                pricing: {
+                  prompt: string;
+                  completion: string;
+                  cache_read: string | null;
+                  cache_write: string | null;
+                  per_request: string;
+                  per_search: string;
+                } | null;
+                context_length: number | null;
+              }[];
+              throughput_24h: {
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                tokens_per_second: number | null;
+              };
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1015,11 +1386,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Provider statistics over a window (1h, 24h, 7d; default 24h), per time bucket */
+    /** Provider statistics over a window (1h, 24h, 7d, 30d; default 24h), per time bucket, with its status */
     get: {
       parameters: {
         query?: {
-          window?: '1h' | '24h' | '7d';
+          /** @description 1h, 24h (default), 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
         };
         header?: never;
         path: {
@@ -1034,7 +1406,94 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              provider: string;
+              window: '1h' | '24h' | '7d' | '30d';
+              from: string;
+              to: string;
+              bucket_seconds: number;
+              totals: {
+                /** @description upstream attempts, failed ones and fallbacks included */
+                requests: number;
+                successes: number;
+                success_rate: number | null;
+                uptime: number | null;
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                tokens_per_second: number | null;
+              };
+              buckets: {
+                start: string;
+                /** @description upstream attempts, failed ones and fallbacks included */
+                requests: number;
+                successes: number;
+                success_rate: number | null;
+                uptime: number | null;
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                tokens_per_second: number | null;
+              }[];
+              models: {
+                model_id: string;
+                /** @description upstream attempts, failed ones and fallbacks included */
+                requests: number;
+                successes: number;
+                success_rate: number | null;
+                uptime: number | null;
+                prompt_tokens: number;
+                completion_tokens: number;
+                total_tokens: number;
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                tokens_per_second: number | null;
+              }[];
+              /** @description from the measured uptime: down < 50 %, degraded < 95 % (docs/catalog.md) */
+              status: 'active' | 'degraded' | 'down' | 'unknown';
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1057,7 +1516,8 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          window?: 'day' | 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           limit?: number;
         };
         header?: never;
@@ -1071,7 +1531,34 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              window: '1h' | '24h' | '7d' | '30d';
+              from: string;
+              to: string;
+              data: {
+                rank: number;
+                model_id: string;
+                name: string;
+                author: string;
+                tokens: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                requests: number;
+                previous_tokens: number;
+                change: number | null;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1090,12 +1577,13 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Daily series per model (top N and others) of tokens, requests or users */
+    /** A series per model (top N and others) of tokens, requests or users, per bucket of the window */
     get: {
       parameters: {
         query: {
           metric: 'tokens' | 'requests' | 'users';
-          window?: 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           top?: number;
         };
         header?: never;
@@ -1109,7 +1597,34 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              metric: 'tokens' | 'requests' | 'users';
+              window: '1h' | '24h' | '7d' | '30d';
+              bucket_seconds: number;
+              series: {
+                /** @description or "others": the rest summed */
+                model_id: string;
+                name: string;
+                author: string | null;
+                total: number;
+                points: {
+                  start: string;
+                  date: string;
+                  value: number;
+                }[];
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1143,7 +1658,38 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              data: {
+                category: string;
+                benchmarks: {
+                  id: string;
+                  name: string;
+                  category: string;
+                  unit: string;
+                  description: string;
+                  scores: {
+                    model_id: string;
+                    name: string;
+                    author: string;
+                    score: number;
+                    /** @description where the score was published */
+                    source: string;
+                    date: string;
+                  }[];
+                }[];
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1162,11 +1708,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Fastest models by measured throughput and by time to first token */
+    /** Fastest models by measured throughput and by time to first token, over the window */
     get: {
       parameters: {
         query?: {
-          window?: 'day' | 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
           limit?: number;
         };
         header?: never;
@@ -1180,7 +1727,51 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              window: '1h' | '24h' | '7d' | '30d';
+              min_requests: number;
+              by_throughput: {
+                model_id: string;
+                name: string;
+                author: string;
+                tokens_per_second: number | null;
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                requests: number;
+              }[];
+              by_latency: {
+                model_id: string;
+                name: string;
+                author: string;
+                tokens_per_second: number | null;
+                ttft_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                latency_ms: {
+                  p50: number | null;
+                  p95: number | null;
+                };
+                requests: number;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -1199,11 +1790,12 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** All rankings in one response */
+    /** All rankings in one response, every part over the same window */
     get: {
       parameters: {
         query?: {
-          window?: 'day' | 'week' | 'month';
+          /** @description 1h, 24h, 7d or 30d; day, week and month are aliases of 24h, 7d and 30d */
+          window?: '1h' | '24h' | '7d' | '30d' | 'day' | 'week' | 'month';
         };
         header?: never;
         path?: never;
@@ -1216,7 +1808,114 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              window: '1h' | '24h' | '7d' | '30d';
+              leaderboard: {
+                window: '1h' | '24h' | '7d' | '30d';
+                from: string;
+                to: string;
+                data: {
+                  rank: number;
+                  model_id: string;
+                  name: string;
+                  author: string;
+                  tokens: number;
+                  prompt_tokens: number;
+                  completion_tokens: number;
+                  requests: number;
+                  previous_tokens: number;
+                  change: number | null;
+                }[];
+              };
+              provider_share: {
+                window: '1h' | '24h' | '7d' | '30d';
+                total_tokens: number;
+                data: {
+                  provider_id: string;
+                  tokens: number;
+                  requests: number;
+                  share: number;
+                }[];
+              };
+              benchmarks: {
+                data: {
+                  category: string;
+                  benchmarks: {
+                    id: string;
+                    name: string;
+                    category: string;
+                    unit: string;
+                    description: string;
+                    scores: {
+                      model_id: string;
+                      name: string;
+                      author: string;
+                      score: number;
+                      /** @description where the score was published */
+                      source: string;
+                      date: string;
+                    }[];
+                  }[];
+                }[];
+              };
+              speed: {
+                window: '1h' | '24h' | '7d' | '30d';
+                min_requests: number;
+                by_throughput: {
+                  model_id: string;
+                  name: string;
+                  author: string;
+                  tokens_per_second: number | null;
+                  ttft_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  latency_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  requests: number;
+                }[];
+                by_latency: {
+                  model_id: string;
+                  name: string;
+                  author: string;
+                  tokens_per_second: number | null;
+                  ttft_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  latency_ms: {
+                    p50: number | null;
+                    p95: number | null;
+                  };
+                  requests: number;
+                }[];
+              };
+              category_leaders: {
+                window: '1h' | '24h' | '7d' | '30d';
+                data: {
+                  category: string;
+                  leader: {
+                    model_id: string;
+                    name: string;
+                    author: string;
+                    tokens: number;
+                  } | null;
+                }[];
+              };
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -2164,6 +2863,8 @@ export interface paths {
             credit_limit?: number | null;
             /** @description an ISO 8601 date-time with a time zone, in the future, or null for never */
             expiration?: string | null;
+            /** @description an alias of expiration (give one of the two, or both equal) */
+            expires_at?: string | null;
             /** @description the id of a routing template (GET /api-account/routing-templates), or null */
             template_id?: string | null;
             /** @description Default models: the fallback chain (code mode) or the models used (manual mode). */
@@ -2216,7 +2917,10 @@ export interface paths {
               /** Format: date-time */
               updated_at: string;
               last_used_at: string | null;
-              expires_at: string | null;
+              /** @description When the key stops working (spec §2.1); null: never. */
+              expiration: string | null;
+              /** @description After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended. */
+              previous_key_expiration: string | null;
               /** @description The full key, sk-gw-…. Shown only in this response: store it now. */
               key: string;
             };
@@ -2391,6 +3095,7 @@ export interface paths {
         };
         cookie?: never;
       };
+      /** @description The fields to change; those left out keep their value, null clears. A whole record as GET returns it is accepted: its read-only fields are ignored. */
       requestBody: {
         content: {
           'application/json': {
@@ -2422,6 +3127,26 @@ export interface paths {
             }[];
             /** @description true stops the key (403 key_disabled) until set back to false. */
             disabled?: boolean;
+            /** @description an alias of expiration (give one of the two, or both equal) */
+            expires_at?: string | null;
+            /** @description read-only: must name the key in the path */
+            readonly key_id?: string;
+            /** @description read-only: accepted and ignored */
+            readonly masked_key?: string;
+            /** @description read-only: accepted and ignored */
+            readonly status?: string;
+            /** @description read-only: accepted and ignored */
+            readonly spend_this_month?: number;
+            /** @description read-only: accepted and ignored */
+            readonly spend_total?: number;
+            /** @description read-only: accepted and ignored */
+            readonly previous_key_expiration?: string | null;
+            /** @description read-only: accepted and ignored */
+            readonly created_at?: string;
+            /** @description read-only: accepted and ignored */
+            readonly updated_at?: string;
+            /** @description read-only: accepted and ignored */
+            readonly last_used_at?: string | null;
           };
         };
       };
@@ -2558,6 +3283,219 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api-account/user/api-keys/{key_id}/rotate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate an API key: a new secret, same key id and settings; the old secret works for a grace period
+     * @description Needs a signed-in user: Authorization: Bearer <session token> from /api-account/auth/sign-in/email, or the session cookie.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          key_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description How long the replaced secret keeps working, in seconds: 0 ends it at once; default 86400 (24 h), at most 604800 (7 days). */
+            grace_period_seconds?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description The new key, with its full value shown this once. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              key_id: string;
+              name: string;
+              description: string;
+              /** @description The key with its middle hidden: sk-gw-ab12…wxyz. */
+              masked_key: string;
+              status: 'active' | 'disabled' | 'expired';
+              disabled: boolean;
+              routing_mode: 'code' | 'manual';
+              /** @description null: every model. */
+              allowed_models: string[] | null;
+              template_id: string | null;
+              default_models: {
+                /** @description A model id the gateway serves. */
+                model_id: string;
+                /** @description Order of use, 1 first; unique within the list. */
+                priority: number;
+              }[];
+              rpm_limit: number | null;
+              tpm_limit: number | null;
+              /** @description USD per calendar month (UTC). */
+              monthly_quota: number | null;
+              /** @description USD over the key's life. */
+              credit_limit: number | null;
+              /** @description USD spent in the current calendar month (UTC). */
+              spend_this_month: number;
+              /** @description USD spent over the key's life. */
+              spend_total: number;
+              /** Format: date-time */
+              created_at: string;
+              /** Format: date-time */
+              updated_at: string;
+              last_used_at: string | null;
+              /** @description When the key stops working (spec §2.1); null: never. */
+              expiration: string | null;
+              /** @description After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended. */
+              previous_key_expiration: string | null;
+              /** @description The full key, sk-gw-…. Shown only in this response: store it now. */
+              key: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/transactions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your credit history: grants, purchases, refunds, and usage charges per day and key (JSON or CSV) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description only this kind: grant, purchase, usage or refund */
+          type?: 'grant' | 'purchase' | 'usage' | 'refund';
+          /** @description YYYY-MM-DD (UTC), included */
+          start_date?: string;
+          /** @description YYYY-MM-DD (UTC), included */
+          end_date?: string;
+          /** @description rows per page: default 50 (JSON); CSV without a limit exports every row, up to 100000 */
+          limit?: number;
+          offset?: number;
+          /** @description csv answers text/csv (so does Accept: text/csv without a format); default json */
+          format?: 'json' | 'csv';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of transactions (JSON), or every matching one as CSV */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description entry-<ledger id>, or usage-<date>-<key id> for a usage line */
+                id: string;
+                /** @description grant, purchase, usage (one line per UTC day and key) or refund */
+                type: 'grant' | 'purchase' | 'usage' | 'refund';
+                /** @description USD, signed: credits added are positive, charges and refunds negative */
+                amount: number;
+                /** @description the exact amount, in nano-USD */
+                amount_nanos: number;
+                /** @enum {string} */
+                currency: 'USD';
+                description: string;
+                /** @description UTC day, YYYY-MM-DD */
+                date: string;
+                /** @description when it was written; a usage line: its latest charge */
+                created_at: string;
+                key_id: string | null;
+                key_name: string | null;
+                /** @description usage lines: charges summed (one per request) */
+                requests: number | null;
+                order_id: string | null;
+                reference: string | null;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+              /** @enum {string} */
+              currency: 'USD';
+              /** @description the current balance, USD: the sum of every transaction */
+              balance: number;
+              balance_nanos: number;
+            };
+            'text/csv': string;
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api-account/user/billing': {
     parameters: {
       query?: never;
@@ -2580,7 +3518,90 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              plan: string;
+              /** @description USD */
+              credit_balance: number;
+              /** @description ISO 4217, capitals: USD */
+              currency: string;
+              /** @description added to credit purchases: 0.05 is 5 % */
+              platform_fee_rate: number;
+              /** @description stripe or sandbox */
+              payment_provider: string;
+              payment_methods: {
+                id: string;
+                type: string;
+                brand: string | null;
+                last4: string | null;
+                exp_month: number | null;
+                exp_year: number | null;
+              }[];
+              /** @description paid and refunded orders, newest first */
+              invoices: {
+                order_id: string;
+                /** @description pending | paid | failed | expired | canceled | refunded */
+                status: string;
+                amount: number;
+                fee: number;
+                total: number;
+                currency: string;
+                /** @description USD credits a paid order adds */
+                credits: number;
+                payment_provider: string;
+                checkout_url: string | null;
+                created_at: string;
+                paid_at: string | null;
+                closed_at: string | null;
+                documents: ('invoice' | 'receipt')[];
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -2684,6 +3705,15 @@ export interface paths {
             'application/json': components['schemas']['def-0'];
           };
         };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
       };
     };
     delete?: never;
@@ -2771,6 +3801,15 @@ export interface paths {
             'application/json': components['schemas']['def-0'];
           };
         };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
       };
     };
     put?: never;
@@ -2806,7 +3845,74 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              data: {
+                order_id: string;
+                /** @description pending | paid | failed | expired | canceled | refunded */
+                status: string;
+                amount: number;
+                fee: number;
+                total: number;
+                currency: string;
+                /** @description USD credits a paid order adds */
+                credits: number;
+                payment_provider: string;
+                checkout_url: string | null;
+                created_at: string;
+                paid_at: string | null;
+                closed_at: string | null;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -2850,7 +3956,159 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              order_id: string;
+              type: 'invoice' | 'receipt';
+              document_number: string;
+              /** @description signed; no other credential needed until expires_at */
+              url: string;
+              expires_at: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/billing/orders/{order_id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Cancel a pending order: its checkout is closed at the payment provider and can no longer be paid */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          order_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              order_id: string;
+              /** @description pending | paid | failed | expired | canceled | refunded */
+              status: string;
+              amount: number;
+              fee: number;
+              total: number;
+              currency: string;
+              /** @description USD credits a paid order adds */
+              credits: number;
+              payment_provider: string;
+              checkout_url: string | null;
+              created_at: string;
+              paid_at: string | null;
+              closed_at: string | null;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -4334,7 +5592,10 @@ export interface components {
       /** Format: date-time */
       updated_at: string;
       last_used_at: string | null;
-      expires_at: string | null;
+      /** @description When the key stops working (spec §2.1); null: never. */
+      expiration: string | null;
+      /** @description After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended. */
+      previous_key_expiration: string | null;
     };
   };
   responses: never;

@@ -8,10 +8,13 @@ import { nanosToUsdNumber } from '../../metering/money.js';
 import { unitsToDecimal } from '../../shared/decimal.js';
 import { ConflictError } from '../../shared/errors.js';
 import {
+  BillingSummarySchema,
   CheckoutBodySchema,
   CheckoutResponseSchema,
   DocumentBodySchema,
+  DocumentLinkSchema,
   OrderIdParamsSchema,
+  OrderPageSchema,
   OrderSchema,
   OrdersQuerySchema,
 } from './billing-schemas.js';
@@ -21,6 +24,7 @@ const errors = {
   401: { $ref: 'ErrorEnvelope#' },
   404: { $ref: 'ErrorEnvelope#' },
   409: { $ref: 'ErrorEnvelope#' },
+  503: { $ref: 'ErrorEnvelope#' },
 };
 
 /** Spec §4.8 billing endpoints under /api-account/user/billing, for the signed-in user. */
@@ -31,7 +35,11 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
   app.get(
     '/user/billing',
     {
-      schema: { summary: 'Plan, credit balance, fee rate, payment methods and invoices', tags },
+      schema: {
+        summary: 'Plan, credit balance, fee rate, payment methods and invoices',
+        tags,
+        response: { 200: BillingSummarySchema, ...errors },
+      },
     },
     async (request) => {
       const user = request.user!;
@@ -46,7 +54,7 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
       return {
         plan: config.plan,
         credit_balance: nanosToUsdNumber(balance),
-        currency: 'usd',
+        currency: 'USD',
         platform_fee_rate: Number(unitsToDecimal(config.feeRatePpm, 6)),
         payment_provider: billing.provider.name,
         payment_methods: paymentMethods,
@@ -76,7 +84,7 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
         amount: view.amount,
         fee: view.fee,
         total: view.total,
-        currency: order.currency,
+        currency: view.currency,
       };
     },
   );
@@ -97,7 +105,12 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
   app.get<{ Querystring: Static<typeof OrdersQuerySchema> }>(
     '/user/billing/orders',
     {
-      schema: { summary: 'The user’s orders, newest first', tags, querystring: OrdersQuerySchema },
+      schema: {
+        summary: 'The user’s orders, newest first',
+        tags,
+        querystring: OrdersQuerySchema,
+        response: { 200: OrderPageSchema, ...errors },
+      },
     },
     async (request) => {
       const { limit, offset } = request.query;
@@ -113,6 +126,7 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
         summary: 'A signed, expiring link to the invoice or receipt PDF of a paid order',
         tags,
         body: DocumentBodySchema,
+        response: { 200: DocumentLinkSchema, ...errors },
       },
     },
     async (request) => {
@@ -126,5 +140,18 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
       }
       return documents.link(order, type);
     },
+  );
+
+  app.post<{ Params: Static<typeof OrderIdParamsSchema> }>(
+    '/user/billing/orders/:order_id/cancel',
+    {
+      schema: {
+        summary: 'Cancel a pending order: its checkout is closed at the payment provider and can no longer be paid',
+        tags,
+        params: OrderIdParamsSchema,
+        response: { 200: OrderSchema, ...errors },
+      },
+    },
+    async (request) => orderView(await billing.cancelByUser(request.user!.id, request.params.order_id)),
   );
 }

@@ -38,7 +38,7 @@ export const OrdersQuerySchema = Type.Object(
     limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
     offset: Type.Integer({ minimum: 0, default: 0 }),
   },
-  { additionalProperties: true },
+  { additionalProperties: false },
 );
 
 export const DocumentBodySchema = Type.Object(
@@ -64,4 +64,44 @@ export const OrderSchema = Type.Object({
   created_at: Type.String(),
   paid_at: Type.Union([Type.String(), Type.Null()]),
   closed_at: Type.Union([Type.String(), Type.Null()]),
+});
+
+export const OrderPageSchema = Type.Object({
+  data: Type.Array(OrderSchema),
+  total: Type.Integer(),
+  limit: Type.Integer(),
+  offset: Type.Integer(),
+});
+
+export const BillingSummarySchema = Type.Object({
+  plan: Type.String(),
+  credit_balance: Type.Number({ description: 'USD' }),
+  currency: Type.String({ description: 'ISO 4217, capitals: USD' }),
+  platform_fee_rate: Type.Number({ description: 'added to credit purchases: 0.05 is 5 %' }),
+  payment_provider: Type.String({ description: 'stripe or sandbox' }),
+  payment_methods: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      type: Type.String(),
+      brand: Type.Union([Type.String(), Type.Null()]),
+      last4: Type.Union([Type.String(), Type.Null()]),
+      exp_month: Type.Union([Type.Integer(), Type.Null()]),
+      exp_year: Type.Union([Type.Integer(), Type.Null()]),
+    }),
+  ),
+  invoices: Type.Array(
+    Type.Composite([
+      OrderSchema,
+      Type.Object({ documents: Type.Array(Type.Union([Type.Literal('invoice'), Type.Literal('receipt')])) }),
+    ]),
+    { description: 'paid and refunded orders, newest first' },
+  ),
+});
+
+export const DocumentLinkSchema = Type.Object({
+  order_id: Type.String(),
+  type: Type.Union([Type.Literal('invoice'), Type.Literal('receipt')]),
+  document_number: Type.String(),
+  url: Type.String({ description: 'signed; no other credential needed until expires_at' }),
+  expires_at: Type.String(),
 });

@@ -15,6 +15,13 @@ import {
 } from '../../catalog/catalog-query.js';
 import type { ModelCatalog } from '../../catalog/model-catalog.js';
 import { presentCatalogModel } from '../../catalog/present-catalog-model.js';
+import { CatalogFiltersSchema, CatalogModelSchema, CatalogPageSchema } from './catalog-schemas.js';
+
+const answers = (schema: unknown) => ({
+  200: schema,
+  400: { $ref: 'ErrorEnvelope#' },
+  404: { $ref: 'ErrorEnvelope#' },
+});
 
 const MODALITIES = ['text', 'image', 'audio', 'video', 'file'];
 const enumOf = (values: readonly string[]) => Type.Union(values.map((value) => Type.Literal(value)));
@@ -55,6 +62,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
       summary: 'The public model catalog: filter, sort and page',
       tags: ['catalog'],
       querystring: CatalogQuerySchema,
+      response: answers(CatalogPageSchema),
     },
     handler: async (request, reply) => {
       const raw = request.query as Static<typeof CatalogQuerySchema>;
@@ -78,13 +86,21 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
   });
 
   app.get('/models/filters', {
-    schema: { summary: 'Available catalog filter values, with counts', tags: ['catalog'] },
+    schema: {
+      summary: 'Available catalog filter values, with counts',
+      tags: ['catalog'],
+      response: answers(CatalogFiltersSchema),
+    },
     handler: async (request, reply) => sendCacheable(request, reply, filters, CATALOG_MAX_AGE),
   });
 
   // model_path may contain slashes (anthropic/claude-sonnet-4), hence the wildcard.
   app.get('/models/*', {
-    schema: { summary: 'One model page, with its endpoints and their live statistics', tags: ['catalog'] },
+    schema: {
+      summary: 'One model page, with its endpoints and their live statistics',
+      tags: ['catalog'],
+      response: answers(CatalogModelSchema),
+    },
     handler: async (request, reply) => {
       const path = decodeURIComponent((request.params as { '*': string })['*']);
       const model = catalog.get(path);

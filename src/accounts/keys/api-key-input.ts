@@ -58,6 +58,30 @@ export function parseExpiration(value: string, now: number): number {
   return at;
 }
 
+/**
+ * `expiration`, or its alias `expires_at` (the record's old name): one value, or undefined when
+ * neither is sent. Both with different values is a 400 rather than a silent pick.
+ */
+export function requestedExpiration(body: {
+  expiration?: string | null;
+  expires_at?: string | null;
+}): string | null | undefined {
+  if (body.expiration === undefined) return body.expires_at;
+  if (body.expires_at === undefined) return body.expiration;
+  const same =
+    body.expiration === body.expires_at ||
+    (body.expiration !== null &&
+      body.expires_at !== null &&
+      Date.parse(body.expiration) === Date.parse(body.expires_at));
+  if (!same)
+    throw new InvalidRequestError(
+      "Invalid 'expires_at': it is an alias of 'expiration' and differs from it; send only 'expiration'.",
+      'expires_at',
+      'invalid_value',
+    );
+  return body.expiration;
+}
+
 function checkDefaultModels(defaultModels: DefaultModel[], context: KeyInputContext): void {
   const priorities = new Set<number>();
   const models = new Set<string>();
@@ -196,6 +220,7 @@ const EMPTY_ROUTING: RoutingSettings = {
 /** A create request → the new key's settings. */
 export function toNewApiKey(userId: string, body: CreateApiKeyBody, context: KeyInputContext): NewApiKey {
   const routing = mergeRouting(EMPTY_ROUTING, body, context);
+  const expiration = requestedExpiration(body);
   return {
     userId,
     name: body.name.trim(),
@@ -208,12 +233,23 @@ export function toNewApiKey(userId: string, body: CreateApiKeyBody, context: Key
     tpmLimit: body.tpm_limit ?? null,
     monthlyQuotaMicros: body.monthly_quota == null ? null : usdToMicros(body.monthly_quota, 'monthly_quota'),
     creditLimitMicros: body.credit_limit == null ? null : usdToMicros(body.credit_limit, 'credit_limit'),
-    expiresAt: body.expiration == null ? null : parseExpiration(body.expiration, context.now),
+    expiresAt: expiration == null ? null : parseExpiration(expiration, context.now),
   };
 }
 
-/** A PATCH request → the columns to change. Fields left out keep their value; null clears. */
+/**
+ * A PATCH request → the columns to change. Fields left out keep their value; null clears. A record
+ * as GET shows it may come back whole: read-only fields are ignored (key_id must be this key's),
+ * and an expiration equal to the stored one is no change, even once it has passed.
+ */
 export function toApiKeyChanges(row: ApiKeysTable, body: UpdateApiKeyBody, context: KeyInputContext): ApiKeyChanges {
+  if (body.key_id !== undefined && body.key_id !== row.id)
+    throw new InvalidRequestError(
+      `Invalid 'key_id': it is read-only; this request changes the key '${row.id}'.`,
+      'key_id',
+      'invalid_value',
+    );
+  const expiration = requestedExpiration(body);
   const changes: ApiKeyChanges = {
     ...routingColumns(mergeRouting(currentRouting(row), body, context)),
     updated_at: context.now,
@@ -227,8 +263,8 @@ export function toApiKeyChanges(row: ApiKeysTable, body: UpdateApiKeyBody, conte
       body.monthly_quota === null ? null : usdToMicros(body.monthly_quota, 'monthly_quota');
   if (body.credit_limit !== undefined)
     changes.credit_limit_micros = body.credit_limit === null ? null : usdToMicros(body.credit_limit, 'credit_limit');
-  if (body.expiration !== undefined)
-    changes.expires_at = body.expiration === null ? null : parseExpiration(body.expiration, context.now);
+  if (expiration !== undefined && !(expiration !== null && Date.parse(expiration) === row.expires_at))
+    changes.expires_at = expiration === null ? null : parseExpiration(expiration, context.now);
   if (body.disabled !== undefined) changes.disabled = body.disabled ? 1 : 0;
   return changes;
 }

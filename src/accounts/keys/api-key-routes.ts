@@ -9,12 +9,15 @@ import type { KeyChangeAnnouncer } from '../../keys/key-change-broadcast.js';
 import { createApiKey } from '../../keys/create-api-key.js';
 import {
   findApiKeyForUser,
+  keyHashesOf,
   listApiKeysForUser,
   recordKeyChange,
   revokeApiKey,
+  rotateApiKeySecret,
   updateApiKey,
   type ApiKeyChanges,
 } from '../../keys/api-key-repository.js';
+import { generateApiKey, hashApiKey, maskParts } from '../../keys/api-key-format.js';
 import { toApiKeyChanges, toDefaultModelsChanges, toNewApiKey, type KeyInputContext } from './api-key-input.js';
 import { toApiKeyView } from './api-key-view.js';
 import { keySpendViews } from '../../keys/key-spend-view.js';
@@ -23,8 +26,11 @@ import {
   CreateApiKeyBodySchema,
   CreatedApiKeySchema,
   DefaultModelsConfigurationSchema,
+  DEFAULT_ROTATION_GRACE_SECONDS,
   KeyIdParamsSchema,
   PutDefaultModelsBodySchema,
+  RotateApiKeyBodySchema,
+  type RotateApiKeyBody,
   UpdateApiKeyBodySchema,
   type CreateApiKeyBody,
   type PutDefaultModelsBody,
@@ -85,11 +91,14 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
       if (!row) throw notFound(keyId);
       const changes = compute(row);
       await updateApiKey(transaction, userId, keyId, changes);
-      await recordKeyChange(transaction, row.key_hash, clock.now());
+      for (const hash of keyHashesOf(row)) await recordKeyChange(transaction, hash, clock.now());
       return { ...row, ...changes } as ApiKeysTable;
     });
-    await deps.announcer.announce(updated.key_hash);
+    await announce(keyHashesOf(updated));
     return updated;
+  };
+  const announce = async (hashes: string[]) => {
+    for (const hash of hashes) await deps.announcer.announce(hash);
   };
 
   app.get(BASE, {
@@ -185,14 +194,66 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
     async handler(request) {
       const { key_id: keyId } = request.params as { key_id: string };
       const userId = signedInUserId(request);
-      const keyHash = await store.db.transaction().execute(async (transaction) => {
+      const hashes = await store.db.transaction().execute(async (transaction) => {
         const row = await findApiKeyForUser(transaction, userId, keyId);
         if (!row || !(await revokeApiKey(transaction, userId, keyId, clock.now()))) throw notFound(keyId);
-        await recordKeyChange(transaction, row.key_hash, clock.now());
-        return row.key_hash;
+        // The previous secret of a rotation dies with the key.
+        for (const hash of keyHashesOf(row)) await recordKeyChange(transaction, hash, clock.now());
+        return keyHashesOf(row);
       });
-      await deps.announcer.announce(keyHash);
+      await announce(hashes);
       return { key_id: keyId, deleted: true as const };
+    },
+  });
+
+  app.post(`${BASE}/:key_id/rotate`, {
+    schema: {
+      ...common,
+      summary: 'Rotate an API key: a new secret, same key id and settings; the old secret works for a grace period',
+      params: KeyIdParamsSchema,
+      body: RotateApiKeyBodySchema,
+      response: { 200: CreatedApiKeySchema, ...errors },
+    },
+    // The body is optional (every field has a default): no body reads as {}.
+    preValidation: async (request) => {
+      request.body ??= {};
+    },
+    async handler(request) {
+      const { key_id: keyId } = request.params as { key_id: string };
+      const userId = signedInUserId(request);
+      const graceSeconds = (request.body as RotateApiKeyBody | undefined)?.grace_period_seconds;
+      const fullKey = generateApiKey();
+      const { start, end } = maskParts(fullKey);
+      const now = clock.now();
+      const { row, announced } = await store.db.transaction().execute(async (transaction) => {
+        // Locked: two rotations at once run one after the other, each replacing the secret it read.
+        const current = await findApiKeyForUser(transaction, userId, keyId, { lock: store.dialect });
+        if (!current) throw notFound(keyId);
+        const secret = {
+          keyHash: hashApiKey(fullKey),
+          keyStart: start,
+          keyEnd: end,
+          previousKeyHash: current.key_hash,
+          previousExpiresAt: now + (graceSeconds ?? DEFAULT_ROTATION_GRACE_SECONDS) * 1000,
+        };
+        if (!(await rotateApiKeySecret(transaction, userId, keyId, secret, now))) throw notFound(keyId);
+        // Old hashes (the secret now previous, and one a second rotation drops) and the new one (a
+        // negative cache entry for it must not outlive the rotation).
+        const hashes = [...keyHashesOf(current), secret.keyHash];
+        for (const hash of hashes) await recordKeyChange(transaction, hash, now);
+        const rotated: ApiKeysTable = {
+          ...current,
+          key_hash: secret.keyHash,
+          key_start: start,
+          key_end: end,
+          previous_key_hash: secret.previousKeyHash,
+          previous_key_expires_at: secret.previousExpiresAt,
+          updated_at: now,
+        };
+        return { row: rotated, announced: hashes };
+      });
+      await announce(announced);
+      return { ...(await view(row)), key: fullKey };
     },
   });
 }

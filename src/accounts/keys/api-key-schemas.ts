@@ -80,6 +80,29 @@ const fields = {
   default_models: DefaultModelsSchema,
 };
 
+/** `expires_at`: the name the record used before it followed the spec; accepted as an alias of `expiration`. */
+const expiresAtAlias = Type.Optional(
+  orNull(Type.String({ format: 'date-time' }), 'an alias of expiration (give one of the two, or both equal)'),
+);
+
+/**
+ * Fields of the key record that cannot be written. PATCH accepts them so that a record read with
+ * GET can be sent back whole ("write what you read"); their values are ignored, except that
+ * `key_id` must name the key in the path.
+ */
+const ignored = { readOnly: true, description: 'read-only: accepted and ignored' };
+const readOnlyFields = {
+  key_id: Type.Optional(Type.String({ readOnly: true, description: 'read-only: must name the key in the path' })),
+  masked_key: Type.Optional(Type.String(ignored)),
+  status: Type.Optional(Type.String(ignored)),
+  spend_this_month: Type.Optional(Type.Number(ignored)),
+  spend_total: Type.Optional(Type.Number(ignored)),
+  previous_key_expiration: Type.Optional(Type.Union([Type.String(), Type.Null()], ignored)),
+  created_at: Type.Optional(Type.String(ignored)),
+  updated_at: Type.Optional(Type.String(ignored)),
+  last_used_at: Type.Optional(Type.Union([Type.String(), Type.Null()], ignored)),
+};
+
 export const CreateApiKeyBodySchema = Type.Object(
   {
     name: fields.name,
@@ -91,6 +114,7 @@ export const CreateApiKeyBodySchema = Type.Object(
     monthly_quota: Type.Optional(fields.monthly_quota),
     credit_limit: Type.Optional(fields.credit_limit),
     expiration: Type.Optional(fields.expiration),
+    expires_at: expiresAtAlias,
     template_id: Type.Optional(fields.template_id),
     default_models: Type.Optional(fields.default_models),
   },
@@ -114,8 +138,14 @@ export const UpdateApiKeyBodySchema = Type.Object(
     disabled: Type.Optional(
       Type.Boolean({ description: 'true stops the key (403 key_disabled) until set back to false.' }),
     ),
+    expires_at: expiresAtAlias,
+    ...readOnlyFields,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    description:
+      'The fields to change; those left out keep their value, null clears. A whole record as GET returns it is accepted: its read-only fields are ignored.',
+  },
 );
 export type UpdateApiKeyBody = Static<typeof UpdateApiKeyBodySchema>;
 
@@ -154,7 +184,13 @@ export const ApiKeySchema = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
     last_used_at: NullableString,
-    expires_at: NullableString,
+    expiration: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the key stops working (spec §2.1); null: never.',
+    }),
+    previous_key_expiration: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description:
+        'After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended.',
+    }),
   },
   { $id: 'ApiKey', description: 'An API key: metadata, routing settings and limits. Never the full key.' },
 );
@@ -169,6 +205,26 @@ export const CreatedApiKeySchema = Type.Composite(
   ],
   { description: 'The new key, with its full value shown this once.' },
 );
+
+/** The longest grace period a rotation may give the replaced secret: 7 days. */
+export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
+/** The grace period when the request names none: 24 hours. */
+export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
+
+export const RotateApiKeyBodySchema = Type.Object(
+  {
+    grace_period_seconds: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_ROTATION_GRACE_SECONDS,
+        description:
+          'How long the replaced secret keeps working, in seconds: 0 ends it at once; default 86400 (24 h), at most 604800 (7 days).',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RotateApiKeyBody = Static<typeof RotateApiKeyBodySchema>;
 
 export const ApiKeyListSchema = Type.Object({ data: Type.Array(Type.Ref('ApiKey')) });
 

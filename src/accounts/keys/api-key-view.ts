@@ -42,6 +42,10 @@ export function toApiKeyView(row: ApiKeysTable, spend: KeySpendView, now: number
     created_at: new Date(row.created_at).toISOString(),
     updated_at: new Date(row.updated_at).toISOString(),
     last_used_at: isoOrNull(row.last_used_at),
-    expires_at: isoOrNull(row.expires_at),
+    expiration: isoOrNull(row.expires_at),
+    previous_key_expiration:
+      row.previous_key_expires_at != null && row.previous_key_expires_at > now
+        ? new Date(row.previous_key_expires_at).toISOString()
+        : null,
   };
 }

@@ -3,17 +3,28 @@ import { Type, type Static } from '@sinclair/typebox';
 import { NotFoundError } from '../../shared/errors.js';
 import { sendCacheable } from '../../http/cacheable-response.js';
 import { describeTotals } from '../../statistics/rollup-queries.js';
-import { STATS_WINDOWS, type StatsWindow, type UsageStatsService } from '../../statistics/usage-stats-service.js';
+import type { UsageStatsService } from '../../statistics/usage-stats-service.js';
+import { WINDOW_NAMES, canonicalWindow } from '../../statistics/stats-windows.js';
 import type { ProviderConfig } from '../../config/gateway-config.js';
 import type { ModelCatalog, CatalogModel } from '../../catalog/model-catalog.js';
 import { endpointStatus, presentPricing } from '../../catalog/present-catalog-model.js';
+import { ProviderDetailSchema, ProviderListSchema, ProviderStatsSchema } from './provider-schemas.js';
+
+const answers = (schema: unknown) => ({
+  200: schema,
+  400: { $ref: 'ErrorEnvelope#' },
+  404: { $ref: 'ErrorEnvelope#' },
+});
 
 const StatsQuerySchema = Type.Object(
   {
     window: Type.Optional(
       Type.Union(
-        Object.keys(STATS_WINDOWS).map((window) => Type.Literal(window)),
-        { default: '24h' },
+        WINDOW_NAMES.map((window) => Type.Literal(window)),
+        {
+          default: '24h',
+          description: '1h, 24h (default), 7d or 30d; day, week and month are aliases of 24h, 7d and 30d',
+        },
       ),
     ),
   },
@@ -55,13 +66,21 @@ export function registerProviderRoutes(
   };
 
   app.get('/providers', {
-    schema: { summary: 'Active providers: model counts, modalities, status from measured health', tags: ['providers'] },
+    schema: {
+      summary: 'Active providers: model counts, modalities, status from measured health',
+      tags: ['providers'],
+      response: answers(ProviderListSchema),
+    },
     handler: async (request, reply) =>
       sendCacheable(request, reply, { data: await Promise.all(active.map(summary)) }, 30),
   });
 
   app.get('/providers/:id', {
-    schema: { summary: 'One provider: its models, policies and token throughput', tags: ['providers'] },
+    schema: {
+      summary: 'One provider: its models, policies and token throughput',
+      tags: ['providers'],
+      response: answers(ProviderDetailSchema),
+    },
     handler: async (request, reply) => {
       const provider = find((request.params as { id: string }).id);
       const [day] = await stats.totals('hour', 24, [], { providerId: provider.id });
@@ -98,14 +117,16 @@ export function registerProviderRoutes(
 
   app.get('/providers/:id/stats', {
     schema: {
-      summary: 'Provider statistics over a window (1h, 24h, 7d; default 24h), per time bucket',
+      summary: 'Provider statistics over a window (1h, 24h, 7d, 30d; default 24h), per time bucket, with its status',
       tags: ['providers'],
       querystring: StatsQuerySchema,
+      response: answers(ProviderStatsSchema),
     },
     handler: async (request, reply) => {
       const provider = find((request.params as { id: string }).id);
-      const window = ((request.query as Static<typeof StatsQuerySchema>).window ?? '24h') as StatsWindow;
-      return sendCacheable(request, reply, await stats.providerStats(provider.id, window), 15);
+      const window = canonicalWindow((request.query as Static<typeof StatsQuerySchema>).window ?? '24h');
+      const measured = await stats.providerStats(provider.id, window);
+      return sendCacheable(request, reply, { ...measured, status: endpointStatus(measured.totals) }, 15);
     },
   });
 }

@@ -119,7 +119,7 @@ export function keyToForm(key: ApiKey): KeyFormValues {
     tpmLimit: amount(key.tpm_limit),
     monthlyQuota: amount(key.monthly_quota),
     creditLimit: amount(key.credit_limit),
-    expiresOn: key.expires_at ? key.expires_at.slice(0, 10) : '',
+    expiresOn: key.expiration ? key.expiration.slice(0, 10) : '',
     templateId: key.template_id ?? '',
     defaultModels: [...key.default_models].sort((a, b) => a.priority - b.priority).map((entry) => entry.model_id),
   };

@@ -128,7 +128,8 @@ describe('key form values', () => {
       created_at: '2026-11-01T00:00:00Z',
       updated_at: '2026-11-01T00:00:00Z',
       last_used_at: null,
-      expires_at: '2027-01-31T23:59:59.000Z',
+      expiration: '2027-01-31T23:59:59.000Z',
+      previous_key_expiration: null,
     } satisfies ApiKey;
     expect(keyToForm(key)).toMatchObject({
       allowedModels: 'a/*',
