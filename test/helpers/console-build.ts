@@ -24,7 +24,13 @@ function newestChange(directory: string): number {
 export function ensureConsoleBuild(): string {
   const index = `${CONSOLE_DIST}index.html`;
   if (!existsSync(index) || statSync(index).mtimeMs < newestChange(CONSOLE_SOURCES)) {
-    const result = spawnSync('npm', ['run', 'build', '--workspace', 'console'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    // vitest sets NODE_ENV=test, under which Vite would bundle React's development build.
+    const env = { ...process.env, NODE_ENV: 'production' };
+    const result = spawnSync('npm', ['run', 'build', '--workspace', 'console'], {
+      cwd: REPO_ROOT,
+      encoding: 'utf8',
+      env,
+    });
     if (result.status !== 0) throw new Error(`console build failed: ${result.stderr}`);
   }
   return CONSOLE_DIST;
