@@ -39,6 +39,8 @@ import { choosePaymentProvider, parseBillingConfig } from './billing/billing-con
 import type { StripeSettings } from './billing/stripe-payment-provider.js';
 import type { Auth } from './users/create-auth.js';
 import { registerErrorHandling, toGatewayError } from './http/error-handler.js';
+import { answerClientError, renderFrameworkError } from './http/framework-errors.js';
+import { registerJsonBodyParser } from './http/json-body-parser.js';
 import { apiKeyAuth } from './http/api-key-auth.js';
 import { requireUser } from './http/account-auth.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
@@ -61,6 +63,8 @@ import { MemorySignInLimiter, type SignInLimiter } from './users/sign-in-limiter
 import { RedisSignInLimiter } from './users/redis-sign-in-limiter.js';
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_KEY_PREFIX, openRedis } from './store/open-redis.js';
+import { allProviderSecrets } from './providers/provider-secrets.js';
+import { logScrubber } from './shared/logger.js';
 
 export interface AppDeps {
   config: GatewayConfig;
@@ -140,9 +144,30 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
 
+/** The password in a postgres:// or redis:// URL, if any. */
+function passwordOf(url: string | undefined): string | undefined {
+  if (!url || !/^[a-z]+:\/\//.test(url)) return undefined;
+  try {
+    return decodeURIComponent(new URL(url).password) || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The composition root: every dependency comes in through `deps`; nothing is a module singleton. */
 export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const { config, store, logger } = deps;
+  const installationSecret = deps.secret ?? randomBytes(32).toString('base64url');
+  // Whatever is logged from here on is scrubbed of the configured credentials and signing material.
+  const secretsOf = (next: GatewayConfig) => [
+    ...allProviderSecrets(next.providers),
+    installationSecret,
+    deps.stripe?.secretKey,
+    deps.stripe?.webhookSecret,
+    passwordOf(next.databaseUrl),
+    passwordOf(next.redisUrl),
+  ];
+  logScrubber(logger)?.replace(secretsOf(config));
   const clock = deps.clock ?? systemClock;
   const production = deps.production ?? process.env.NODE_ENV === 'production';
   // Settings that can refuse to start are read before anything is started (nothing to stop on failure).
@@ -159,7 +184,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const directory = new ModelDirectory(config, routableCatalogModels(catalogData, config));
   // Infrastructure comes in through deps; what buildApp opens itself, it closes in close().
   const ownsRedis = deps.redis === undefined && config.redisUrl !== undefined;
-  const redis = (ownsRedis ? openRedis(config.redisUrl!) : deps.redis) ?? undefined;
+  const redis = (ownsRedis ? openRedis(config.redisUrl!, config.redis) : deps.redis) ?? undefined;
   const redisKeyPrefix = deps.redisKeyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
   // The `routing:` section is parsed here, once: routing and the key API read the same templates.
@@ -207,6 +232,15 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       typeof config.server.trustProxy === 'number' ? trustHops(config.server.trustProxy) : config.server.trustProxy,
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: true },
+    // A request (headers and body) must arrive within the timeout, or the connection is answered
+    // 408 and closed: a trickled body cannot hold a connection. Node checks at this interval.
+    requestTimeout: config.server.requestTimeoutMs,
+    http: {
+      headersTimeout: config.server.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.server.requestTimeoutMs),
+    },
+    frameworkErrors: renderFrameworkError(config.server.bodyLimitBytes),
+    clientErrorHandler: answerClientError(config.server.requestTimeoutMs),
   });
 
   // Bodies: strict types and ranges, unknown parameters kept (passed through). Query strings: coerced.
@@ -273,6 +307,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   });
   app.addSchema(ErrorEnvelopeSchema);
   registerErrorHandling(app, config.server.bodyLimitBytes);
+  registerJsonBodyParser(app, config.server.maxJsonDepth);
   registerCors(app, config.server.corsOrigins);
   // Before any body is read: cookie-authenticated writes from foreign origins go no further.
   app.addHook('onRequest', originCheck({ publicUrl: config.server.publicUrl, corsOrigins: config.server.corsOrigins }));
@@ -295,7 +330,17 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     recorder,
     ...(metering ? [metering] : []),
   ];
-  const chatDeps = { directory, registry, upstream, clock, ids, observers, routing, admission: metering ?? undefined };
+  const chatDeps = {
+    directory,
+    registry,
+    upstream,
+    clock,
+    ids,
+    observers,
+    routing,
+    admission: metering ?? undefined,
+    writeStallMs: config.server.streamWriteStallMs,
+  };
   registerChatCompletionsRoute(app, chatDeps, authenticate);
   registerResponsesRoutes(app, { ...chatDeps, responses: new ResponseStore(store) }, authenticate);
   registerMessagesRoute(app, chatDeps, authenticate, (error) => toGatewayError(error, config.server.bodyLimitBytes));
@@ -337,7 +382,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
           ids,
           publicUrl: config.server.publicUrl,
           logger,
-          secret: deps.secret ?? randomBytes(32).toString('base64url'),
+          secret: installationSecret,
           stripe: deps.stripe,
           paymentProvider,
         },
@@ -396,6 +441,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       const settings = parseRoutingSettings(next);
       const templates = deps.routing?.overrides?.templates ?? configRoutingTemplates(settings.templates);
       directory.replaceWith(nextDirectory);
+      logScrubber(logger)?.replace(secretsOf(next));
       routing.settings = settings;
       routing.templates = templates;
       upstream.reconfigure(next.providers);

@@ -7,7 +7,7 @@ import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './u
 import { systemClock } from './shared/clock.js';
 import { openRedis } from './store/open-redis.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { redisCheck } from './observability/readiness-checks.js';
 import { parseMailSettings } from './users/mail-settings.js';
 import { createMailer, type Mailer } from './users/mailer.js';
@@ -35,7 +35,11 @@ export async function openRuntime(
 ): Promise<Runtime> {
   // A serving runtime sends mail; a bad `mail:` section stops it before the store is touched.
   const mailSettings = options.logger ? parseMailSettings(config.sections.mail) : null;
-  const store = openStore(config.databaseUrl);
+  const store = openStore(config.databaseUrl, {
+    poolSize: config.database.poolSize,
+    connectTimeoutMs: config.database.connectTimeoutMs,
+    statementTimeoutMs: config.database.statementTimeoutMs,
+  });
   try {
     const { applied } = await migrateToLatest(store);
     const secret = await resolveAuthSecret(store, env, systemClock.now());
@@ -48,7 +52,7 @@ export async function openRuntime(
       passwordResetTtlSeconds: mailSettings?.passwordResetTtlSeconds,
       onMailError: (error) => logger?.error({ err: error }, 'could not send a mail (password reset or email change)'),
     });
-    const authApplied = await migrateAuthTables(auth);
+    const authApplied = await migrateAuthTables(auth, store);
     return {
       config,
       environment: { production: env.NODE_ENV === 'production' },
@@ -88,11 +92,10 @@ export async function startGateway(
   const runtime = await openRuntime(config, env, { logger });
   const stripe = stripeSettingsFromEnvironment(env);
   // Readiness asks Redis on a connection of its own that never queues: a dead Redis answers at once.
-  const readinessRedis = config.redisUrl
-    ? new Redis(config.redisUrl, { enableOfflineQueue: false, maxRetriesPerRequest: 1, connectTimeout: 2000 })
-    : null;
-  readinessRedis?.on('error', () => undefined);
-  const redis = config.redisUrl ? openRedis(config.redisUrl) : null;
+  const readinessRedis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
+  // Connected now: nothing is queued while disconnected, so a first ping would otherwise fail.
+  void readinessRedis?.connect().catch(() => undefined);
+  const redis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
   const gateway = await buildApp({
     config,
     store: runtime.store,

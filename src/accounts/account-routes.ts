@@ -82,7 +82,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       announcer: options.announcer,
       flushUsage: options.flushUsage,
     });
-    registerSessionRoutes(signedIn, auth);
+    registerSessionRoutes(signedIn, auth, options.store);
     registerUsageRoutes(signedIn, { store: options.store, clock: options.clock, metering: options.metering });
     registerApiKeyRoutes(signedIn, {
       store: options.store,

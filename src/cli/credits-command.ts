@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/database.js';
 import { findUserByEmail } from '../users/user-repository.js';
-import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
+import { applyLedgerEntry, getBalance, hasLedgerEntry } from '../credits/credit-ledger.js';
 import { nanosToUsd, parseUsdAmount } from '../metering/money.js';
 
 /** Failures the CLI reports in one line; `usage` ones also print the usage text. */
@@ -56,18 +56,24 @@ export async function runCreditsCommand(
       write(`${user.email}: ${nanosToUsd(await getBalance(store, user.id))} USD\n`);
       return;
     }
-    const reference = values.reference ? `grant:${values.reference}` : `grant:cli:${randomUUID()}`;
-    const result = await applyLedgerEntry(store, {
-      userId: user.id,
-      kind: 'grant',
-      amount,
-      reference,
-      description: values.note ?? 'granted from the command line',
-    });
+    // References are unique across the ledger; an operator's reference is unique per user, so it
+    // carries the user's id (a second user's grant with the same reference is its own grant).
+    const reference = values.reference ? `grant:${user.id}:${values.reference}` : `grant:cli:${randomUUID()}`;
+    // Grants made before references were per user carry `grant:R`: a repeat must still be a no-op.
+    const legacy = values.reference ? await hasLedgerEntry(store, user.id, `grant:${values.reference}`) : false;
+    const result = legacy
+      ? { applied: false, balance: 0 }
+      : await applyLedgerEntry(store, {
+          userId: user.id,
+          kind: 'grant',
+          amount,
+          reference,
+          description: values.note ?? 'granted from the command line',
+        });
     write(
       result.applied
         ? `granted ${nanosToUsd(amount)} USD to ${user.email}; balance ${nanosToUsd(result.balance)} USD\n`
-        : `a grant with the reference ${values.reference} was already applied; nothing changed (balance ${nanosToUsd(await getBalance(store, user.id))} USD)\n`,
+        : `a grant with the reference ${values.reference} was already applied to ${user.email}; nothing changed (balance ${nanosToUsd(await getBalance(store, user.id))} USD)\n`,
     );
   } finally {
     await store.destroy();

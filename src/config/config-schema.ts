@@ -81,6 +81,12 @@ export const ServerConfigSchema = Type.Object(
     host: Type.Optional(Type.String({ minLength: 1 })),
     port: Type.Optional(Type.Integer({ minimum: 0, maximum: 65535 })),
     body_limit_bytes: Type.Optional(Type.Integer({ minimum: 1024 })),
+    /** Deepest nesting of arrays and objects a JSON body may have (400 above). */
+    max_json_depth: Type.Optional(Type.Integer({ minimum: 8, maximum: 10000 })),
+    /** The whole request (headers and body) must arrive within this; a trickled body is cut. */
+    request_timeout_ms: Type.Optional(Type.Integer({ minimum: 1000 })),
+    /** A streamed answer whose client stops reading for this long is closed. */
+    stream_write_stall_ms: Type.Optional(Type.Integer({ minimum: 100 })),
     shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
     log_level: Type.Optional(
       Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
@@ -105,6 +111,28 @@ export const ServerConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
+/** How the gateway talks to PostgreSQL (SQLite ignores these). */
+export const DatabaseConfigSchema = Type.Object(
+  {
+    pool_size: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+    /** Longest time to open a connection (or wait for a free one) before the request gets 503. */
+    connect_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+    /** Longest a statement may run, enforced by the server and, for a server that stopped answering, by the client. */
+    statement_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+/** How the gateway talks to Redis (REDIS_URL). */
+export const RedisConfigSchema = Type.Object(
+  {
+    /** Longest wait for one Redis reply; past it the command fails and the feature's failure mode applies. */
+    command_timeout_ms: Type.Optional(Type.Integer({ minimum: 10 })),
+    connect_timeout_ms: Type.Optional(Type.Integer({ minimum: 100 })),
+  },
+  { additionalProperties: false },
+);
+
 export const ConfigFileSchema = Type.Object(
   {
     server: Type.Optional(ServerConfigSchema),
@@ -118,6 +146,8 @@ export const ConfigFileSchema = Type.Object(
     metrics: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     tracing: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     auth: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    database: Type.Optional(DatabaseConfigSchema),
+    redis: Type.Optional(RedisConfigSchema),
     mail: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: false },

@@ -69,12 +69,31 @@ export interface ServerConfig {
   corsOrigins: string[];
   /** Fastify's trustProxy: whose X-Forwarded-* headers are believed (server.trust_proxy). */
   trustProxy: boolean | number | string[];
+  /** Deepest nesting a JSON body may have. */
+  maxJsonDepth: number;
+  /** Headers and body must have arrived within this. */
+  requestTimeoutMs: number;
+  /** A stream whose client has not taken its bytes for this long is closed. */
+  streamWriteStallMs: number;
+}
+
+export interface DatabaseSettings {
+  poolSize: number;
+  connectTimeoutMs: number;
+  statementTimeoutMs: number;
+}
+
+export interface RedisSettings {
+  commandTimeoutMs: number;
+  connectTimeoutMs: number;
 }
 
 export interface GatewayConfig {
   server: ServerConfig;
   databaseUrl: string;
   redisUrl: string | undefined;
+  database: DatabaseSettings;
+  redis: RedisSettings;
   providers: ProviderConfig[];
   models: ModelConfig[];
   /** Raw sections owned by later features, validated by those features. */
@@ -88,4 +107,15 @@ export const DEFAULT_TIMEOUTS: ProviderTimeouts = {
   firstByteMs: 60_000,
   idleMs: 60_000,
   totalMs: 600_000,
+};
+
+export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = {
+  poolSize: 10,
+  connectTimeoutMs: 5_000,
+  statementTimeoutMs: 30_000,
+};
+
+export const DEFAULT_REDIS_SETTINGS: RedisSettings = {
+  commandTimeoutMs: 200,
+  connectTimeoutMs: 2_000,
 };

@@ -9,6 +9,8 @@ import { attachOrigin, originOfDocument, type ConfigOrigin } from './config-orig
 import { configProblemAt, validateConfig } from './config-section.js';
 import { decimalToUnits } from '../shared/decimal.js';
 import {
+  DEFAULT_DATABASE_SETTINGS,
+  DEFAULT_REDIS_SETTINGS,
   DEFAULT_TIMEOUTS,
   type GatewayConfig,
   type ModelConfig,
@@ -187,9 +189,21 @@ function resolveConfig(
       publicUrl: (env.GATEWAY_PUBLIC_URL || server.public_url || `http://${host}:${port}`).replace(/\/$/, ''),
       corsOrigins: server.cors_origins ?? [],
       trustProxy: server.trust_proxy ?? false,
+      maxJsonDepth: server.max_json_depth ?? 64,
+      requestTimeoutMs: server.request_timeout_ms ?? 30_000,
+      streamWriteStallMs: server.stream_write_stall_ms ?? 30_000,
     },
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,
+    database: {
+      poolSize: file.database?.pool_size ?? DEFAULT_DATABASE_SETTINGS.poolSize,
+      connectTimeoutMs: file.database?.connect_timeout_ms ?? DEFAULT_DATABASE_SETTINGS.connectTimeoutMs,
+      statementTimeoutMs: file.database?.statement_timeout_ms ?? DEFAULT_DATABASE_SETTINGS.statementTimeoutMs,
+    },
+    redis: {
+      commandTimeoutMs: file.redis?.command_timeout_ms ?? DEFAULT_REDIS_SETTINGS.commandTimeoutMs,
+      connectTimeoutMs: file.redis?.connect_timeout_ms ?? DEFAULT_REDIS_SETTINGS.connectTimeoutMs,
+    },
     providers,
     models,
     sections: {

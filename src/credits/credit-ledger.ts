@@ -34,6 +34,17 @@ export async function applyLedgerEntry(store: Store, entry: LedgerEntry, now = D
   });
 }
 
+/** Whether the user's ledger holds an entry with this reference. */
+export async function hasLedgerEntry(store: Store, userId: string, reference: string): Promise<boolean> {
+  const row = await store.db
+    .selectFrom('credit_ledger')
+    .select('id')
+    .where('reference', '=', reference)
+    .where('user_id', '=', userId)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** The user's balance in nano-USD (0 for a user who never had credits). */
 export async function getBalance(store: Store | { db: Kysely<Database> }, userId: string): Promise<number> {
   const row = await store.db

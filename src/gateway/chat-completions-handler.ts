@@ -8,6 +8,7 @@ import type { IdGenerator } from '../shared/ids.js';
 import type { ModelDirectory } from '../routing/model-directory.js';
 import { validateChatRequest } from './validate-chat-request.js';
 import { toUpstreamError, type UpstreamClient } from '../providers/upstream-client.js';
+import { guardUpstreamError } from '../providers/provider-secrets.js';
 import type { CompletionObserver, CompletionOutcome } from '../routing/completion-outcome.js';
 import { streamCompletion } from './stream-completion.js';
 import { conformCompletion } from './conform-chat-answer.js';
@@ -30,6 +31,8 @@ export interface ChatHandlerDeps {
   routing: RoutingRuntime;
   /** Limits, quotas and credit holds (metering), checked before the request is sent. */
   admission?: RequestAdmission;
+  /** server.stream_write_stall_ms: a stream whose client takes nothing for this long is cut. */
+  writeStallMs?: number;
 }
 
 export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
@@ -82,6 +85,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
         deadline,
         outcome,
         requestId: request.id,
+        log: request.log,
       });
       const { candidate, response } = opened;
       outcome.modelId = candidate.model.id;
@@ -104,6 +108,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
           signal: controller.signal,
           clock: deps.clock,
           requestId: request.id,
+          writeStallMs: deps.writeStallMs,
         });
         return;
       }
@@ -123,7 +128,10 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
         error instanceof GatewayError
           ? error
           : opened
-            ? toUpstreamError(error, opened.candidate.provider, controller.signal)
+            ? guardUpstreamError(
+                toUpstreamError(error, opened.candidate.provider, controller.signal),
+                opened.candidate.provider,
+              )
             : null;
       outcome.status = gatewayError?.status ?? 500;
       outcome.errorCode = gatewayError?.code ?? 'internal_error';

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { SSE_HEADERS, waitForDrain } from './sse.js';
+import { SSE_HEADERS, clientStalled, waitForDrain } from './sse.js';
 
 /**
  * Named SSE events (`event: <type>` + `data: <json>`), as the Responses and Anthropic Messages
@@ -10,7 +10,7 @@ export class SseEventWriter {
 
   constructor(
     private readonly reply: FastifyReply,
-    private readonly options: { sequenceNumbers: boolean },
+    private readonly options: { sequenceNumbers: boolean; writeStallMs?: number },
   ) {}
 
   open(requestId: string, headers: Record<string, string>): void {
@@ -19,7 +19,7 @@ export class SseEventWriter {
     this.reply.raw.flushHeaders();
   }
 
-  /** Writes the events; waits when the socket is full. */
+  /** Writes the events; waits when the socket is full (a client that stops reading is cut). */
   async write(events: Array<{ type: string; [field: string]: unknown }>): Promise<void> {
     if (events.length === 0 || this.reply.raw.destroyed) return;
     let text = '';
@@ -27,7 +27,8 @@ export class SseEventWriter {
       const payload = this.options.sequenceNumbers ? { ...event, sequence_number: this.sequence++ } : event;
       text += `event: ${event.type}\ndata: ${JSON.stringify(payload)}\n\n`;
     }
-    if (!this.reply.raw.write(text)) await waitForDrain(this.reply.raw);
+    if (!this.reply.raw.write(text) && (await waitForDrain(this.reply.raw, this.options.writeStallMs)) === 'stalled')
+      throw clientStalled(this.options.writeStallMs);
   }
 
   end(): void {

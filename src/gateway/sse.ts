@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { GatewayError } from '../shared/errors.js';
+import { UpstreamError, type GatewayError } from '../shared/errors.js';
 
 /** The SSE framing of our answers, written once. */
 export const SSE_HEADERS = {
@@ -20,15 +20,37 @@ export function sseError(error: GatewayError): string {
   return `event: error\ndata: ${JSON.stringify(error.toEnvelope())}\n\n`;
 }
 
-/** Resolves when the socket can take more, or when it is gone. */
-export function waitForDrain(response: ServerResponse): Promise<void> {
+/** Default of `server.stream_write_stall_ms`. */
+export const DEFAULT_WRITE_STALL_MS = 30_000;
+
+/**
+ * Resolves when the socket can take more (`drained`), when it is gone (`closed`), or, when the
+ * client has taken nothing for `stallMs`, closes it and resolves `stalled`: a client that never
+ * reads must not hold a connection, an upstream stream and the kernel's buffers forever.
+ */
+export function waitForDrain(
+  response: ServerResponse,
+  stallMs: number = DEFAULT_WRITE_STALL_MS,
+): Promise<'drained' | 'closed' | 'stalled'> {
   return new Promise((resolve) => {
-    const done = () => {
-      response.off('drain', done);
-      response.off('close', done);
-      resolve();
+    const finish = (result: 'drained' | 'closed' | 'stalled') => {
+      clearTimeout(timer);
+      response.off('drain', onDrain);
+      response.off('close', onClose);
+      resolve(result);
     };
-    response.once('drain', done);
-    response.once('close', done);
+    const onDrain = () => finish('drained');
+    const onClose = () => finish('closed');
+    const timer = setTimeout(() => {
+      finish('stalled');
+      response.destroy();
+    }, stallMs);
+    response.once('drain', onDrain);
+    response.once('close', onClose);
   });
+}
+
+/** Recorded for a stream cut because its client stopped reading; the client never sees it. */
+export function clientStalled(stallMs = DEFAULT_WRITE_STALL_MS): UpstreamError {
+  return new UpstreamError(502, 'client_stalled', `The client read nothing for ${stallMs} ms; the stream was closed.`);
 }

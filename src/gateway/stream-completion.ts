@@ -2,10 +2,11 @@ import type { FastifyReply } from 'fastify';
 import { GatewayError, UpstreamError } from '../shared/errors.js';
 import type { ChatCompletionChunk, ChatCompletionRequest } from '../shared/openai-types.js';
 import type { Clock } from '../shared/clock.js';
-import { SSE_DONE, SSE_HEADERS, sseData, sseError, waitForDrain } from './sse.js';
+import { SSE_DONE, SSE_HEADERS, clientStalled, sseData, sseError, waitForDrain } from './sse.js';
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
 import type { OpenedAttempt } from '../routing/open-with-fallback.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
+import { guardUpstreamError } from '../providers/provider-secrets.js';
 import { conformChunk } from './conform-chat-answer.js';
 
 export interface StreamCompletionInput {
@@ -17,6 +18,8 @@ export interface StreamCompletionInput {
   signal: AbortSignal;
   clock: Clock;
   requestId: string;
+  /** server.stream_write_stall_ms: how long a client may take none of the stream before it is cut. */
+  writeStallMs?: number;
 }
 
 /**
@@ -80,7 +83,8 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
       // which would destroy the body with an AbortError (and its stack trace) on every stream.
       if (finished) continue;
       const out = handle(decoder.push(bytes as Uint8Array));
-      if (out && !raw.write(out)) await waitForDrain(raw);
+      if (out && !raw.write(out) && (await waitForDrain(raw, input.writeStallMs)) === 'stalled')
+        throw clientStalled(input.writeStallMs);
       if (done) finish();
     }
     if (finished) return;
@@ -97,8 +101,10 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
   } catch (error) {
     // The answer was complete; what the upstream did after [DONE] is no failure of this request.
     if (finished) return;
-    const gatewayError =
-      error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, input.signal);
+    const gatewayError = guardUpstreamError(
+      error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, input.signal),
+      opened.candidate.provider,
+    );
     outcome.status = gatewayError.status;
     outcome.errorCode = gatewayError.code;
     if (!outcome.clientAborted && !raw.destroyed) raw.end(sseError(gatewayError));

@@ -1,6 +1,8 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Auth } from '../users/create-auth.js';
 import { AuthenticationError } from '../shared/errors.js';
+import { isDatabaseUnavailable } from '../store/database-errors.js';
+import { DatabaseUnavailableError } from './error-handler.js';
 import { passThroughCode, type ErrorCode, type PassThroughCode } from '../shared/error-codes.js';
 import { assertExposedAuthRoute } from './exposed-auth-routes.js';
 import { CLIENT_IP_HEADER } from '../users/create-auth.js';
@@ -36,7 +38,12 @@ export function toFetchHeaders(request: FastifyRequest): Headers {
  */
 export function requireUser(auth: Auth): preHandlerAsyncHookHandler {
   return async function authenticateUser(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const session = await auth.api.getSession({ headers: toFetchHeaders(request) }).catch(() => null);
+    const session = await auth.api.getSession({ headers: toFetchHeaders(request) }).catch((error: unknown) => {
+      // A database that cannot be reached is not a signed-out user: 503, so the client retries.
+      if (isDatabaseUnavailable(error) || isDatabaseUnavailable((error as { cause?: unknown })?.cause))
+        throw new DatabaseUnavailableError(error);
+      return null;
+    });
     if (!session?.user)
       throw new AuthenticationError(
         'Sign in first: send "Authorization: Bearer <token>" from /api-account/auth/sign-in/email.',
@@ -116,8 +123,8 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
 
 /**
  * The session token a sign-in answers with, in its signed form (`<token>.<HMAC>`, the value of the
- * session cookie). Bearer tokens must be signed (`bearer({ requireSignature: true })`), so the raw
- * tokens better-auth keeps in its session table are of no use without the installation's secret.
+ * session cookie). Bearer tokens must be signed (`bearer({ requireSignature: true })`), as cookies
+ * are; the session table holds only a hash of each token (users/hashed-session-adapter.ts).
  */
 function withSignedToken(text: string, signed: string | null): string {
   if (!signed) return text;

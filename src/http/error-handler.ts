@@ -8,6 +8,20 @@ import {
 } from '../shared/errors.js';
 import { passThroughCode } from '../shared/error-codes.js';
 import { schemaErrorToRequestError } from './schema-error.js';
+import { isDatabaseUnavailable, isUnstorableText } from '../store/database-errors.js';
+
+/** The database is down or too slow: a clear 503 the client may retry, never a 500. */
+export class DatabaseUnavailableError extends GatewayError {
+  constructor(cause: unknown) {
+    super(
+      503,
+      'service_unavailable',
+      'database_unavailable',
+      'The gateway cannot reach its database right now; try again shortly.',
+      { headers: { 'retry-after': '1' }, cause },
+    );
+  }
+}
 
 /** Any thrown value → the GatewayError the client will see. Pure, so it is tested on its own. */
 export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayError {
@@ -27,6 +41,14 @@ export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayE
       );
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new InvalidRequestError('The request body is empty; send a JSON object.', null, 'invalid_json');
+    case 'FST_ERR_BAD_URL':
+      return new InvalidRequestError(
+        'The URL is not valid: a percent-encoded part does not decode.',
+        null,
+        'invalid_url',
+      );
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return new GatewayError(414, 'invalid_request_error', 'url_too_long', 'A part of the URL is too long.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new GatewayError(
         415,
@@ -34,6 +56,22 @@ export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayE
         'unsupported_media_type',
         'Unsupported Content-Type: send the body as application/json.',
       );
+  }
+  if (isDatabaseUnavailable(error)) return new DatabaseUnavailableError(error);
+  if (isUnstorableText(error)) {
+    return new InvalidRequestError(
+      'The request contains a character that cannot be stored or looked up (such as a NUL byte).',
+      null,
+      'invalid_value',
+    );
+  }
+  // decodeURIComponent on a malformed escape anywhere in request handling is the client's URL.
+  if (error instanceof URIError) {
+    return new InvalidRequestError(
+      'The URL is not valid: a percent-encoded part does not decode.',
+      null,
+      'invalid_url',
+    );
   }
   if (error instanceof SyntaxError) {
     return new InvalidRequestError(
@@ -58,7 +96,9 @@ export function toGatewayError(error: unknown, bodyLimitBytes: number): GatewayE
 export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: number): void {
   app.setErrorHandler((error: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const gatewayError = toGatewayError(error, bodyLimitBytes);
-    if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
+    if (gatewayError instanceof DatabaseUnavailableError) {
+      request.log.warn({ err: error }, 'database unavailable');
+    } else if (gatewayError.status >= 500 && !(error instanceof GatewayError)) {
       request.log.error({ err: error }, 'unhandled error');
     } else if (gatewayError.status >= 500) {
       request.log.warn({ code: gatewayError.code, message: gatewayError.message }, 'upstream failure');
@@ -68,7 +108,9 @@ export function registerErrorHandling(app: FastifyInstance, bodyLimitBytes: numb
     reply.status(gatewayError.status).type('application/json').send(gatewayError.toEnvelope());
   });
   app.setNotFoundHandler((request, reply) => {
-    const error = new NotFoundError(`Unknown endpoint: ${request.method} ${request.url.split('?')[0]}.`, 'unknown_url');
+    const path = request.url.split('?')[0]!;
+    const quoted = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+    const error = new NotFoundError(`Unknown endpoint: ${request.method} ${quoted}.`, 'unknown_url');
     reply.status(404).send(error.toEnvelope());
   });
 }

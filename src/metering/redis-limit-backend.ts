@@ -31,11 +31,12 @@ export class RedisLimitBackend implements LimitBackend {
     private readonly prefix = 'gateway:',
     options: { commandTimeoutMs?: number } = {},
   ) {
+    // The command timeout is the installation's (redis.command_timeout_ms) unless given here.
     const redis = base.duplicate({
       lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      commandTimeout: options.commandTimeoutMs ?? 1000,
+      ...(options.commandTimeoutMs !== undefined ? { commandTimeout: options.commandTimeoutMs } : {}),
       // Keep trying to reconnect in the background, at most every 2 s.
       retryStrategy: (times) => Math.min(times * 200, 2000),
     });

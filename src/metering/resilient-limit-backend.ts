@@ -7,6 +7,10 @@ import { MemoryLimitBackend } from './memory-limit-backend.js';
 
 export type RedisFailureMode = 'open' | 'closed';
 
+const SWEEP_INTERVAL_MS = 1_000;
+/** Bounds memory during a long outage; holds beyond it expire by themselves (limits.hold_ttl_ms). */
+const MAX_UNANSWERED_HOLDS = 10_000;
+
 export class LimitsUnavailableError extends GatewayError {
   constructor(cause: unknown) {
     super(
@@ -30,6 +34,13 @@ export class ResilientLimitBackend implements LimitBackend {
   readonly name: string;
   private readonly fallback = new MemoryLimitBackend();
   private readonly fallbackHolds = new Set<string>();
+  /**
+   * Holds whose reservation failed without an answer (timed out, connection lost): Redis may
+   * still take them when it wakes up, with nobody left to release them. They are released in
+   * the background until that has worked twice, a second apart, or until they expire.
+   */
+  private readonly unanswered = new Map<string, { hold: Hold; released: number }>();
+  private sweeper: NodeJS.Timeout | undefined;
   private lastWarning = 0;
 
   constructor(
@@ -62,6 +73,7 @@ export class ResilientLimitBackend implements LimitBackend {
     try {
       return await this.primary.reserve(hold, limits, now);
     } catch (error) {
+      if (mayHaveReachedRedis(error)) this.releaseLater(hold);
       this.onFailure(error, 'credit hold');
       const outcome = await this.fallback.reserve(hold, limits, now);
       if (outcome === 'held') this.fallbackHolds.add(hold.id);
@@ -89,7 +101,42 @@ export class ResilientLimitBackend implements LimitBackend {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
     await this.primary.close();
+  }
+
+  /** Holds still waiting to be released after a reservation that got no answer (tests). */
+  get unansweredHolds(): number {
+    return this.unanswered.size;
+  }
+
+  private releaseLater(hold: Hold): void {
+    if (this.unanswered.size >= MAX_UNANSWERED_HOLDS) return;
+    this.unanswered.set(hold.id, { hold, released: 0 });
+    this.sweeper ??= setInterval(() => void this.sweep(), SWEEP_INTERVAL_MS);
+    this.sweeper.unref();
+  }
+
+  private async sweep(): Promise<void> {
+    const now = this.clock.now();
+    for (const [id, entry] of this.unanswered) {
+      if (entry.hold.expiresAt <= now) {
+        this.unanswered.delete(id);
+        continue;
+      }
+      try {
+        await this.primary.release(entry.hold);
+        // Twice: the reservation may reach Redis just after the first release did.
+        if (++entry.released >= 2) this.unanswered.delete(id);
+      } catch {
+        // Still down: next sweep.
+      }
+    }
+    if (this.unanswered.size === 0) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
   }
 
   private onFailure(error: unknown, what: string): void {
@@ -107,4 +154,11 @@ export class ResilientLimitBackend implements LimitBackend {
       `Redis failed during ${what}; limits are ${this.mode === 'open' ? 'enforced per instance from memory (fail-open)' : 'refusing requests with 503 (fail-closed)'}`,
     );
   }
+}
+
+/** A command refused before it was written (not connected, nothing queued) never reached Redis. */
+function mayHaveReachedRedis(error: unknown): boolean {
+  if (error instanceof GatewayError) return false;
+  const message = (error as Error)?.message ?? '';
+  return !message.includes("Stream isn't writeable");
 }

@@ -20,21 +20,29 @@ afterEach(async () => {
   await Promise.all(opened.splice(0).map((health) => health.close()));
 });
 
-type Make = (clock: FakeClock, prefix: string) => EndpointHealth;
+type Make = (clock: FakeClock, prefix: string) => Promise<EndpointHealth>;
 const kinds: Array<[string, Make]> = [
-  ['memory', (clock) => new MemoryEndpointHealth(settings, clock)],
-  ['redis', (clock, prefix) => new RedisEndpointHealth(openRedis(REDIS_URL), settings, clock, { keyPrefix: prefix })],
+  ['memory', async (clock) => new MemoryEndpointHealth(settings, clock)],
+  [
+    'redis',
+    async (clock, prefix) => {
+      // The installation's client queues nothing while connecting: start from a connected breaker.
+      const health = new RedisEndpointHealth(openRedis(REDIS_URL), settings, clock, { keyPrefix: prefix });
+      await health.ready();
+      return health;
+    },
+  ],
 ];
 
 describe.each(kinds)('circuit breaker (%s)', (kind, make) => {
-  const build = (clock = new FakeClock(), prefix = `test:${randomUUID()}:`) => {
-    const health = make(clock, prefix);
+  const build = async (clock = new FakeClock(), prefix = `test:${randomUUID()}:`) => {
+    const health = await make(clock, prefix);
     opened.push(health);
     return { health, clock, prefix };
   };
 
   it('stays closed below the threshold; a success resets the count', async () => {
-    const { health } = build();
+    const { health } = await build();
     await health.recordFailure('e');
     await health.recordFailure('e');
     await health.recordSuccess('e');
@@ -44,7 +52,7 @@ describe.each(kinds)('circuit breaker (%s)', (kind, make) => {
   });
 
   it('opens after repeated failures, lets one probe through after the cool-down, and recovers on success', async () => {
-    const { health, clock } = build();
+    const { health, clock } = await build();
     for (let index = 0; index < 3; index++) await health.recordFailure('e');
     const openedAt = clock.now();
     expect(await health.admit('e')).toEqual({ admitted: false, probe: false, retryAtMs: openedAt + 10_000 });
@@ -62,7 +70,7 @@ describe.each(kinds)('circuit breaker (%s)', (kind, make) => {
   });
 
   it('a failed probe opens the circuit for another cool-down', async () => {
-    const { health, clock } = build();
+    const { health, clock } = await build();
     for (let index = 0; index < 3; index++) await health.recordFailure('e');
     clock.advance(10_000);
     expect((await health.admit('e')).probe).toBe(true);
@@ -73,7 +81,7 @@ describe.each(kinds)('circuit breaker (%s)', (kind, make) => {
   });
 
   it('a probe that never reports stops blocking after another cool-down', async () => {
-    const { health, clock } = build();
+    const { health, clock } = await build();
     for (let index = 0; index < 3; index++) await health.recordFailure('e');
     clock.advance(10_000);
     expect((await health.admit('e')).probe).toBe(true);
@@ -87,8 +95,8 @@ describe.each(kinds)('circuit breaker (%s)', (kind, make) => {
     it('is shared by two instances on the same Redis (one gateway opens it, the other sees it)', async () => {
       const clock = new FakeClock();
       const prefix = `test:${randomUUID()}:`;
-      const first = build(clock, prefix).health;
-      const second = build(clock, prefix).health;
+      const first = (await build(clock, prefix)).health;
+      const second = (await build(clock, prefix)).health;
       await first.recordFailure('e');
       await second.recordFailure('e');
       await first.recordFailure('e');
@@ -104,8 +112,8 @@ describe.each(kinds)('circuit breaker (%s)', (kind, make) => {
     it('an instance that admitted from its closed snapshot learns of failures elsewhere, and resets them on success', async () => {
       const clock = new FakeClock();
       const prefix = `test:${randomUUID()}:`;
-      const first = build(clock, prefix).health;
-      const second = build(clock, prefix).health;
+      const first = (await build(clock, prefix)).health;
+      const second = (await build(clock, prefix)).health;
       // The first instance sees the breaker closed, then keeps admitting from memory.
       await waitFor(async () => (await first.admit('e')).admitted && (await first.admit('e')).admitted);
       await second.recordFailure('e');

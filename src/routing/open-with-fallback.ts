@@ -10,7 +10,8 @@ import type { CompletionOutcome } from './completion-outcome.js';
 import type { RoutingRuntime } from './routing-runtime.js';
 import type { RequestDeadline } from './request-deadline.js';
 import { parseRetryAfterMs } from './retry-policy.js';
-import { recordAttempt, runWithFallback, type AttemptResult } from './run-with-fallback.js';
+import type { UpstreamErrorLog } from '../providers/provider-secrets.js';
+import { beforeSending, recordAttempt, runWithFallback, type AttemptResult } from './run-with-fallback.js';
 
 export { isRetriable } from './run-with-fallback.js';
 
@@ -37,6 +38,8 @@ export interface OpenWithFallbackInput {
   deadline: RequestDeadline;
   outcome: CompletionOutcome;
   requestId: string;
+  /** Where an upstream's refusal of our credentials is logged (the request's logger). */
+  log?: UpstreamErrorLog;
 }
 
 /**
@@ -81,7 +84,7 @@ async function attemptOnce(
     stream: body.stream === true,
   };
   return recordAttempt(input, candidate, async (attempt, setRetryAfter) => {
-    const upstreamRequest = await adapter.buildRequest(body, context);
+    const upstreamRequest = await beforeSending(() => adapter.buildRequest(body, context));
     const response = await input.upstream.send(candidate.provider, upstreamRequest, controller.signal);
     attempt.status = response.statusCode;
     if (response.statusCode < 200 || response.statusCode >= 300) {

@@ -84,8 +84,9 @@ export class RedisEndpointHealth implements EndpointHealth {
     private readonly clock: Clock,
     options: RedisEndpointHealthOptions = {},
   ) {
-    // Routing must not wait on a dead Redis forever: fail fast, and the caller treats the endpoint as healthy.
-    const connection = { maxRetriesPerRequest: 1, enableOfflineQueue: true, lazyConnect: false, connectTimeout: 2000 };
+    // Routing must not wait on Redis: the installation's client times commands out quickly and
+    // queues nothing while disconnected, and the caller treats an unreadable breaker as closed.
+    const connection = { lazyConnect: false };
     this.redis = redis.duplicate(connection);
     this.redis.on('error', () => undefined);
     this.prefix = `${options.keyPrefix ?? 'gateway:'}breaker:`;
@@ -101,6 +102,16 @@ export class RedisEndpointHealth implements EndpointHealth {
     });
     this.subscriber.on('ready', () => this.subscribe());
     this.subscriber.on('message', (_channel: string, key: string) => this.snapshots.delete(key));
+  }
+
+  /**
+   * Resolves once the command connection is up. Nothing waits for this on the request path (a
+   * command sent before it fails at once and the breaker reads as closed); tests and start-up
+   * checks use it to begin from a connected breaker.
+   */
+  async ready(): Promise<void> {
+    if (this.redis.status === 'ready') return;
+    await new Promise<void>((resolve) => this.redis.once('ready', () => resolve()));
   }
 
   async admit(key: string): Promise<Admission> {

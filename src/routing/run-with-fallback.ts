@@ -1,8 +1,9 @@
-import { GatewayError, UpstreamClientError, UpstreamError } from '../shared/errors.js';
+import { GatewayError, InternalError, UpstreamClientError, UpstreamError } from '../shared/errors.js';
 import { passThroughCode } from '../shared/error-codes.js';
 import type { Clock } from '../shared/clock.js';
 import type { RouteCandidate } from './model-directory.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
+import { guardUpstreamError, type UpstreamErrorLog } from '../providers/provider-secrets.js';
 import type { AttemptRecord, CompletionOutcome } from './completion-outcome.js';
 import type { RoutingRuntime } from './routing-runtime.js';
 import type { RequestDeadline } from './request-deadline.js';
@@ -23,6 +24,30 @@ export interface RunWithFallbackInput<T> {
   refuse?(candidate: RouteCandidate): GatewayError | 'skip' | null;
   /** One upstream call (or exchange) on a candidate; records itself in outcome.attempts via recordAttempt. */
   attempt(candidate: RouteCandidate): Promise<AttemptResult<T>>;
+}
+
+/**
+ * The gateway failed before sending anything upstream (it could not build or serialise the
+ * provider's request). Nothing the endpoint did: the breaker is left as it was and no other
+ * candidate is tried, since the same request would fail the same way.
+ */
+export class RequestNotSentError extends InternalError {
+  constructor(cause: unknown) {
+    super('The gateway could not prepare this request for the provider. It has been logged.', cause);
+  }
+}
+
+/**
+ * Runs the part of an attempt that happens before the upstream is contacted. Our own errors
+ * (a provider's incomplete credentials, a part the provider cannot take) pass as they are;
+ * anything else thrown there (a stack overflow serialising the body) is a RequestNotSentError.
+ */
+export async function beforeSending<T>(build: () => T | Promise<T>): Promise<T> {
+  try {
+    return await build();
+  } catch (error) {
+    throw error instanceof GatewayError ? error : new RequestNotSentError(error);
+  }
 }
 
 /**
@@ -92,6 +117,8 @@ export async function runWithFallback<T>(input: RunWithFallbackInput<T>): Promis
       }
       const error = result.error;
       if (signal.aborted) throw abortReason(signal, error);
+      // Only what the upstream did may move its breaker.
+      if (error instanceof RequestNotSentError) throw error;
       if (!isRetriable(error)) {
         // The endpoint answered sensibly; the request was at fault.
         void routing.health.recordSuccess(key).catch(() => undefined);
@@ -129,7 +156,7 @@ export async function runWithFallback<T>(input: RunWithFallbackInput<T>): Promis
  * code, latency), turning whatever it throws into a GatewayError.
  */
 export async function recordAttempt<T>(
-  input: { clock: Clock; outcome: CompletionOutcome; controller: AbortController },
+  input: { clock: Clock; outcome: CompletionOutcome; controller: AbortController; log?: UpstreamErrorLog },
   candidate: RouteCandidate,
   exchange: (attempt: AttemptRecord, setRetryAfter: (ms: number | null) => void) => Promise<T>,
 ): Promise<AttemptResult<T>> {
@@ -150,7 +177,11 @@ export async function recordAttempt<T>(
     attempt.latencyMs = input.clock.now() - started;
     return { value };
   } catch (error) {
-    const gatewayError = toUpstreamError(error, candidate.provider, input.controller.signal);
+    const gatewayError = guardUpstreamError(
+      toUpstreamError(error, candidate.provider, input.controller.signal),
+      candidate.provider,
+      input.log,
+    );
     attempt.errorCode = gatewayError.code;
     if (!attempt.status || attempt.status < 300) attempt.status = gatewayError.status;
     attempt.latencyMs = input.clock.now() - started;

@@ -87,6 +87,27 @@ export const ERROR_CODES = {
     ...BAD_REQUEST,
     meaning: '`auth.sign_up: invite` and the sign-up has no invitation, or an unknown, used or expired one',
   },
+  json_too_deep: {
+    ...BAD_REQUEST,
+    meaning: 'the JSON body nests arrays and objects deeper than `server.max_json_depth` (64 by default)',
+  },
+  invalid_url: { ...BAD_REQUEST, meaning: 'the URL has a malformed percent-encoding' },
+  bad_request: { ...BAD_REQUEST, meaning: 'the HTTP request itself is malformed (headers, framing)' },
+  request_timeout: {
+    status: 408,
+    type: 'invalid_request_error',
+    meaning: 'the request’s headers and body did not arrive within `server.request_timeout_ms`',
+  },
+  url_too_long: {
+    status: 414,
+    type: 'invalid_request_error',
+    meaning: 'a path segment is longer than the router accepts',
+  },
+  headers_too_large: {
+    status: 431,
+    type: 'invalid_request_error',
+    meaning: 'the request headers are larger than the server accepts',
+  },
   invalid_password: {
     ...BAD_REQUEST,
     meaning: 'the current password given to change the password or delete the account is wrong',
@@ -204,6 +225,11 @@ export const ERROR_CODES = {
     type: 'service_unavailable',
     meaning: 'the payment provider could not be reached to cancel a checkout; the order is unchanged',
   },
+  database_unavailable: {
+    status: 503,
+    type: 'service_unavailable',
+    meaning: 'the database did not answer within `database.connect_timeout_ms` / `statement_timeout_ms`',
+  },
   // 502, 503, 504: the providers failed.
   upstream_error: { ...BAD_GATEWAY, meaning: 'the provider failed without a code of its own' },
   upstream_unreachable: { ...BAD_GATEWAY, meaning: 'the provider’s host refused or does not resolve' },
@@ -237,6 +263,14 @@ export const ERROR_CODES = {
     meaning: 'every endpoint that could serve is held back by its circuit breaker',
   },
   upstream_timeout: { status: 504, type: 'upstream_error', meaning: 'connect, first-byte, idle or total timeout' },
+  upstream_auth_failed: {
+    ...BAD_GATEWAY,
+    meaning: 'the provider refused the gateway’s credentials (its 401 or 403); the detail is only logged',
+  },
+  client_stalled: {
+    ...BAD_GATEWAY,
+    meaning: 'a stream’s client stopped reading for `server.stream_write_stall_ms`; recorded in usage, never seen',
+  },
 } as const satisfies Record<string, ErrorCodeSpec>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

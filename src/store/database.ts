@@ -19,7 +19,20 @@ export interface OpenStoreOptions {
   /** PostgreSQL only: run every statement in this schema (tests isolate themselves this way). */
   searchPath?: string;
   poolSize?: number;
+  /**
+   * Longest wait to open a connection or get one from a busy pool (default 5 s): a database that
+   * is down or unreachable fails the request quickly instead of holding it.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * Longest a statement may run (default 30 s). The server cancels it (statement_timeout), and
+   * the client gives up a little later when the server cannot even do that (stopped, partitioned).
+   */
+  statementTimeoutMs?: number;
 }
+
+export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
 /** BIGINT comes back from pg as a string; our BIGINTs are times and micro-units, safe as numbers. */
 function parseBigInt(text: string): number {
@@ -38,9 +51,17 @@ export function describeDatabaseUrl(databaseUrl: string): string {
 
 export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Store {
   if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
+    const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
     const pool = new pg.Pool({
       connectionString: databaseUrl,
       max: options.poolSize ?? 10,
+      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      statement_timeout: statementTimeoutMs,
+      // The server's own timeout answers first; this catches a server that answers nothing at all.
+      query_timeout: statementTimeoutMs + 1_000,
+      idle_in_transaction_session_timeout: statementTimeoutMs,
+      // Dead peers (a failover, a cut network) are noticed by the OS instead of never.
+      keepAlive: true,
       options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
       types: {
         getTypeParser: ((oid: number, format?: string) =>

@@ -10,6 +10,7 @@ import type { Mailer } from './mailer.js';
 import { passwordResetMail } from './password-reset-mail.js';
 import { emailChangeMail } from './email-change-mail.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-policy.js';
+import { hashedSessionKyselyAdapter } from './hashed-session-adapter.js';
 
 export interface AuthOptions {
   /** Public base URL of the gateway (cookies and redirects). */
@@ -32,7 +33,8 @@ export const CLIENT_IP_HEADER = 'x-gateway-client-ip';
 /** Accounts are better-auth's: users, password hashes, sessions and bearer tokens, on our store. */
 export function createAuth(store: Store, secret: string, options: AuthOptions) {
   return betterAuth({
-    database: { db: store.db as unknown as Kysely<never>, type: store.dialect },
+    // The session table keeps only a SHA-256 of each token (see hashed-session-adapter.ts).
+    database: hashedSessionKyselyAdapter(store.db as unknown as Kysely<unknown>, store.dialect),
     basePath: '/api-account/auth',
     baseURL: options.baseUrl,
     secret,
@@ -74,9 +76,9 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
     advanced: { disableOriginCheck: false, ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] } },
     logger: { disabled: true },
     // Authorization: Bearer <session token> for API clients, besides the HttpOnly cookie for browsers.
-    // Only signed tokens (what sign-in hands out): the raw ones in the session table are not enough
-    // to sign in as anyone, so a copy of the database without the secret opens no session. (better-auth
-    // cannot keep only a hash of the token: see docs/security.md.)
+    // Only signed tokens (what sign-in hands out), as in the cookie. The session table holds only a
+    // hash of each token, so a copy of the database opens no session even with the secret (which by
+    // default sits in the same database): see docs/security.md.
     plugins: [bearer({ requireSignature: true })],
     user: {
       // Through POST /api-account/user/email only (the password first), confirmed by a link to the new address.
@@ -115,9 +117,15 @@ export async function resolveAuthSecret(
   return getOrCreateSetting(store.db, 'auth_secret', () => randomBytes(32).toString('base64url'), now);
 }
 
-/** Creates or updates better-auth's own tables (user, session, account, verification). */
-export async function migrateAuthTables(auth: Auth): Promise<string[]> {
-  const { toBeCreated, toBeAdded, runMigrations } = await getMigrations(auth.options);
+/**
+ * Creates or updates better-auth's own tables (user, session, account, verification). Its migrations
+ * read the schema through Kysely itself, so they are given the store, not our session-hashing adapter.
+ */
+export async function migrateAuthTables(auth: Auth, store: Store): Promise<string[]> {
+  const { toBeCreated, toBeAdded, runMigrations } = await getMigrations({
+    ...auth.options,
+    database: { db: store.db as unknown as Kysely<never>, type: store.dialect },
+  });
   await runMigrations();
   return [
     ...toBeCreated.map((table) => `auth: create ${table.table}`),

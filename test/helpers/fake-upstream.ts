@@ -25,11 +25,14 @@ export interface UpstreamAnswer {
   cut?: boolean;
 }
 
+/** An answer made from the request it answers (an upstream that echoes what it was sent). */
+export type AnswerFor = (request: RecordedRequest) => UpstreamAnswer;
+
 export interface FakeUpstream {
   url: string;
   requests: RecordedRequest[];
   /** The answers to the next requests, in order; the last one repeats. */
-  answer(...answers: UpstreamAnswer[]): void;
+  answer(...answers: Array<UpstreamAnswer | AnswerFor>): void;
   close(): Promise<void>;
 }
 
@@ -41,13 +44,13 @@ export interface FakeUpstream {
  */
 export async function startFakeUpstream(): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
-  let answers: UpstreamAnswer[] = [];
+  let answers: Array<UpstreamAnswer | AnswerFor> = [];
   const server: Server = createServer((request, response) => {
     const parts: Buffer[] = [];
     request.on('data', (part: Buffer) => parts.push(part));
     request.on('end', () => {
       const body = Buffer.concat(parts).toString('utf8');
-      requests.push({
+      const recorded: RecordedRequest = {
         method: request.method ?? '',
         url: request.url ?? '',
         headers: request.headers,
@@ -55,8 +58,10 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         get json() {
           return body ? JSON.parse(body) : {};
         },
-      });
-      const answer = answers.length > 1 ? answers.shift()! : answers[0];
+      };
+      requests.push(recorded);
+      const next = answers.length > 1 ? answers.shift()! : answers[0];
+      const answer = typeof next === 'function' ? next(recorded) : next;
       if (!answer) {
         response.writeHead(500).end('no answer set');
         return;

@@ -96,7 +96,7 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
     mailer: options.mailer,
     onMailError: (error) => logger.error({ err: error }, 'could not send a mail (password reset or email change)'),
   });
-  await migrateAuthTables(auth);
+  await migrateAuthTables(auth, testStore.store);
   const gateway = await buildApp({
     config,
     store: testStore.store,

@@ -129,7 +129,18 @@ describe('client errors and exhausted fallbacks', () => {
     expect(harness.good.requests).toHaveLength(0);
   });
 
-  it.each([401, 403, 404, 413])('an upstream %i is not retried', async (status) => {
+  // 401 and 403 are about the gateway's credentials at that provider, not the request (issue 16,
+  // finding 4): another provider is tried; see test/security/upstream-errors-never-reveal-secrets.test.ts.
+  it.each([401, 403])('an upstream %i falls back to the next provider', async (status) => {
+    harness.bad.setScenario({ failure: { kind: 'status', status } });
+    const { response } = await harness.client.chat.completions
+      .create({ model: 'test/multi', messages: hello })
+      .withResponse();
+    expect(response.headers.get('x-gateway-provider')).toBe('good');
+    expect(harness.good.requests).toHaveLength(1);
+  });
+
+  it.each([404, 413])('an upstream %i is not retried', async (status) => {
     harness.bad.setScenario({ failure: { kind: 'status', status } });
     const error = await harness.client.chat.completions
       .create({ model: 'test/multi', messages: hello })

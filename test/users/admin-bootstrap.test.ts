@@ -17,7 +17,7 @@ describe.each(STORE_KINDS)('first admin (%s)', (storeKind) => {
   async function setUp() {
     testStore = await createTestStore(storeKind);
     const auth = createAuth(testStore.store, 'test-secret-test-secret-test-secret', { baseUrl: 'http://127.0.0.1' });
-    await migrateAuthTables(auth);
+    await migrateAuthTables(auth, testStore.store);
     return { store: testStore.store, auth };
   }
 

@@ -194,7 +194,7 @@ describe.each(STORE_KINDS)('sign-in brute force (%s)', (storeKind) => {
     const empty = await createTestStore(storeKind);
     try {
       const auth = createAuth(empty.store, 'test-secret-test-secret-test-secret', { baseUrl: 'http://127.0.0.1:8080' });
-      await migrateAuthTables(auth);
+      await migrateAuthTables(auth, empty.store);
       await expect(bootstrapAdmin(auth, empty.store, { GATEWAY_ADMIN_PASSWORD: 'changeme123' })).rejects.toMatchObject({
         code: 'weak_password',
       });

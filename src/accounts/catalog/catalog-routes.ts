@@ -102,7 +102,9 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
       response: answers(CatalogModelSchema),
     },
     handler: async (request, reply) => {
-      const path = decodeURIComponent((request.params as { '*': string })['*']);
+      // The router has already decoded the path once; decoding again would turn a model id with a
+      // literal '%' (a request for /models/%25) into a URIError.
+      const path = (request.params as { '*': string })['*'];
       const model = catalog.get(path);
       if (!model)
         throw new NotFoundError(`The model '${path}' is not in the catalog.`, 'model_not_found', 'model_path');

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { Auth } from '../../users/create-auth.js';
+import type { Store } from '../../store/database.js';
+import { deleteUserSessionsById } from '../../users/user-sessions.js';
 import { toFetchHeaders } from '../../http/account-auth.js';
 import { NotFoundError } from '../../shared/errors.js';
 import { SessionIdParamsSchema, SessionListSchema, RevokedSessionsSchema } from './profile-schemas.js';
@@ -14,10 +16,12 @@ const tags = ['account'];
 const iso = (value: Date | string) => new Date(value).toISOString();
 
 /**
- * The user's sign-in sessions (better-auth's list and revoke endpoints). Sessions are shown by
- * id: their tokens are credentials and never leave the store.
+ * The user's sign-in sessions (listed by better-auth, ended by id). Sessions are shown by id:
+ * their tokens are credentials and never leave the store.
  */
-export function registerSessionRoutes(app: FastifyInstance, auth: Auth): void {
+export function registerSessionRoutes(app: FastifyInstance, auth: Auth, store: Store): void {
+  const deleteSessions = (userId: string, ids: string[]) => deleteUserSessionsById(store.db, userId, ids);
+
   const sessionsOf = async (headers: Headers) => {
     const [sessions, current] = await Promise.all([
       auth.api.listSessions({ headers }),
@@ -73,7 +77,7 @@ export function registerSessionRoutes(app: FastifyInstance, auth: Auth): void {
           'user_session_not_found',
           'session_id',
         );
-      await auth.api.revokeSession({ body: { token: session.token }, headers });
+      await deleteSessions(request.user!.id, [session.id]);
       return { revoked: 1 };
     },
   );
@@ -90,8 +94,9 @@ export function registerSessionRoutes(app: FastifyInstance, auth: Auth): void {
     async (request) => {
       const headers = toFetchHeaders(request);
       const { sessions, currentId } = await sessionsOf(headers);
-      await auth.api.revokeOtherSessions({ headers });
-      return { revoked: sessions.filter((session) => session.id !== currentId).length };
+      const others = sessions.filter((session) => session.id !== currentId).map((session) => session.id);
+      await deleteSessions(request.user!.id, others);
+      return { revoked: others.length };
     },
   );
 }

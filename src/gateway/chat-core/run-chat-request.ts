@@ -5,6 +5,7 @@ import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, Usage 
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import type { OpenedAttempt } from '../../routing/open-with-fallback.js';
 import { toUpstreamError } from '../../providers/upstream-client.js';
+import { guardUpstreamError } from '../../providers/provider-secrets.js';
 import type { CompletionOutcome } from '../../routing/completion-outcome.js';
 import { conformChunk, conformCompletion } from '../conform-chat-answer.js';
 import { requestTimeoutMs } from '../../routing/routing-runtime.js';
@@ -85,6 +86,7 @@ export async function runChatRequest(
       deadline,
       outcome,
       requestId: request.id,
+      log: request.log,
     });
     const { candidate } = opened;
     outcome.modelId = candidate.model.id;
@@ -121,7 +123,10 @@ export async function runChatRequest(
       error instanceof GatewayError
         ? error
         : opened
-          ? toUpstreamError(error, opened.candidate.provider, controller.signal)
+          ? guardUpstreamError(
+              toUpstreamError(error, opened.candidate.provider, controller.signal),
+              opened.candidate.provider,
+            )
           : null;
     outcome.status = gatewayError?.status ?? 500;
     outcome.errorCode = gatewayError?.code ?? 'internal_error';
@@ -183,7 +188,10 @@ async function* readChatChunks(
       );
     }
   } catch (error) {
-    throw error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, signal);
+    throw guardUpstreamError(
+      error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, signal),
+      opened.candidate.provider,
+    );
   } finally {
     if (!opened.response.body.destroyed) opened.response.body.destroy();
   }

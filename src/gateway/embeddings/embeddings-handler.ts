@@ -13,7 +13,7 @@ import { requestTimeoutMs } from '../../routing/routing-runtime.js';
 import { planRequest } from '../../routing/plan-request.js';
 import { RequestDeadline } from '../../routing/request-deadline.js';
 import { parseRetryAfterMs } from '../../routing/retry-policy.js';
-import { recordAttempt, runWithFallback } from '../../routing/run-with-fallback.js';
+import { beforeSending, recordAttempt, runWithFallback } from '../../routing/run-with-fallback.js';
 import type { EmbeddingsRequest } from './embeddings-request-schema.js';
 import {
   admissionRequestFor,
@@ -104,22 +104,26 @@ export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
             : null;
         },
         attempt: (candidate) =>
-          recordAttempt({ clock: deps.clock, outcome, controller }, candidate, async (attempt, setRetryAfter) => {
-            const adapter = deps.embeddings.get(candidate.provider.type)!;
-            const context = contextOf(candidate, deps.clock);
-            const bodies: Uint8Array[] = [];
-            for (const upstreamRequest of await adapter.buildRequests(input, context)) {
-              const response = await deps.upstream.send(candidate.provider, upstreamRequest, controller.signal);
-              attempt.status = response.statusCode;
-              const bytes = new Uint8Array(await response.body.arrayBuffer());
-              if (response.statusCode < 200 || response.statusCode >= 300) {
-                setRetryAfter(parseRetryAfterMs(response.headers, deps.clock.now()));
-                throw adapter.mapError(response.statusCode, bytes, response.headers, context);
+          recordAttempt(
+            { clock: deps.clock, outcome, controller, log: request.log },
+            candidate,
+            async (attempt, setRetryAfter) => {
+              const adapter = deps.embeddings.get(candidate.provider.type)!;
+              const context = contextOf(candidate, deps.clock);
+              const bodies: Uint8Array[] = [];
+              for (const upstreamRequest of await beforeSending(() => adapter.buildRequests(input, context))) {
+                const response = await deps.upstream.send(candidate.provider, upstreamRequest, controller.signal);
+                attempt.status = response.statusCode;
+                const bytes = new Uint8Array(await response.body.arrayBuffer());
+                if (response.statusCode < 200 || response.statusCode >= 300) {
+                  setRetryAfter(parseRetryAfterMs(response.headers, deps.clock.now()));
+                  throw adapter.mapError(response.statusCode, bytes, response.headers, context);
+                }
+                bodies.push(bytes);
               }
-              bodies.push(bytes);
-            }
-            return { candidate, result: adapter.parseResponses(bodies, input, context) };
-          }),
+              return { candidate, result: adapter.parseResponses(bodies, input, context) };
+            },
+          ),
       });
       outcome.modelId = candidate.model.id;
       outcome.providerId = candidate.provider.id;

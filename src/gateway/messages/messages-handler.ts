@@ -20,7 +20,7 @@ export function createMessagesHandler(deps: ChatHandlerDeps) {
       },
       async stream(chunks, headers, fail, usage) {
         const translator = new MessagesStreamTranslator(id, headers['x-gateway-model'] ?? body.model);
-        const writer = new SseEventWriter(reply, { sequenceNumbers: false });
+        const writer = new SseEventWriter(reply, { sequenceNumbers: false, writeStallMs: deps.writeStallMs });
         writer.open(request.id, headers);
         await writer.write(translator.start());
         try {

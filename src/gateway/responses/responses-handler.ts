@@ -73,7 +73,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       async stream(chunks, headers, fail, usage) {
         meta.model = headers['x-gateway-model'] ?? meta.model;
         const translator = new ResponsesStreamTranslator(meta);
-        const writer = new SseEventWriter(reply, { sequenceNumbers: true });
+        const writer = new SseEventWriter(reply, { sequenceNumbers: true, writeStallMs: deps.writeStallMs });
         writer.open(request.id, warn(headers));
         await writer.write(translator.start());
         try {

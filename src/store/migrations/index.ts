@@ -8,6 +8,7 @@ import * as usageRollups from './0400-usage-rollups.js';
 import * as usageUsersCount from './0401-usage-users-count.js';
 import * as responses from './0500-responses.js';
 import * as invitations from './0600-invitations.js';
+import * as hashSessionTokens from './0605-hash-session-tokens.js';
 import * as apiKeyRotation from './0620-api-key-rotation.js';
 import * as admin from './0630-admin.js';
 
@@ -26,6 +27,7 @@ export const MIGRATIONS: FeatureMigration[] = [
   { name: '0401-usage-users-count', up: usageUsersCount.up },
   { name: '0500-responses', up: responses.up },
   { name: '0600-invitations', up: invitations.up },
+  { name: '0605-hash-session-tokens', up: hashSessionTokens.up },
   { name: '0620-api-key-rotation', up: apiKeyRotation.up },
   { name: '0630-admin', up: admin.up },
 ];
