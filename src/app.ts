@@ -46,6 +46,7 @@ import { requireUser } from './http/account-auth.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
 import { closeQueryStrings } from './http/closed-query-strings.js';
 import { accountRoutes } from './accounts/account-routes.js';
+import { withAuthPaths } from './accounts/auth-openapi.js';
 import { registerRankingsRoutes } from './accounts/rankings/rankings-routes.js';
 import { ApiKeySchema } from './accounts/keys/api-key-schemas.js';
 import { randomBytes } from 'node:crypto';
@@ -53,6 +54,7 @@ import { Observability, type ObservabilityOptions } from './observability/observ
 import type { ReadinessCheck } from './observability/health-routes.js';
 import { migrationsCheck, storeCheck } from './observability/readiness-checks.js';
 import { registerConsoleStatic } from './http/console-static.js';
+import { registerPasswordResetPage } from './http/password-reset-page.js';
 import { originCheck } from './http/origin-check.js';
 import { acceptEmptyJsonBodies } from './http/empty-json-body.js';
 import { parseAuthSettings, type AuthSettings } from './users/auth-settings.js';
@@ -285,8 +287,22 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       openapi: '3.1.0',
       info: { title: 'LLM Gateway', version: '0.1.0', description: 'OpenAI-compatible gateway and account service.' },
       components: {
-        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key, sk-gw-…' } },
+        securitySchemes: {
+          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key, sk-gw-…' },
+          sessionAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description:
+              'A session token from POST /api-account/auth/sign-in/email (browsers: the HttpOnly session cookie instead)',
+          },
+        },
       },
+    },
+    // better-auth's routes are one catch-all in Fastify: their description is added by hand.
+    transformObject: (document) => {
+      const openapi = 'openapiObject' in document ? document.openapiObject : document.swaggerObject;
+      if (!deps.auth) return openapi;
+      return withAuthPaths(openapi as { paths?: Record<string, unknown> }) as typeof openapi;
     },
   });
   app.addSchema(ErrorEnvelopeSchema);
@@ -401,8 +417,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     auth: deps.auth,
     authGuard: { store, settings: authSettings, invitations, limiter: signInLimiter },
     billing,
+    async flushUsage() {
+      await metering?.writer.flush();
+      await recorder.flush();
+    },
   });
   observability.registerRoutes(app, [storeCheck(store), migrationsCheck(store), ...(deps.readinessChecks ?? [])]);
+  if (deps.auth) registerPasswordResetPage(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await registerConsoleStatic(app, deps.consoleDir);
 

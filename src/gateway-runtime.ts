@@ -9,6 +9,8 @@ import { openRedis } from './store/open-redis.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
 import type { Redis } from 'ioredis';
 import { redisCheck } from './observability/readiness-checks.js';
+import { parseMailSettings } from './users/mail-settings.js';
+import { createMailer, type Mailer } from './users/mailer.js';
 
 export interface Runtime {
   /** The config the runtime was opened with. */
@@ -21,13 +23,18 @@ export interface Runtime {
   secret: string;
   /** Migrations applied by this call (ours and better-auth's). */
   applied: string[];
+  /** Sends password-reset and email-change links (`mail:`); only a serving runtime has one. */
+  mailer?: Mailer | null;
 }
 
 /** Opens the store named by the config, brings its schema up to date and sets up accounts. */
 export async function openRuntime(
   config: GatewayConfig,
   env: Record<string, string | undefined> = process.env,
+  options: { logger?: Logger } = {},
 ): Promise<Runtime> {
+  // A serving runtime sends mail; a bad `mail:` section stops it before the store is touched.
+  const mailSettings = options.logger ? parseMailSettings(config.sections.mail) : null;
   const store = openStore(config.databaseUrl, {
     poolSize: config.database.poolSize,
     connectTimeoutMs: config.database.connectTimeoutMs,
@@ -36,9 +43,14 @@ export async function openRuntime(
   try {
     const { applied } = await migrateToLatest(store);
     const secret = await resolveAuthSecret(store, env, systemClock.now());
+    const logger = options.logger;
+    const mailer = mailSettings && logger ? createMailer(mailSettings, logger) : null;
     const auth = createAuth(store, secret, {
       baseUrl: config.server.publicUrl,
       trustedOrigins: [config.server.publicUrl, ...config.server.corsOrigins],
+      mailer: mailer ?? undefined,
+      passwordResetTtlSeconds: mailSettings?.passwordResetTtlSeconds,
+      onMailError: (error) => logger?.error({ err: error }, 'could not send a mail (password reset or email change)'),
     });
     const authApplied = await migrateAuthTables(auth, store);
     return {
@@ -48,6 +60,7 @@ export async function openRuntime(
       auth,
       secret,
       applied: [...applied, ...authApplied],
+      mailer,
     };
   } catch (error) {
     await store.destroy().catch(() => undefined);
@@ -76,7 +89,7 @@ export async function startGateway(
   env: Record<string, string | undefined> = process.env,
   beforeListen?: (runtime: Runtime) => Promise<void>,
 ): Promise<StartedGateway> {
-  const runtime = await openRuntime(config, env);
+  const runtime = await openRuntime(config, env, { logger });
   const stripe = stripeSettingsFromEnvironment(env);
   // Readiness asks Redis on a connection of its own that never queues: a dead Redis answers at once.
   const readinessRedis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
@@ -101,6 +114,7 @@ export async function startGateway(
     await gateway.close();
     readinessRedis?.disconnect();
     redis?.disconnect();
+    runtime.mailer?.close?.();
     await runtime.store.destroy();
     throw error;
   }
@@ -116,6 +130,7 @@ export async function startGateway(
       await gateway.close();
       readinessRedis?.disconnect();
       redis?.disconnect();
+      runtime.mailer?.close?.();
       await runtime.store.destroy();
     },
   };

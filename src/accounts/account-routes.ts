@@ -21,6 +21,12 @@ import { registerRoutingTemplatesRoute } from './keys/routing-templates-routes.j
 import { registerApiKeyRoutes } from './keys/api-key-routes.js';
 import { registerUsageRoutes } from './usage/usage-routes.js';
 import { registerBillingRoutes } from './billing/billing-routes.js';
+import { registerAdminRoutes } from './admin/admin-routes.js';
+import { registerInvitationRoutes } from './admin/invitation-routes.js';
+import { registerProfileRoutes } from './profile/profile-routes.js';
+import { registerSessionRoutes } from './profile/session-routes.js';
+import { registerPasswordResetRoutes } from './profile/password-reset-routes.js';
+import { requireAdmin } from '../http/require-admin.js';
 import { registerTransactionsRoutes } from './credits/transactions-routes.js';
 
 export interface AccountRoutesOptions {
@@ -41,6 +47,8 @@ export interface AccountRoutesOptions {
   /** Sign-up mode, invitations, password policy and sign-in limits around better-auth's routes. */
   authGuard?: AuthRouteGuardDeps;
   billing?: { billing: BillingService; documents: DocumentService };
+  /** Writes buffered usage and statistics now (before an account is erased). */
+  flushUsage?: () => Promise<void>;
 }
 
 /**
@@ -57,13 +65,24 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
   const auth = options.auth;
   if (!auth) return;
   registerAuthRoutes(app, auth, options.publicUrl, options.authGuard!);
+  registerPasswordResetRoutes(app, auth);
   await app.register(async (signedIn: FastifyInstance) => {
     signedIn.addHook('preValidation', requireUser(auth));
-    signedIn.get(
-      '/user/me',
-      { schema: { summary: 'The signed-in user', tags: ['account'] } },
-      async (request) => request.user,
-    );
+    // Every route here takes a session (not an API key), and can answer 401: said once, for all.
+    signedIn.addHook('onRoute', (route) => {
+      const schema = (route.schema ??= {}) as { security?: unknown; response?: Record<string, unknown> };
+      schema.security = [{ sessionAuth: [] }];
+      if (schema.response && !schema.response[401]) schema.response[401] = { $ref: 'ErrorEnvelope#' };
+    });
+    registerProfileRoutes(signedIn, {
+      store: options.store,
+      publicUrl: options.publicUrl,
+      clock: options.clock,
+      auth,
+      announcer: options.announcer,
+      flushUsage: options.flushUsage,
+    });
+    registerSessionRoutes(signedIn, auth, options.store);
     registerUsageRoutes(signedIn, { store: options.store, clock: options.clock, metering: options.metering });
     registerApiKeyRoutes(signedIn, {
       store: options.store,
@@ -75,5 +94,26 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     });
     registerTransactionsRoutes(signedIn, { store: options.store });
     if (options.billing) registerBillingRoutes(signedIn, options.billing.billing, options.billing.documents);
+    // Admin routes: one more hook in a scope of their own, so a signed-in non-admin gets 403 on each.
+    await signedIn.register(async (admins: FastifyInstance) => {
+      admins.addHook('preValidation', requireAdmin(options.store));
+      // Actions whose body is optional (a reason) may be sent with none.
+      admins.addHook('preValidation', async (request) => {
+        if (request.method === 'POST' && request.body === undefined) request.body = {};
+      });
+      registerAdminRoutes(admins, {
+        store: options.store,
+        clock: options.clock,
+        auth,
+        announcer: options.announcer,
+        billing: options.billing?.billing,
+      });
+      if (options.authGuard)
+        registerInvitationRoutes(admins, {
+          store: options.store,
+          clock: options.clock,
+          invitations: options.authGuard.invitations,
+        });
+    });
   });
 };

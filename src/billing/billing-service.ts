@@ -192,6 +192,24 @@ export class BillingService {
   }
 
   /**
+   * An administrator's refund: the money goes back at the payment provider first, then the order
+   * moves paid → refunded and the purchase leaves the balance (never below zero), once.
+   */
+  async refundByAdmin(orderId: string): Promise<OrderRow> {
+    const { store } = this.deps;
+    const order = await orders.findOrder(store.db, orderId);
+    if (!order) throw new NotFoundError(`No order with the id ${orderId}.`, 'order_not_found', 'order_id');
+    if (order.status !== 'paid')
+      throw new ConflictError(
+        `Order ${orderId} is ${order.status}; only a paid order can be refunded.`,
+        'order_not_refundable',
+      );
+    await this.deps.provider.refundPayment(order.id, order.payment_reference);
+    await this.refund(order.id);
+    return (await orders.findOrder(store.db, orderId))!;
+  }
+
+  /**
    * The owner cancels a pending order: its checkout session is closed at the payment provider first,
    * so it cannot be paid afterwards. If the buyer paid meanwhile, the payment is applied (credits
    * added) and the cancel is a 409; a provider that cannot be reached leaves the order pending (503).

@@ -31,4 +31,9 @@ export class NoPaymentProvider implements PaymentProvider {
   async paymentMethods(): Promise<PaymentMethod[]> {
     return [];
   }
+
+  /** An order paid before the provider was removed cannot be paid back from here. */
+  async refundPayment(): Promise<void> {
+    throw paymentsNotConfigured();
+  }
 }

@@ -41,4 +41,6 @@ export interface PaymentProvider {
    */
   cancelCheckout(sessionId: string): Promise<SessionState>;
   paymentMethods(userId: string): Promise<PaymentMethod[]>;
+  /** Gives a paid order's money back at the provider (an administrator's refund); once per order. */
+  refundPayment(orderId: string, paymentReference: string | null): Promise<void>;
 }

@@ -39,4 +39,7 @@ export class SandboxPaymentProvider implements PaymentProvider {
   async paymentMethods(_userId: string): Promise<PaymentMethod[]> {
     return [];
   }
+
+  /** No money moved, so none goes back: the order and the ledger are all there is. */
+  async refundPayment(_orderId: string, _paymentReference: string | null): Promise<void> {}
 }

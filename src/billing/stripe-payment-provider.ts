@@ -87,6 +87,15 @@ export class StripePaymentProvider implements PaymentProvider {
     return stateOfSession(await this.stripe.checkout.sessions.retrieve(sessionId));
   }
 
+  /**
+   * Refunds the order's payment intent in full. Stripe's charge.refunded event arrives later and
+   * finds the order already refunded (a no-op). Keyed by order, so a retried call refunds once.
+   */
+  async refundPayment(orderId: string, paymentReference: string | null): Promise<void> {
+    if (!paymentReference) throw new Error(`order ${orderId} has no Stripe payment to refund`);
+    await this.stripe.refunds.create({ payment_intent: paymentReference }, { idempotencyKey: `refund-${orderId}` });
+  }
+
   /** Stripe expires an open session on request; one that is no longer open is read back instead. */
   async cancelCheckout(sessionId: string): Promise<SessionState> {
     try {

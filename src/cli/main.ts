@@ -25,6 +25,8 @@ Commands:
   users enable --email E                  allow sign-in again
   users set-password --email E [--password P]
                                           set (or generate and print) a new password
+  users set-role --email E --role admin|user
+                                          grant or take away the admin role (/api-account/admin/*)
   users invite <email>                    print a single-use sign-up link for that address
                                           (for auth.sign_up: invite)
   keys create --email E --name N [--allowed-models a,b/*] [--expires-days D]

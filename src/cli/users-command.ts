@@ -7,6 +7,9 @@ import { parseAuthSettings } from '../users/auth-settings.js';
 import { InvitationService } from '../users/invitations.js';
 import { systemClock } from '../shared/clock.js';
 import { GatewayError } from '../shared/errors.js';
+import { setUserDisabled } from '../users/set-user-disabled.js';
+import { isRole, ROLES, setRole } from '../users/user-roles.js';
+import { recordAudit } from '../users/admin-audit-log.js';
 import type { Runtime } from '../gateway-runtime.js';
 import { CliError, UsageError } from './cli-context.js';
 
@@ -25,9 +28,11 @@ async function userByEmail(runtime: Runtime, email: string | undefined, command:
 }
 
 /**
- * `gateway users create|list|disable|enable|set-password|invite`. Disabling deletes the account's
- * sessions, revokes its API keys and refuses new sign-ins; enabling allows sign-in again (revoked
- * keys stay revoked). A new password also ends every session.
+ * `gateway users create|list|disable|enable|set-password|set-role|invite`. Disabling deletes the
+ * account's sessions, revokes its API keys (written to the key change feed, so running gateways
+ * drop them within their poll interval) and refuses new sign-ins; enabling allows sign-in again
+ * (revoked keys stay revoked). A new password also ends every session. Role changes, disabling and
+ * enabling are recorded in the admin audit log with no acting account (the command line).
  */
 export async function runUsersCommand(
   subcommand: string | undefined,
@@ -41,24 +46,30 @@ export async function runUsersCommand(
       email: { type: 'string' },
       password: { type: 'string' },
       name: { type: 'string' },
+      role: { type: 'string' },
     },
     strict: true,
-    allowPositionals: subcommand === 'invite',
+    allowPositionals: subcommand === 'invite' || subcommand === 'set-role',
   });
   if (subcommand === 'invite') {
     const email = values.email ?? positionals[0];
     if (!email || positionals.length > (values.email ? 0 : 1)) throw new UsageError('users invite needs one email');
     return inviteUser(email, openRuntime, write);
   }
-  if (!['create', 'list', 'disable', 'enable', 'set-password'].includes(subcommand ?? ''))
+  if (!['create', 'list', 'disable', 'enable', 'set-password', 'set-role'].includes(subcommand ?? ''))
     throw new UsageError(`unknown command: users ${subcommand ?? ''}`.trim());
   if (subcommand === 'create' && (!values.email || !values.password))
     throw new UsageError('users create needs --email and --password');
+  if (subcommand === 'set-role') {
+    // `users set-role --email E --role admin` or `users set-role E admin`.
+    values.email ??= positionals[0];
+    values.role ??= positionals[1];
+    if (!values.email || !isRole(values.role))
+      throw new UsageError(`users set-role needs --email and --role (${ROLES.join(' or ')})`);
+  }
   const runtime = await openRuntime();
   try {
     const db = runtime.store.db;
-    // better-auth keeps booleans as 0/1 on SQLite, which cannot bind a JavaScript boolean.
-    const flag = (value: boolean) => (runtime.store.dialect === 'sqlite' ? Number(value) : value);
     switch (subcommand) {
       case 'create': {
         const user = await createUser(runtime.auth, runtime.store, {
@@ -96,31 +107,27 @@ export async function runUsersCommand(
       case 'disable': {
         const user = await userByEmail(runtime, values.email, 'disable');
         const now = Date.now();
-        await db
-          .updateTable('user')
-          .set({ disabled: flag(true) })
-          .where('id', '=', user.id)
-          .execute();
-        const context = await runtime.auth.$context;
-        await context.internalAdapter.deleteUserSessions(user.id);
-        const revoked = await db
-          .updateTable('api_keys')
-          .set({ revoked_at: now, updated_at: now })
-          .where('user_id', '=', user.id)
-          .where('revoked_at', 'is', null)
-          .executeTakeFirst();
+        const { revokedKeyHashes } = await setUserDisabled(runtime.auth, runtime.store, user.id, true, now);
+        await recordAudit(
+          db,
+          {
+            actorUserId: null,
+            action: 'user.disable',
+            targetUserId: user.id,
+            details: { revoked_keys: revokedKeyHashes.length },
+          },
+          now,
+        );
         write(
-          `disabled ${user.email}: sessions ended, ${Number(revoked.numUpdatedRows)} API key(s) revoked, sign-in refused\n`,
+          `disabled ${user.email}: sessions ended, ${revokedKeyHashes.length} API key(s) revoked, sign-in refused\n`,
         );
         return;
       }
       case 'enable': {
         const user = await userByEmail(runtime, values.email, 'enable');
-        await db
-          .updateTable('user')
-          .set({ disabled: flag(false) })
-          .where('id', '=', user.id)
-          .execute();
+        const now = Date.now();
+        await setUserDisabled(runtime.auth, runtime.store, user.id, false, now);
+        await recordAudit(db, { actorUserId: null, action: 'user.enable', targetUserId: user.id, details: {} }, now);
         write(`enabled ${user.email}: sign-in allowed again (revoked keys stay revoked)\n`);
         return;
       }
@@ -137,6 +144,19 @@ export async function runUsersCommand(
         await context.internalAdapter.deleteUserSessions(user.id);
         write(`set a new password for ${user.email}; its sessions were ended\n`);
         if (generated) write(`password (shown once): ${generated}\n`);
+        return;
+      }
+      case 'set-role': {
+        const user = await userByEmail(runtime, values.email, 'set-role');
+        const role = values.role as 'admin' | 'user';
+        const now = Date.now();
+        await setRole(db, user.id, role, now);
+        await recordAudit(
+          db,
+          { actorUserId: null, action: 'user.set_role', targetUserId: user.id, details: { role } },
+          now,
+        );
+        write(`${user.email} now has the role ${role}\n`);
         return;
       }
     }

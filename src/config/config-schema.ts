@@ -148,6 +148,7 @@ export const ConfigFileSchema = Type.Object(
     auth: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
     database: Type.Optional(DatabaseConfigSchema),
     redis: Type.Optional(RedisConfigSchema),
+    mail: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: false },
 );

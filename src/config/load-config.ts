@@ -214,6 +214,7 @@ function resolveConfig(
       metrics: withOrigin(file.metrics ?? {}, origin),
       tracing: withOrigin(file.tracing ?? {}, origin),
       auth: withOrigin(file.auth ?? {}, origin),
+      mail: withOrigin(file.mail ?? {}, origin),
     },
     source,
   };

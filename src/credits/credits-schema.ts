@@ -1,7 +1,8 @@
 import type { Generated } from 'kysely';
 
 /** Prepaid credits: an append-only ledger and one running balance per user. */
-export type LedgerKind = 'grant' | 'purchase' | 'usage' | 'refund';
+/** `adjustment`: credits an administrator took away (negative), with the reason as description. */
+export type LedgerKind = 'grant' | 'purchase' | 'usage' | 'refund' | 'adjustment';
 
 export interface CreditLedgerTable {
   id: Generated<number>;

@@ -4,6 +4,7 @@ import { AuthenticationError } from '../shared/errors.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { DatabaseUnavailableError } from './error-handler.js';
 import { passThroughCode, type ErrorCode, type PassThroughCode } from '../shared/error-codes.js';
+import { assertExposedAuthRoute } from './exposed-auth-routes.js';
 import { CLIENT_IP_HEADER } from '../users/create-auth.js';
 import { guardAuthRequest, type AuthRouteGuardDeps } from './auth-route-guard.js';
 import { snakeCaseKeys, toAuthRequestFields } from './snake-case-keys.js';
@@ -68,6 +69,7 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
       // The client address as server.trust_proxy decides it: better-auth records it on sessions.
       headers.set(CLIENT_IP_HEADER, request.ip);
       const url = new URL(request.url, baseUrl);
+      assertExposedAuthRoute(request.method, url.pathname);
       const guarded = await guardAuthRequest(url.pathname, request.body, request, guard);
       const body =
         request.method === 'POST' && guarded.body !== undefined

@@ -108,6 +108,11 @@ export const ERROR_CODES = {
     type: 'invalid_request_error',
     meaning: 'the request headers are larger than the server accepts',
   },
+  invalid_password: {
+    ...BAD_REQUEST,
+    meaning: 'the current password given to change the password or delete the account is wrong',
+  },
+  invalid_token: { ...BAD_REQUEST, meaning: 'a password-reset token that is unknown, expired or already used' },
   payload_too_large: {
     status: 413,
     type: 'invalid_request_error',
@@ -152,6 +157,10 @@ export const ERROR_CODES = {
     meaning: 'a cookie-authenticated write from a browser origin the gateway does not trust (CSRF)',
   },
   sign_up_closed: { ...FORBIDDEN, meaning: '`auth.sign_up: closed`: accounts are created by an administrator' },
+  admin_required: {
+    ...FORBIDDEN,
+    meaning: 'an `/api-account/admin/*` route called by an account without the `admin` role',
+  },
   // 404: no such thing (also another user's thing).
   model_not_found: {
     ...NOT_FOUND,
@@ -169,10 +178,15 @@ export const ERROR_CODES = {
   },
   response_not_found: { ...NOT_FOUND, meaning: 'no stored response with this id for this user' },
   session_not_found: { ...NOT_FOUND, meaning: 'no sandbox checkout session with this id' },
+  user_not_found: { ...NOT_FOUND, meaning: 'an admin route names no account with this id' },
+  user_session_not_found: { ...NOT_FOUND, meaning: 'no sign-in session with this id for this user' },
+  invitation_not_found: { ...NOT_FOUND, meaning: 'no unused invitation with this id' },
   // 409: the state does not allow it.
   user_exists: { ...CONFLICT, meaning: 'a user with this email already exists' },
   order_not_pending: { ...CONFLICT, meaning: 'only a pending order can be canceled' },
   order_not_paid: { ...CONFLICT, meaning: 'documents exist only for paid orders' },
+  order_not_refundable: { ...CONFLICT, meaning: 'an admin refund of an order that is not paid' },
+  last_admin: { ...CONFLICT, meaning: 'the change would leave the installation without an active administrator' },
   // 429: too much, try later (with Retry-After and x-ratelimit-* headers).
   requests_per_minute_exceeded: { ...TOO_MANY, meaning: "the key's requests-per-minute limit is reached" },
   tokens_per_minute_exceeded: { ...TOO_MANY, meaning: "the key's tokens-per-minute limit is reached" },
@@ -190,6 +204,11 @@ export const ERROR_CODES = {
     status: 503,
     type: 'service_unavailable',
     meaning: 'Redis is down and `limits.redis_failure_mode` is `closed`',
+  },
+  password_reset_unavailable: {
+    status: 503,
+    type: 'service_unavailable',
+    meaning: 'password reset asked of a gateway that has no mailer (a test or embedded setup)',
   },
   not_ready: {
     status: 503,

@@ -4,6 +4,7 @@ import { countUsers } from './user-repository.js';
 import { createUser } from './create-user.js';
 import { ConflictError } from '../shared/errors.js';
 import { generatePassword } from './password-policy.js';
+import { ensureFirstAdmin } from './user-roles.js';
 
 export interface BootstrapResult {
   email: string;
@@ -20,13 +21,17 @@ export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
 /**
  * On an empty store, creates the first account from GATEWAY_ADMIN_EMAIL / GATEWAY_ADMIN_PASSWORD.
  * When several instances start together on one store, one creates it and the others find it.
+ * The first account holds the admin role (also on a store from before roles: its oldest account).
  */
 export async function bootstrapAdmin(
   auth: Auth,
   store: Store,
   env: Record<string, string | undefined>,
 ): Promise<BootstrapResult | null> {
-  if ((await countUsers(store.db)) > 0) return null;
+  if ((await countUsers(store.db)) > 0) {
+    await ensureFirstAdmin(store.db, Date.now());
+    return null;
+  }
   const email = env.GATEWAY_ADMIN_EMAIL || DEFAULT_ADMIN_EMAIL;
   const generatedPassword = env.GATEWAY_ADMIN_PASSWORD ? null : generatePassword();
   try {
@@ -37,8 +42,12 @@ export async function bootstrapAdmin(
     });
   } catch (error) {
     // Another instance created it first (our check or the auth library's own refused the duplicate).
-    if (error instanceof ConflictError || (await countUsers(store.db)) > 0) return null;
+    if (error instanceof ConflictError || (await countUsers(store.db)) > 0) {
+      await ensureFirstAdmin(store.db, Date.now());
+      return null;
+    }
     throw error;
   }
+  await ensureFirstAdmin(store.db, Date.now());
   return { email, generatedPassword };
 }

@@ -6,6 +6,9 @@ import { APIError } from 'better-auth/api';
 import type { Kysely } from 'kysely';
 import type { Store } from '../store/database.js';
 import { getOrCreateSetting } from '../store/settings-repository.js';
+import type { Mailer } from './mailer.js';
+import { passwordResetMail } from './password-reset-mail.js';
+import { emailChangeMail } from './email-change-mail.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-policy.js';
 import { hashedSessionKyselyAdapter } from './hashed-session-adapter.js';
 
@@ -16,6 +19,12 @@ export interface AuthOptions {
   secret?: string;
   /** Browser origins allowed to send cookie-authenticated requests. */
   trustedOrigins?: string[];
+  /** Sends password-reset and email-change links; without one, neither is available. */
+  mailer?: Mailer;
+  /** How long a reset link works (default one hour). */
+  passwordResetTtlSeconds?: number;
+  /** A mail that could not be sent (the API answers the same either way, so only the log knows). */
+  onMailError?: (error: unknown) => void;
 }
 
 /** Set by our route in front of better-auth to the client address Fastify's trustProxy decided; any client value is replaced. */
@@ -37,6 +46,27 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
       // Sign-up answers the same whether or not the email is taken (no session either way, sign in
       // next): a token for new accounts only would tell who has an account (issue 16, finding 6).
       autoSignIn: false,
+      // A reset ends every session of the account: whoever had the old password is signed out.
+      revokeSessionsOnPasswordReset: true,
+      resetPasswordTokenExpiresIn: options.passwordResetTtlSeconds ?? 3600,
+      sendResetPassword: options.mailer
+        ? async ({ user, token }) => {
+            const mail = passwordResetMail(user.email, options.baseUrl, token, options.passwordResetTtlSeconds ?? 3600);
+            // Not awaited: an existing account must not answer slower than an unknown email.
+            void options.mailer!.send(mail).catch((error: unknown) => options.onMailError?.(error));
+          }
+        : undefined,
+    },
+    // Changing the email sends a link to the new address; the change happens when it is followed.
+    emailVerification: {
+      sendOnSignUp: false,
+      sendVerificationEmail: options.mailer
+        ? async ({ user, url }) => {
+            void options
+              .mailer!.send(emailChangeMail(user.email, url))
+              .catch((error: unknown) => options.onMailError?.(error));
+          }
+        : undefined,
     },
     // Sign-in limits are ours (per account and per client address, shared through Redis):
     // better-auth's own is per instance and keys on X-Forwarded-For from anyone.
@@ -50,8 +80,12 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
     // hash of each token, so a copy of the database opens no session even with the secret (which by
     // default sits in the same database): see docs/security.md.
     plugins: [bearer({ requireSignature: true })],
-    // `gateway users disable` sets this; such an account gets no new session (its old ones are deleted).
-    user: { additionalFields: { disabled: { type: 'boolean', required: false, defaultValue: false, input: false } } },
+    user: {
+      // Through POST /api-account/user/email only (the password first), confirmed by a link to the new address.
+      changeEmail: { enabled: true },
+      // `gateway users disable` sets this; such an account gets no new session (its old ones are deleted).
+      additionalFields: { disabled: { type: 'boolean', required: false, defaultValue: false, input: false } },
+    },
     databaseHooks: {
       session: {
         create: {

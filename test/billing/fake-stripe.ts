@@ -4,7 +4,7 @@ import Stripe from 'stripe';
 
 /**
  * A small fake of the Stripe API endpoints billing calls (customers, checkout sessions, payment
- * methods), speaking Stripe's wire format: form-encoded requests, JSON objects, list envelopes,
+ * methods, refunds), speaking Stripe's wire format: form-encoded requests, JSON objects, list envelopes,
  * Idempotency-Key replays. Tests move sessions along and sign webhook events like Stripe does.
  */
 export interface FakeSession {
@@ -223,6 +223,14 @@ export class FakeStripe {
       const intent = url.searchParams.get('payment_intent');
       const data = [...this.sessions.values()].filter((session) => !intent || session.payment_intent === intent);
       return { status: 200, body: { object: 'list', data, has_more: false, url: url.pathname } };
+    }
+    if (method === 'POST' && url.pathname === '/v1/refunds') {
+      const intent = String(body.payment_intent ?? '');
+      if (![...this.sessions.values()].some((session) => session.payment_intent === intent)) return notFound;
+      return {
+        status: 200,
+        body: { id: `re_${++this.counter}`, object: 'refund', payment_intent: intent, status: 'succeeded' },
+      };
     }
     const expire = /^\/v1\/checkout\/sessions\/([^/]+)\/expire$/.exec(url.pathname);
     if (method === 'POST' && expire) {

@@ -3,6 +3,7 @@ import { startTestGateway, testConfigText, type TestGateway } from '../helpers/t
 import { getBalance } from '../../src/credits/credit-ledger.js';
 import { FakeStripe } from './fake-stripe.js';
 import { signUpUser, type SignedInUser } from './billing-helpers.js';
+import { setRole } from '../../src/users/user-roles.js';
 
 const USD = 1_000_000_000;
 
@@ -170,6 +171,29 @@ describe('Stripe checkout against a fake Stripe API (PostgreSQL)', () => {
       ['purchase', 30 * USD],
       ['refund', -30 * USD],
     ]);
+  });
+
+  it("an administrator's refund refunds the payment at Stripe, then Stripe's own event changes nothing", async () => {
+    const admin = await signUpUser(gateway);
+    await setRole(gateway.testStore.store.db, admin.id, 'admin', Date.now());
+    const start = await balance();
+    const order = await checkout(40);
+    const session = stripe.complete(order.session_id);
+    await deliver(stripe.event('checkout.session.completed', session));
+    expect(await balance()).toBe(start + 40 * USD);
+    const refunded = await admin.call('POST', `/api-account/admin/orders/${order.order_id}/refund`, {
+      reason: 'duplicate purchase',
+    });
+    expect(refunded.status).toBe(200);
+    expect(refunded.json.status).toBe('refunded');
+    const calls = stripe.requests.filter((request) => request.path === '/v1/refunds');
+    expect(calls).toHaveLength(1);
+    expect(calls[0].body.payment_intent).toBe(stripe.session(order.session_id).payment_intent);
+    expect(calls[0].idempotencyKey).toBe(`refund-${order.order_id}`);
+    expect(await balance()).toBe(start);
+    await deliver(stripe.event('charge.refunded', stripe.charge(stripe.session(order.session_id))));
+    expect(await status(order.order_id)).toBe('refunded');
+    expect(await balance()).toBe(start);
   });
 
   it('a refund that overtakes the payment event still credits once and refunds once', async () => {

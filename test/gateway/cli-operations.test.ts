@@ -12,6 +12,8 @@ import { openRuntime } from '../../src/gateway-runtime.js';
 import { createUser } from '../../src/users/create-user.js';
 import { createApiKey } from '../../src/keys/create-api-key.js';
 import { randomIdGenerator } from '../../src/shared/ids.js';
+import { getRole } from '../../src/users/user-roles.js';
+import '../../src/users/admin-audit-log.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 // tsx as a loader in the same process, not its CLI: the CLI wrapper relays SIGTERM to a child and
@@ -129,12 +131,33 @@ describe('gateway CLI: --database-url, --config, users, doctor', () => {
         .where('user_id', '=', bo.id)
         .execute();
       expect(keys.every((key) => key.revoked_at !== null)).toBe(true);
+      // Written to the key change feed, so running gateways drop the key from their caches.
+      const changes = await runtime.store.db.selectFrom('key_changes').select('key_hash').execute();
+      const hashes = await runtime.store.db
+        .selectFrom('api_keys')
+        .select('key_hash')
+        .where('user_id', '=', bo.id)
+        .execute();
+      expect(changes.filter((change) => change.key_hash === hashes[0].key_hash)).toHaveLength(2);
       // Sign-in is refused while disabled, through the same auth the server uses.
       expect(await signIn('bo@example.com', 'first-password')).toMatch(/disabled/);
       expect(await signIn('ana@example.com', 'first-password')).toBe('signed in');
 
       expect(runCli(['users', 'enable', '--email', 'bo@example.com', ...where()]).status).toBe(0);
       expect(await signIn('bo@example.com', 'first-password')).toBe('signed in');
+
+      const promoted = runCli(['users', 'set-role', '--email', 'bo@example.com', '--role', 'admin', ...where()]);
+      expect(promoted.stdout).toMatch(/bo@example.com now has the role admin/);
+      expect(await getRole(runtime.store.db, bo.id)).toBe('admin');
+      const badRole = runCli(['users', 'set-role', '--email', 'bo@example.com', '--role', 'owner', ...where()]);
+      expect(badRole.status).toBe(1);
+      expect(badRole.stderr).toMatch(/--role \(admin or user\)/);
+      const audit = await runtime.store.db.selectFrom('admin_audit_log').selectAll().orderBy('id').execute();
+      expect(audit.map((row) => [row.action, row.actor_user_id, row.target_user_id])).toEqual([
+        ['user.disable', null, bo.id],
+        ['user.enable', null, bo.id],
+        ['user.set_role', null, bo.id],
+      ]);
 
       const reset = runCli(['users', 'set-password', '--email', 'ana@example.com', ...where()]);
       expect(reset.status).toBe(0);

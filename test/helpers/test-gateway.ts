@@ -5,6 +5,7 @@ import { loadConfig } from '../../src/config/load-config.js';
 import type { GatewayConfig } from '../../src/config/gateway-config.js';
 import { createAuth, migrateAuthTables, type Auth } from '../../src/users/create-auth.js';
 import { createUser } from '../../src/users/create-user.js';
+import type { Mailer } from '../../src/users/mailer.js';
 import { createApiKey, type NewApiKey } from '../../src/keys/create-api-key.js';
 import { createLogger } from '../../src/shared/logger.js';
 import { randomIdGenerator } from '../../src/shared/ids.js';
@@ -66,6 +67,8 @@ export interface TestGatewayOptions {
   env?: Record<string, string>;
   /** Port to listen on (a browser test fixes it to match server.public_url); a free one by default. */
   port?: number;
+  /** Where password-reset mails go (a capturing mailer, or SMTP to a local server); none by default. */
+  mailer?: Mailer;
 }
 
 export async function startTestGateway(options: TestGatewayOptions): Promise<TestGateway> {
@@ -88,7 +91,11 @@ export async function startTestGateway(options: TestGatewayOptions): Promise<Tes
   });
   const logger: Logger = createLogger('info', sink);
   // The same base URL as production's runtime, so better-auth's origin check sees what it sees there.
-  const auth = createAuth(testStore.store, 'test-secret-test-secret-test-secret', { baseUrl: config.server.publicUrl });
+  const auth = createAuth(testStore.store, 'test-secret-test-secret-test-secret', {
+    baseUrl: config.server.publicUrl,
+    mailer: options.mailer,
+    onMailError: (error) => logger.error({ err: error }, 'could not send a mail (password reset or email change)'),
+  });
   await migrateAuthTables(auth, testStore.store);
   const gateway = await buildApp({
     config,

@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
 import { requestJson, type JsonResponse } from '../helpers/account-client.js';
@@ -11,6 +12,9 @@ import { passwordProblem } from '../../src/users/password-policy.js';
 import { runUsersCommand } from '../../src/cli/users-command.js';
 import type { Runtime } from '../../src/gateway-runtime.js';
 import type { Clock } from '../../src/shared/clock.js';
+import { createLogger } from '../../src/shared/logger.js';
+import { parseAuthSettings } from '../../src/users/auth-settings.js';
+import { RedisSignInLimiter } from '../../src/users/redis-sign-in-limiter.js';
 
 /**
  * Issue 16, finding 6: 200 wrong passwords in a row were all answered 401 and then the right one
@@ -235,6 +239,30 @@ describe('sign-in limits shared by two instances through Redis (PostgreSQL)', ()
       await second.close();
       await first.close();
       redis.disconnect();
+    }
+  });
+});
+
+describe('sign-in limits while Redis is down', () => {
+  it('fall back to this instance’s own counts, never to no limit', async () => {
+    const unreachable = openRedis('redis://127.0.0.1:1');
+    const settings = parseAuthSettings(undefined, false).signInLimits;
+    const logs: string[] = [];
+    const logger = createLogger(
+      'warn',
+      new Writable({ write: (chunk, _encoding, done) => (logs.push(String(chunk)), done()) }),
+    );
+    const limiter = new RedisSignInLimiter(unreachable, settings, () => 1_000_000, 'test:', logger);
+    try {
+      const started = Date.now();
+      for (let attempt = 0; attempt < 5; attempt++)
+        expect(await limiter.begin('account', 'address')).toEqual({ allowed: true });
+      expect(await limiter.begin('account', 'address')).toEqual({ allowed: false, retryAfterMs: 1000 });
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(logs.join('')).toContain('Redis did not answer');
+    } finally {
+      await limiter.close();
+      unreachable.disconnect();
     }
   });
 });

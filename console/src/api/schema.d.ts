@@ -1975,6 +1975,137 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api-account/password-reset': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Email a password-reset link (the same answer whether or not the address has an account) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** Format: email */
+            email: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              status: 'requested';
+              message: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/password-reset/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Set a new password with the token from the emailed link; every session of the account ends */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description From the emailed link */
+            token: string;
+            /** @description At least 10 characters, not one of the most common passwords */
+            new_password: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              status: 'reset';
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        503: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api-account/user/me': {
     parameters: {
       query?: never;
@@ -1992,18 +2123,473 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description The signed-in account */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              /** @description ISO 8601 UTC */
+              created_at: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
     put?: never;
     post?: never;
+    /** Delete the account: keys revoked at once, personal data erased, ledger and orders kept under an anonymous id */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description The current password, to confirm */
+            password: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              deleted: true;
+              /** @description API keys that stopped working */
+              revoked_keys: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    /** Change the profile (name) */
+    patch: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Shown in the console and on invoices */
+            name: string;
+          };
+        };
+      };
+      responses: {
+        /** @description The signed-in account */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              /** @description ISO 8601 UTC */
+              created_at: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    trace?: never;
+  };
+  '/api-account/user/password': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change the password (the current one is required) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            current_password: string;
+            /** @description At least 10 characters, not one of the most common passwords */
+            new_password: string;
+            /** @description Also end every other session (default false). The current session is replaced too: the answer carries its new token. */
+            revoke_other_sessions?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              status: 'changed';
+              /** @description The new session token when revoke_other_sessions was true (the old one no longer works), else null */
+              token: string | null;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/email': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Change the email address: a confirmation link goes to the new address, and following it makes the change */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** Format: email */
+            new_email: string;
+            /** @description The current password, to confirm */
+            password: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {string} */
+              status: 'confirmation_sent';
+              message: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/sessions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The signed-in sessions of this account */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                id: string;
+                /** @description The session this request was made with */
+                current: boolean;
+                created_at: string;
+                updated_at: string;
+                expires_at: string;
+                ip_address: string | null;
+                user_agent: string | null;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    /** End every session except the current one */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              revoked: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/sessions/{session_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** End one session (the current one too: that signs out) */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          session_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              revoked: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -2031,7 +2617,32 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              currency: string;
+              /** @description balance, USD (for display) */
+              balance: number;
+              /** @description balance, exact nano-USD */
+              balance_nanos: number;
+              /** @description held, USD (for display) */
+              held: number;
+              /** @description held, exact nano-USD */
+              held_nanos: number;
+              /** @description available, USD (for display) */
+              available: number;
+              /** @description available, exact nano-USD */
+              available_nanos: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -2070,7 +2681,85 @@ export interface paths {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/json': {
+              /** @description YYYY-MM-DD (UTC) */
+              start_date: string;
+              /** @description YYYY-MM-DD (UTC) */
+              end_date: string;
+              currency: string;
+              totals: {
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              };
+              daily: {
+                date: string;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+              by_model: {
+                model: string;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+              by_key: {
+                key_id: string;
+                name: string | null;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -2719,8 +3408,8 @@ export interface paths {
     get: {
       parameters: {
         query?: {
-          /** @description only this kind: grant, purchase, usage or refund */
-          type?: 'grant' | 'purchase' | 'usage' | 'refund';
+          /** @description only this kind: grant, purchase, usage, refund or adjustment */
+          type?: 'grant' | 'purchase' | 'usage' | 'refund' | 'adjustment';
           /** @description YYYY-MM-DD (UTC), included */
           start_date?: string;
           /** @description YYYY-MM-DD (UTC), included */
@@ -2747,8 +3436,8 @@ export interface paths {
               data: {
                 /** @description entry-<ledger id>, or usage-<date>-<key id> for a usage line */
                 id: string;
-                /** @description grant, purchase, usage (one line per UTC day and key) or refund */
-                type: 'grant' | 'purchase' | 'usage' | 'refund';
+                /** @description grant, purchase, usage (one line per UTC day and key), refund or adjustment (an administrator’s deduction) */
+                type: 'grant' | 'purchase' | 'usage' | 'refund' | 'adjustment';
                 /** @description USD, signed: credits added are positive, charges and refunds negative */
                 amount: number;
                 /** @description the exact amount, in nano-USD */
@@ -3423,6 +4112,1688 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List and search accounts */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Part of the email or the name, any case */
+          search?: string;
+          limit?: number;
+          offset?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                id: string;
+                email: string;
+                name: string;
+                role: 'admin' | 'user';
+                disabled: boolean;
+                /** @description ISO 8601 UTC */
+                created_at: string;
+                /** @description API keys not revoked */
+                active_keys: number;
+                /** @description Credit balance, USD */
+                balance: number;
+                /** @description The same balance in exact nano-USD */
+                balance_nanos: number;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One account */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description An account as administrators see it */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              disabled: boolean;
+              /** @description ISO 8601 UTC */
+              created_at: string;
+              /** @description API keys not revoked */
+              active_keys: number;
+              /** @description Credit balance, USD */
+              balance: number;
+              /** @description The same balance in exact nano-USD */
+              balance_nanos: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/disable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Disable an account: its sessions end, its API keys are revoked at once, sign-in is refused */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Recorded in the audit log */
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description An account as administrators see it */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              disabled: boolean;
+              /** @description ISO 8601 UTC */
+              created_at: string;
+              /** @description API keys not revoked */
+              active_keys: number;
+              /** @description Credit balance, USD */
+              balance: number;
+              /** @description The same balance in exact nano-USD */
+              balance_nanos: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/enable': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Enable an account again (revoked keys stay revoked) */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Recorded in the audit log */
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description An account as administrators see it */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              disabled: boolean;
+              /** @description ISO 8601 UTC */
+              created_at: string;
+              /** @description API keys not revoked */
+              active_keys: number;
+              /** @description Credit balance, USD */
+              balance: number;
+              /** @description The same balance in exact nano-USD */
+              balance_nanos: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/role': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    /** Grant or take away the admin role */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @enum {string} */
+            role: 'admin' | 'user';
+          };
+        };
+      };
+      responses: {
+        /** @description An account as administrators see it */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              name: string;
+              role: 'admin' | 'user';
+              disabled: boolean;
+              /** @description ISO 8601 UTC */
+              created_at: string;
+              /** @description API keys not revoked */
+              active_keys: number;
+              /** @description Credit balance, USD */
+              balance: number;
+              /** @description The same balance in exact nano-USD */
+              balance_nanos: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/credits': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Grant (positive amount) or deduct (negative) credits, with a reason; a ledger entry */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description USD, up to 9 decimals: positive grants credits, negative deducts them (never below a zero balance) */
+            amount: number | string;
+            /** @description Why; kept in the ledger and the audit log */
+            reason: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              user_id: string;
+              kind: 'grant' | 'adjustment';
+              /** @description USD actually moved (a deduction is cut to the balance) */
+              amount: number;
+              amount_nanos: number;
+              balance: number;
+              balance_nanos: number;
+              /** @description The ledger entry’s reference */
+              reference: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/usage': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Any account's usage: the same report as GET /api-account/user/usage */
+    get: {
+      parameters: {
+        query?: {
+          /** @description YYYY-MM-DD (UTC) */
+          start_date?: string;
+          /** @description YYYY-MM-DD (UTC) */
+          end_date?: string;
+        };
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description YYYY-MM-DD (UTC) */
+              start_date: string;
+              /** @description YYYY-MM-DD (UTC) */
+              end_date: string;
+              currency: string;
+              totals: {
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              };
+              daily: {
+                date: string;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+              by_model: {
+                model: string;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+              by_key: {
+                key_id: string;
+                name: string | null;
+                requests: number;
+                prompt_tokens: number;
+                completion_tokens: number;
+                cached_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description cost, USD (for display) */
+                cost: number;
+                /** @description cost, exact nano-USD */
+                cost_nanos: number;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/orders/{order_id}/refund': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Refund a paid order: the money back at the payment provider, the credits off the balance */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          order_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description Recorded in the audit log */
+            reason?: string;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              order_id: string;
+              /** @description pending | paid | failed | expired | canceled | refunded */
+              status: string;
+              amount: number;
+              fee: number;
+              total: number;
+              currency: string;
+              /** @description USD credits a paid order adds */
+              credits: number;
+              payment_provider: string;
+              checkout_url: string | null;
+              created_at: string;
+              paid_at: string | null;
+              closed_at: string | null;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/audit-log': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** What administrators did, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description Only this action, e.g. `credits.grant` */
+          action?: string;
+          /** @description Only actions on this account */
+          target_user_id?: string;
+          limit?: number;
+          offset?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                id: number;
+                action: string;
+                /** @description Null: the command line */
+                actor_user_id: string | null;
+                actor_email: string | null;
+                target_user_id: string | null;
+                /** @description Null once the account is deleted */
+                target_email: string | null;
+                details: {
+                  [key: string]: unknown;
+                };
+                created_at: string;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/invitations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Invitations, newest first */
+    get: {
+      parameters: {
+        query?: {
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                id: string;
+                email: string;
+                created_at: string;
+                expires_at: string;
+                used_at: string | null;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    /** Invite someone: a single-use, expiring sign-up link for one email address */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** Format: email */
+            email: string;
+            /** @description Default: auth.invitation_ttl_hours */
+            ttl_hours?: number;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              id: string;
+              email: string;
+              created_at: string;
+              expires_at: string;
+              used_at: string | null;
+              /** @description Shown once: the invitee signs up with it (invite_token) */
+              token: string;
+              /** @description The console’s sign-up page with the token and email filled in */
+              link: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/invitations/{invitation_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /** Withdraw an unused invitation */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          invitation_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @enum {boolean} */
+              revoked: true;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/auth/sign-up/email': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Create an account (auth.sign_up: open, or invite with an invitation)
+     * @description The password policy applies. Where sign-up also signs in, the answer carries the session token and sets the HttpOnly session cookie; otherwise token is null and the client signs in next. Requests without an Origin header (curl, SDKs) are accepted; browsers must come from a trusted origin.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** Format: email */
+            email: string;
+            /** @description At least 10 characters, not one of the most common passwords */
+            password: string;
+            /** @description Defaults to the part of the email before the @ */
+            name?: string;
+            /** @description Needed when auth.sign_up is invite */
+            invite_token?: string;
+            remember_me?: boolean;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Signed up */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The session token when sign-up also signs in; null when it does not (then sign in next) */
+              token: string | null;
+              user: {
+                id: string;
+                email: string;
+                name: string;
+                image?: string | null;
+                email_verified?: boolean;
+                /** @description ISO 8601 UTC */
+                created_at?: string;
+                /** @description ISO 8601 UTC */
+                updated_at?: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A missing or malformed field, a weak password (weak_password) or a bad invitation */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description Sign-up is closed (sign_up_closed) or the browser origin is not trusted */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description The sign-up service refused the address */
+        422: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description Too many attempts */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/auth/sign-in/email': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Sign in with email and password
+     * @description Answers the session token and sets the HttpOnly session cookie.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** Format: email */
+            email: string;
+            password: string;
+            /** @description false: the cookie ends with the browser session (default true) */
+            remember_me?: boolean;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Signed in */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description The session token: send it as Authorization: Bearer <token> to /api-account/user/* */
+              token: string;
+              user: {
+                id: string;
+                email: string;
+                name: string;
+                image?: string | null;
+                email_verified?: boolean;
+                /** @description ISO 8601 UTC */
+                created_at?: string;
+                /** @description ISO 8601 UTC */
+                updated_at?: string;
+              } & {
+                [key: string]: unknown;
+              };
+              redirect?: boolean;
+            } & {
+              [key: string]: unknown;
+            };
+          };
+        };
+        /** @description A missing or malformed field */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description Wrong email or password (the same answer for both) */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description The account is disabled, or the browser origin is not trusted */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+        /** @description Too many failed attempts for this account or address; Retry-After says when to try again */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/auth/sign-out': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** End the current session */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: {
+        content: {
+          'application/json': Record<string, never>;
+        };
+      };
+      responses: {
+        /** @description The session (if any) is over; the cookie is cleared */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              success: boolean;
+            };
+          };
+        };
+        /** @description The browser origin is not trusted */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/auth/verify-email': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The link of an email-change confirmation mail: moves the account to the new address
+     * @description Sent by POST /api-account/user/email to the new address. Redirects (302) to callback_url, with ?error=INVALID_TOKEN (or TOKEN_EXPIRED) when the link is not valid any more.
+     */
+    get: {
+      parameters: {
+        query: {
+          token: string;
+          callbackURL?: string;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Done (or refused, with ?error=…): on to the callback URL */
+        302: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description An invalid or expired token without a callback URL */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              error: {
+                message: string;
+                type: string;
+                code: string | null;
+                param: string | null;
+              };
+            };
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/auth/get-session': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The current session and its user, or null without one */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description The session, or null */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              session: {
+                id: string;
+                /** @description The session token of this request itself */
+                token: string;
+                user_id?: string;
+                expires_at?: string;
+                created_at?: string;
+                updated_at?: string;
+                ip_address?: string | null;
+                user_agent?: string | null;
+              } & {
+                [key: string]: unknown;
+              };
+              user: {
+                id: string;
+                email: string;
+                name: string;
+                image?: string | null;
+                email_verified?: boolean;
+                /** @description ISO 8601 UTC */
+                created_at?: string;
+                /** @description ISO 8601 UTC */
+                updated_at?: string;
+              } & {
+                [key: string]: unknown;
+              };
+            } | null;
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;

@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 
-const LEDGER_KINDS = ['grant', 'purchase', 'usage', 'refund'] as const;
+/** `adjustment`: credits an administrator deducted (POST /api-account/admin/users/{id}/credits). */
+const LEDGER_KINDS = ['grant', 'purchase', 'usage', 'refund', 'adjustment'] as const;
 const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const TransactionsQuerySchema = Type.Object(
@@ -8,7 +9,7 @@ export const TransactionsQuerySchema = Type.Object(
     type: Type.Optional(
       Type.Union(
         LEDGER_KINDS.map((kind) => Type.Literal(kind)),
-        { description: 'only this kind: grant, purchase, usage or refund' },
+        { description: 'only this kind: grant, purchase, usage, refund or adjustment' },
       ),
     ),
     start_date: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD (UTC), included' })),
@@ -35,7 +36,10 @@ export const TransactionSchema = Type.Object({
   id: Type.String({ description: 'entry-<ledger id>, or usage-<date>-<key id> for a usage line' }),
   type: Type.Union(
     LEDGER_KINDS.map((kind) => Type.Literal(kind)),
-    { description: 'grant, purchase, usage (one line per UTC day and key) or refund' },
+    {
+      description:
+        'grant, purchase, usage (one line per UTC day and key), refund or adjustment (an administrator’s deduction)',
+    },
   ),
   amount: Type.Number({ description: 'USD, signed: credits added are positive, charges and refunds negative' }),
   amount_nanos: Type.Integer({ description: 'the exact amount, in nano-USD' }),

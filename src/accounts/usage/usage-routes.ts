@@ -7,6 +7,7 @@ import { getBalance } from '../../credits/credit-ledger.js';
 import { nanosToUsdNumber } from '../../metering/money.js';
 import { usageReport, type UsageTotals } from '../../metering/usage-report.js';
 import { formatDay, parseDateRange } from '../../metering/usage-date-range.js';
+import { BalanceSchema, UsageReportSchema } from './usage-schemas.js';
 
 export interface UsageRouteDeps {
   store: Store;
@@ -38,7 +39,11 @@ export function registerUsageRoutes(app: FastifyInstance, deps: UsageRouteDeps):
   app.get(
     '/user/balance',
     {
-      schema: { summary: 'Credit balance available for API usage', tags: ['usage'], security: [{ bearerAuth: [] }] },
+      schema: {
+        summary: 'Credit balance available for API usage',
+        tags: ['usage'],
+        response: { 200: BalanceSchema, 401: { $ref: 'ErrorEnvelope#' } },
+      },
     },
     async (request) => {
       const userId = request.user!.id;
@@ -60,23 +65,30 @@ export function registerUsageRoutes(app: FastifyInstance, deps: UsageRouteDeps):
       schema: {
         summary: 'Token usage, cost summary, daily series and breakdowns by model and key',
         tags: ['usage'],
-        security: [{ bearerAuth: [] }],
         querystring: Type.Object({ start_date: DateParam, end_date: DateParam }),
+        response: { 200: UsageReportSchema, 400: { $ref: 'ErrorEnvelope#' }, 401: { $ref: 'ErrorEnvelope#' } },
       },
     },
-    async (request) => {
-      const query = request.query as { start_date?: string; end_date?: string };
-      const range = parseDateRange(query, deps.clock.now());
-      const report = await usageReport(deps.store.db, request.user!.id, range.startMs, range.endMs);
-      return {
-        start_date: range.startDate,
-        end_date: range.endDate,
-        currency: 'USD',
-        totals: totalsJson(report.totals),
-        daily: report.daily.map((day) => ({ date: formatDay(day.day), ...totalsJson(day) })),
-        by_model: report.byModel.map((model) => ({ model: model.model, ...totalsJson(model) })),
-        by_key: report.byKey.map((key) => ({ key_id: key.keyId, name: key.name, ...totalsJson(key) })),
-      };
-    },
+    async (request) =>
+      usageResponse(deps, request.user!.id, request.query as { start_date?: string; end_date?: string }),
   );
+}
+
+/** One user's usage report as the API shows it (also the admin API's view of any user). */
+export async function usageResponse(
+  deps: Pick<UsageRouteDeps, 'store' | 'clock'>,
+  userId: string,
+  query: { start_date?: string; end_date?: string },
+) {
+  const range = parseDateRange(query, deps.clock.now());
+  const report = await usageReport(deps.store.db, userId, range.startMs, range.endMs);
+  return {
+    start_date: range.startDate,
+    end_date: range.endDate,
+    currency: 'USD',
+    totals: totalsJson(report.totals),
+    daily: report.daily.map((day) => ({ date: formatDay(day.day), ...totalsJson(day) })),
+    by_model: report.byModel.map((model) => ({ model: model.model, ...totalsJson(model) })),
+    by_key: report.byKey.map((key) => ({ key_id: key.keyId, name: key.name, ...totalsJson(key) })),
+  };
 }

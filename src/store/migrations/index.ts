@@ -10,6 +10,7 @@ import * as responses from './0500-responses.js';
 import * as invitations from './0600-invitations.js';
 import * as hashSessionTokens from './0605-hash-session-tokens.js';
 import * as apiKeyRotation from './0620-api-key-rotation.js';
+import * as admin from './0630-admin.js';
 import * as creditHolds from './0640-credit-holds.js';
 
 export interface FeatureMigration {
@@ -29,5 +30,6 @@ export const MIGRATIONS: FeatureMigration[] = [
   { name: '0600-invitations', up: invitations.up },
   { name: '0605-hash-session-tokens', up: hashSessionTokens.up },
   { name: '0620-api-key-rotation', up: apiKeyRotation.up },
+  { name: '0630-admin', up: admin.up },
   { name: '0640-credit-holds', up: creditHolds.up },
 ];

@@ -1,0 +1,33 @@
+import { Type } from '@sinclair/typebox';
+
+const usd = (what: string) => ({
+  [what]: Type.Number({ description: `${what}, USD (for display)` }),
+  [`${what}_nanos`]: Type.Integer({ description: `${what}, exact nano-USD` }),
+});
+
+const totals = {
+  requests: Type.Integer(),
+  prompt_tokens: Type.Integer(),
+  completion_tokens: Type.Integer(),
+  cached_tokens: Type.Integer(),
+  reasoning_tokens: Type.Integer(),
+  total_tokens: Type.Integer(),
+  ...usd('cost'),
+};
+
+export const BalanceSchema = Type.Object({
+  currency: Type.String(),
+  ...usd('balance'),
+  ...usd('held'),
+  ...usd('available'),
+});
+
+export const UsageReportSchema = Type.Object({
+  start_date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+  end_date: Type.String({ description: 'YYYY-MM-DD (UTC)' }),
+  currency: Type.String(),
+  totals: Type.Object(totals),
+  daily: Type.Array(Type.Object({ date: Type.String(), ...totals })),
+  by_model: Type.Array(Type.Object({ model: Type.String(), ...totals })),
+  by_key: Type.Array(Type.Object({ key_id: Type.String(), name: Type.Union([Type.String(), Type.Null()]), ...totals })),
+});
