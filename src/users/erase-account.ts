@@ -17,6 +17,7 @@ interface ErasableTables {
   usage_model_users_day: { user_id: string };
   credit_ledger: { user_id: string };
   credit_balances: { user_id: string };
+  credit_holds: { user_id: string };
   billing_orders: { user_id: string };
   billing_customers: { user_id: string };
   stored_responses: { user_id: string };
@@ -70,6 +71,8 @@ export async function eraseAccount(auth: Auth, store: Store, userId: string, now
       'usage_model_users_day',
       'credit_ledger',
       'credit_balances',
+      // Open holds (taken in the store while Redis was down) follow the balance they are held against.
+      'credit_holds',
       'billing_orders',
     ] as const) {
       await other.updateTable(table).set({ user_id: anonymousId }).where('user_id', '=', userId).execute();
