@@ -59,6 +59,9 @@ export function isRetriable(error: GatewayError): boolean {
   return error instanceof UpstreamError;
 }
 
+/** How early a candidate may be tried before its retry-after has passed (timer vs wall clock). */
+const TIMER_SLACK_MS = 5;
+
 function isRateLimit(error: GatewayError): boolean {
   return error instanceof UpstreamClientError && error.status === 429;
 }
@@ -93,7 +96,9 @@ export async function runWithFallback<T>(input: RunWithFallbackInput<T>): Promis
     let triedThisRound = false;
     for (const candidate of candidates) {
       if (signal.aborted) throw abortReason(signal, lastError);
-      if ((notBefore.get(candidate) ?? 0) > clock.now()) continue;
+      // Timers may fire a millisecond before the wall clock says the wait is over: a candidate due
+      // within the slack is tried, or the round after a retry-after wait would try nothing.
+      if ((notBefore.get(candidate) ?? 0) > clock.now() + TIMER_SLACK_MS) continue;
       const refusal = input.refuse?.(candidate) ?? null;
       if (refusal !== null) {
         if (refusal !== 'skip') lastError = refusal;
