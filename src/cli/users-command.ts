@@ -12,6 +12,7 @@ import { isRole, ROLES, setRole } from '../users/user-roles.js';
 import { recordAudit } from '../users/admin-audit-log.js';
 import type { Runtime } from '../gateway-runtime.js';
 import { CliError, UsageError } from './cli-context.js';
+import { withAuthContext } from '../users/auth-async-context.js';
 
 type Write = (text: string) => void;
 
@@ -137,11 +138,12 @@ export async function runUsersCommand(
         const password = values.password ?? generated!;
         const problem = passwordProblem(password);
         if (problem) throw new CliError(problem);
-        const context = await runtime.auth.$context;
-        if (!(await context.internalAdapter.findCredentialAccount(user.id)))
-          throw new CliError(`${user.email} has no password sign-in to change`);
-        await context.internalAdapter.updatePassword(user.id, await context.password.hash(password));
-        await context.internalAdapter.deleteUserSessions(user.id);
+        await withAuthContext(runtime.auth, async (context) => {
+          if (!(await context.internalAdapter.findCredentialAccount(user.id)))
+            throw new CliError(`${user.email} has no password sign-in to change`);
+          await context.internalAdapter.updatePassword(user.id, await context.password.hash(password));
+          await context.internalAdapter.deleteUserSessions(user.id);
+        });
         write(`set a new password for ${user.email}; its sessions were ended\n`);
         if (generated) write(`password (shown once): ${generated}\n`);
         return;

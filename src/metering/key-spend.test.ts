@@ -32,3 +32,18 @@ describe.each(STORE_KINDS)('key spend on %s', (kind) => {
     expect((await keySpend(store.db, ['key-1'], february)).get('key-1')).toEqual({ monthNanos: 40, totalNanos: 1040 });
   });
 });
+
+describe('monthOf', () => {
+  it('names the UTC month of a time, at and around month and year boundaries, in any order of asking', () => {
+    const cases: [number, string][] = [
+      [Date.UTC(2026, 10, 25, 12), '2026-11'],
+      [Date.UTC(2026, 11, 1) - 1, '2026-11'],
+      [Date.UTC(2026, 11, 1), '2026-12'],
+      [Date.UTC(2027, 0, 1) - 1, '2026-12'],
+      [Date.UTC(2027, 0, 1), '2027-01'],
+      [Date.UTC(2024, 1, 29, 23, 59), '2024-02'],
+      [Date.UTC(2026, 10, 1), '2026-11'],
+    ];
+    for (const [time, month] of [...cases, ...cases.reverse()]) expect(monthOf(time)).toBe(month);
+  });
+});

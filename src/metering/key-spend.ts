@@ -9,9 +9,19 @@ export interface KeySpend {
   totalNanos: number;
 }
 
+// The month of the last time asked about and where it starts and ends: every request asks a few
+// times, and formatting a Date each time showed in profiles.
+let cached = { start: 0, end: 0, month: '' };
+
 /** YYYY-MM of a time, in UTC: the month monthly_quota counts in. */
 export function monthOf(time: number): string {
-  return new Date(time).toISOString().slice(0, 7);
+  if (time >= cached.start && time < cached.end) return cached.month;
+  const date = new Date(time);
+  const start = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), 1);
+  const end = Date.UTC(date.getUTCFullYear(), date.getUTCMonth() + 1, 1);
+  const month = date.toISOString().slice(0, 7);
+  if (Number.isFinite(start)) cached = { start, end, month };
+  return month;
 }
 
 /** Spend this month and in total per key (keys with no usage are absent: treat them as zero). */
@@ -30,9 +40,10 @@ export async function keySpend(db: Kysely<Database>, keyIds: string[], now: numb
 }
 
 /**
- * Adds spend to keys inside the usage writer's transaction. Amounts are grouped by key and month
- * by the caller; a later month replaces the running month figure, an older one only adds to the
- * total (a batch that straddles midnight at a month's end).
+ * Adds spend to keys inside the usage writer's transaction, in one statement (an upsert: two
+ * instances adding at once both count). Amounts are grouped by key and month by the caller; a
+ * later month replaces the running month figure, an older one only adds to the total (a batch
+ * that straddles midnight at a month's end). SET expressions read the row as it was.
  */
 export async function addKeySpend(
   transaction: Transaction<Database>,
@@ -41,36 +52,23 @@ export async function addKeySpend(
   amountNanos: number,
   now: number,
 ): Promise<void> {
-  const existing = await transaction
-    .selectFrom('key_spend')
-    .select(['month', 'month_spend_nanos', 'total_spend_nanos'])
-    .where('key_id', '=', keyId)
-    .executeTakeFirst();
-  if (!existing) {
-    const inserted = await transaction
-      .insertInto('key_spend')
-      .values({ key_id: keyId, month, month_spend_nanos: amountNanos, total_spend_nanos: amountNanos, updated_at: now })
-      .onConflict((conflict) => conflict.column('key_id').doNothing())
-      .returning('key_id')
-      .executeTakeFirst();
-    if (inserted) return;
-  }
-  // One statement, so two instances adding at once both count.
   await transaction
-    .updateTable('key_spend')
-    .set((eb) => ({
-      month_spend_nanos: eb
-        .case()
-        .when('month', '=', month)
-        .then(eb('month_spend_nanos', '+', amountNanos))
-        .when('month', '<', month)
-        .then(eb.val(amountNanos))
-        .else(eb.ref('month_spend_nanos'))
-        .end(),
-      month: eb.case().when('month', '<', month).then(eb.val(month)).else(eb.ref('month')).end(),
-      total_spend_nanos: eb('total_spend_nanos', '+', amountNanos),
-      updated_at: now,
-    }))
-    .where('key_id', '=', keyId)
+    .insertInto('key_spend')
+    .values({ key_id: keyId, month, month_spend_nanos: amountNanos, total_spend_nanos: amountNanos, updated_at: now })
+    .onConflict((conflict) =>
+      conflict.column('key_id').doUpdateSet((eb) => ({
+        month_spend_nanos: eb
+          .case()
+          .when('key_spend.month', '=', month)
+          .then(eb('key_spend.month_spend_nanos', '+', amountNanos))
+          .when('key_spend.month', '<', month)
+          .then(eb.val(amountNanos))
+          .else(eb.ref('key_spend.month_spend_nanos'))
+          .end(),
+        month: eb.case().when('key_spend.month', '<', month).then(eb.val(month)).else(eb.ref('key_spend.month')).end(),
+        total_spend_nanos: eb('key_spend.total_spend_nanos', '+', amountNanos),
+        updated_at: now,
+      })),
+    )
     .execute();
 }

@@ -17,26 +17,9 @@ export async function writeSettlements(
   batch: SettlementRecord[],
   now: number,
 ): Promise<void> {
-  const charges = new Map<string, { entries: LedgerEntry[]; costs: number[] }>();
-  const spend = new Map<string, { keyId: string; month: string; amount: number }>();
-  const events = new Map(batch.map((record) => [record.event.id, record.event]));
-  for (const { event, charge } of batch) {
-    if (event.cost_nanos <= 0) continue;
-    if (charge && event.user_id) {
-      const group = charges.get(event.user_id) ?? { entries: [], costs: [] };
-      group.entries.push({
-        userId: event.user_id,
-        kind: 'usage',
-        amount: -event.cost_nanos,
-        reference: `usage:${event.id}`,
-        description: event.model_id ?? event.requested_model,
-      });
-      group.costs.push(event.cost_nanos);
-      charges.set(event.user_id, group);
-    }
-  }
+  const events = new Map(batch.map((record) => [record.event.id, record]));
   await store.db.transaction().execute(async (transaction) => {
-    const rows = [...events.values()];
+    const rows = [...events.values()].map((record) => record.event);
     const inserted = new Set<string>();
     for (let start = 0; start < rows.length; start += 200) {
       const written = await transaction
@@ -47,28 +30,45 @@ export async function writeSettlements(
         .execute();
       for (const row of written) inserted.add(row.id);
     }
-    // Key spend moves only with a newly written event: a record written twice adds nothing twice.
+    // Charges and key spend move only with a newly written event: the event and its charge are
+    // committed together, so a record written twice charges and adds nothing the second time.
+    const charges = new Map<string, LedgerEntry[]>();
+    const spend = new Map<string, { keyId: string; month: string; amount: number }>();
     for (const event of rows) {
-      if (!inserted.has(event.id) || !event.key_id || event.cost_nanos <= 0) continue;
-      const month = monthOf(event.created_at);
-      const slot = `${event.key_id}\u0000${month}`;
-      const entry = spend.get(slot) ?? { keyId: event.key_id, month, amount: 0 };
-      entry.amount += event.cost_nanos;
-      spend.set(slot, entry);
+      if (!inserted.has(event.id) || event.cost_nanos <= 0) continue;
+      if (events.get(event.id)!.charge && event.user_id) {
+        const entries = charges.get(event.user_id) ?? [];
+        entries.push({
+          userId: event.user_id,
+          kind: 'usage',
+          amount: -event.cost_nanos,
+          reference: `usage:${event.id}`,
+          description: event.model_id ?? event.requested_model,
+        });
+        charges.set(event.user_id, entries);
+      }
+      if (event.key_id) {
+        const month = monthOf(event.created_at);
+        const slot = `${event.key_id}\u0000${month}`;
+        const entry = spend.get(slot) ?? { keyId: event.key_id, month, amount: 0 };
+        entry.amount += event.cost_nanos;
+        spend.set(slot, entry);
+      }
     }
     const storeHolds = new Map<string, string[]>();
     for (const { storeHold } of batch)
       if (storeHold) storeHolds.set(storeHold.userId, [...(storeHolds.get(storeHold.userId) ?? []), storeHold.id]);
     const users = [...new Set([...charges.keys(), ...storeHolds.keys()])].sort();
     for (const userId of users) {
-      const { entries, costs } = charges.get(userId) ?? { entries: [], costs: [] };
+      const entries = charges.get(userId) ?? [];
       // Locks the user's balance row first (also with no entries), then frees the store holds.
-      const results = await applyLedgerEntriesForUser(transaction, store.dialect, userId, entries, now);
+      const results = await applyLedgerEntriesForUser(transaction, userId, entries, now, { newReferences: true });
       await releaseStoreHolds(transaction, userId, storeHolds.get(userId) ?? []);
       results.forEach((result, index) => {
-        if (result.applied && -result.amount !== costs[index]) {
+        const cost = -entries[index].amount;
+        if (result.applied && -result.amount !== cost) {
           logger.warn(
-            { userId, reference: entries[index].reference, cost: costs[index], charged: -result.amount },
+            { userId, reference: entries[index].reference, cost, charged: -result.amount },
             'usage cost exceeded the balance; charged what was left',
           );
         }

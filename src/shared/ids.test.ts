@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomId, randomIdGenerator } from './ids.js';
+import { randomId, randomIdGenerator, sortableTime } from './ids.js';
 
 describe('randomId', () => {
   it('makes ids of the asked length from the 62-character alphabet, across pool refills, never repeating', () => {
@@ -18,5 +18,20 @@ describe('randomId', () => {
   it('uses every character of the alphabet', () => {
     const characters = new Set(Array.from({ length: 500 }, () => randomId()).join(''));
     expect(characters.size).toBe(62);
+  });
+
+  it('makes generated ids sort by creation time (B-tree inserts land at the end of the index)', () => {
+    const times = [0, 61, 62, Date.UTC(2026, 10, 25), Date.UTC(2026, 10, 25) + 1, Date.UTC(2080, 0, 1)];
+    const encoded = times.map(sortableTime);
+    expect(encoded[0]).toBe('0000000');
+    expect(encoded[1]).toBe('000000z');
+    expect(encoded[2]).toBe('0000010');
+    for (const text of encoded) expect(text).toHaveLength(7);
+    expect([...encoded].sort()).toEqual(encoded);
+    const before = sortableTime(Date.now());
+    const id = randomIdGenerator.next('usage_');
+    const after = sortableTime(Date.now());
+    const time = id.slice('usage_'.length, 'usage_'.length + 7);
+    expect(time >= before && time <= after).toBe(true);
   });
 });

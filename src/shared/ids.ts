@@ -34,8 +34,25 @@ export function randomId(length = 24): string {
   return out;
 }
 
+/** Characters of the time part: 62^7 ms reach the year 2081. */
+const TIME_LENGTH = 7;
+
+/** Milliseconds since the epoch in base62, fixed width: ALPHABET is in ASCII order, so these sort as the times do. */
+export function sortableTime(time: number): string {
+  let out = '';
+  for (let rest = Math.floor(time), index = 0; index < TIME_LENGTH; index++, rest = Math.floor(rest / 62))
+    out = ALPHABET[rest % 62] + out;
+  return out;
+}
+
+/**
+ * 24 characters: the creation time (7) then 17 random ones (over 100 bits). Ids that sort by
+ * creation time are appended at the end of a B-tree index instead of landing on a random page:
+ * a batch of usage events and their ledger entries touched a page per row before, and the
+ * SQLite commit that writes those pages was the settlement's largest cost.
+ */
 export const randomIdGenerator: IdGenerator = {
-  next: (prefix) => `${prefix}${randomId(24)}`,
+  next: (prefix) => `${prefix}${sortableTime(Date.now())}${randomId(24 - TIME_LENGTH)}`,
 };
 
 export function newRequestId(): string {

@@ -6,6 +6,7 @@ import { randomId } from '../shared/ids.js';
 import { revokeAllKeysOfUser } from '../keys/revoke-user-keys.js';
 import './user-roles.js';
 import './admin-audit-log.js';
+import { withAuthContext } from './auth-async-context.js';
 
 /**
  * The other features' tables that hold a user id, as far as erasing an account needs them. Named
@@ -84,8 +85,9 @@ export async function eraseAccount(auth: Auth, store: Store, userId: string, now
     .deleteFrom('verification')
     .where('value', '=', userId)
     .execute();
-  const context = await auth.$context;
-  await context.internalAdapter.deleteUser(userId);
-  await context.internalAdapter.deleteUserSessions(userId);
+  await withAuthContext(auth, async (context) => {
+    await context.internalAdapter.deleteUser(userId);
+    await context.internalAdapter.deleteUserSessions(userId);
+  });
   return { anonymousId, revokedKeyHashes };
 }

@@ -2,6 +2,7 @@ import type { Auth } from './create-auth.js';
 import type { Store } from '../store/database.js';
 import { revokeAllKeysOfUser } from '../keys/revoke-user-keys.js';
 import './user-repository.js';
+import { withAuthContext } from './auth-async-context.js';
 
 /**
  * Disabling an account ends its sessions, revokes its API keys (permanently: enabling it again
@@ -22,8 +23,7 @@ export async function setUserDisabled(
     return disabled ? revokeAllKeysOfUser(transaction, userId, now) : [];
   });
   if (disabled) {
-    const context = await auth.$context;
-    await context.internalAdapter.deleteUserSessions(userId);
+    await withAuthContext(auth, (context) => context.internalAdapter.deleteUserSessions(userId));
   }
   return { revokedKeyHashes };
 }

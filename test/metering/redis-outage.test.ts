@@ -44,6 +44,9 @@ describe('Redis down (fail-open): credit holds fall back to the store, money sta
     const warm = await chat(first.url, first.apiKey, { max_tokens: 10 });
     expect(warm.status).toBe(200);
     await warm.text();
+    // Its settlement is in the Redis stream until a writer moves it to the store; this Redis keeps
+    // nothing on disk, so stopping it first would lose the record with it.
+    await first.gateway.metering!.flush();
     await redis.stop();
 
     const started = Date.now();

@@ -4,6 +4,7 @@ import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mo
 import { randomId } from '../../src/shared/ids.js';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
 import { requestJson } from '../helpers/account-client.js';
+import { betterAuthStorages } from '../../src/users/auth-async-context.js';
 
 /** Sign-up, sign-in and sign-out at the paths of CONTRACT §2, as curl and SDK clients use them. */
 let upstream: MockUpstream;
@@ -127,5 +128,38 @@ describe('accounts under /api-account/auth', () => {
     );
     expect(forged.status).toBe(403);
     expect((await requestJson(gateway.url, 'GET', '/api-account/user/me', undefined, { cookie })).status).toBe(200);
+  });
+
+  it('turns better-auth context tracking off once no account call is in flight, without breaking concurrent calls', async () => {
+    const email = freshEmail();
+    const password = 'correct-horse-1';
+    await requestJson(gateway.url, 'POST', '/api-account/auth/sign-up/email', { email, password });
+    const token = (await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', { email, password })).body
+      .token as string;
+    const auth = { authorization: `Bearer ${token}` };
+    // Overlapping calls: session lookups, sign-ins (transactions inside better-auth) and a password
+    // check through its internal adapter, some ending while others are mid-way.
+    const results = await Promise.all([
+      ...Array.from({ length: 20 }, () => requestJson(gateway.url, 'GET', '/api-account/user/me', undefined, auth)),
+      ...Array.from({ length: 5 }, () =>
+        requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', { email, password }),
+      ),
+      requestJson(
+        gateway.url,
+        'POST',
+        '/api-account/user/email',
+        { new_email: email, password: 'wrong-password-1' },
+        auth,
+      ),
+    ]);
+    expect(results.slice(0, 25).map((result) => result.status)).toEqual(Array(25).fill(200));
+    expect(results[25].status).toBe(400);
+    expect(results[25].body.error.code).toBe('invalid_password');
+    // better-auth made its storages; none is left enabled (Node keeps async hooks on while one is).
+    const storages = betterAuthStorages();
+    expect(storages.length).toBeGreaterThan(0);
+    expect(storages.filter((storage) => (storage as unknown as { enabled: boolean }).enabled)).toEqual([]);
+    // And the next call turns what it needs back on.
+    expect((await requestJson(gateway.url, 'GET', '/api-account/user/me', undefined, auth)).status).toBe(200);
   });
 });

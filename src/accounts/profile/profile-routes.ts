@@ -10,6 +10,7 @@ import { findUserSummary } from '../../users/user-directory.js';
 import { eraseAccount } from '../../users/erase-account.js';
 import { AuthenticationError, InvalidRequestError } from '../../shared/errors.js';
 import { toAccountError } from './auth-api-error.js';
+import { withAuthContext } from '../../users/auth-async-context.js';
 import {
   ChangeEmailRequestedSchema,
   ChangeEmailSchema,
@@ -112,12 +113,14 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDe
 
   /** The current password, checked before anything that hands the account further. */
   const assertPassword = async (userId: string, password: string) => {
-    const context = await auth.$context;
-    const account = await context.internalAdapter.findCredentialAccount(userId);
-    const valid =
-      account?.password !== undefined &&
-      account.password !== null &&
-      (await context.password.verify({ hash: account.password, password }));
+    const valid = await withAuthContext(auth, async (context) => {
+      const account = await context.internalAdapter.findCredentialAccount(userId);
+      return (
+        account?.password !== undefined &&
+        account.password !== null &&
+        (await context.password.verify({ hash: account.password, password }))
+      );
+    });
     if (!valid) throw new InvalidRequestError('The password is not right.', 'password', 'invalid_password');
   };
 
