@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import type { BenchPlan } from './bench-plan.js';
 import { directTarget, startUpstream, type BenchTarget } from './bench-processes.js';
 import { computeFigures, renderTable, type TargetResult } from './bench-report.js';
-import { openTarget, type TargetId } from './bench-targets.js';
+import { isMeteringOff, openTarget, type TargetId } from './bench-targets.js';
 import { BENCH_MODELS, chatBody } from './bench-models.js';
 import { runSaturation } from './saturation-load.js';
 import { runFixedRate } from './fixed-rate-load.js';
@@ -17,7 +17,6 @@ import { measureFirstToken, measureOpenStreams } from './stream-probes.js';
 
 export interface BenchOptions {
   plan: BenchPlan;
-  metering: boolean;
   targets: TargetId[];
   outFile: string;
   cpuProfileDir?: string;
@@ -42,6 +41,8 @@ async function measureTarget(target: BenchTarget, plan: BenchPlan, log: (line: s
     plan.connections,
     plan.streamSaturationSeconds,
   );
+  // Metering off is the reference of one figure (CPU, metering on ÷ off): the rest is not measured.
+  if (isMeteringOff(target.id)) return result;
   log(`  fixed rate: ${plan.fixedRate} req/s, ${plan.fixedRateSeconds} s`);
   result.fixedRate = await runFixedRate(target, whole, plan.fixedRate, plan.fixedRateSeconds);
   log(`  time to first token: ${plan.firstTokenStreams} streams, ${plan.firstTokenConcurrency} at a time`);
@@ -89,7 +90,6 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
             ? { target: directTarget(upstream), close: async () => undefined }
             : await openTarget(id, {
                 upstreamUrl: upstream.url,
-                metering: options.metering,
                 scratch,
                 cpuProfileDir: options.cpuProfileDir,
               });
@@ -122,10 +122,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     },
     plan,
     metering: {
-      on: options.metering,
-      what: options.metering
-        ? 'usage events; billing.require_credits with a granted balance (a hold per request); a key with rpm/tpm limits'
-        : 'buildApp({ metering: false })',
+      on: 'gateway-sqlite, gateway-postgres: usage events; billing.require_credits with a granted balance (a hold per request); a key with rpm/tpm limits',
+      off: 'gateway-sqlite-off, gateway-postgres-off: buildApp({ metering: false }), measured for CPU only',
     },
     figures,
     results,

@@ -4,8 +4,19 @@ import pg from 'pg';
 import { randomId } from '../shared/ids.js';
 import { startFloor, startOurGateway, startPortkey, type BenchTarget } from './bench-processes.js';
 
-export const TARGET_IDS = ['direct', 'floor', 'gateway-sqlite', 'gateway-postgres', 'portkey'] as const;
+export const TARGET_IDS = [
+  'direct',
+  'floor',
+  'gateway-sqlite',
+  'gateway-sqlite-off',
+  'gateway-postgres',
+  'gateway-postgres-off',
+  'portkey',
+] as const;
 export type TargetId = (typeof TARGET_IDS)[number];
+
+/** Our gateway with metering off (`buildApp({ metering: false })`): measured for CPU only, the reference of "metering on ÷ off". */
+export const isMeteringOff = (id: string) => id.endsWith('-off');
 
 /** The PostgreSQL and Redis the machine runs (CI starts them); override for another machine. */
 export const BENCH_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -13,7 +24,6 @@ export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1
 
 export interface TargetContext {
   upstreamUrl: string;
-  metering: boolean;
   /** A scratch folder for SQLite files. */
   scratch: string;
   cpuProfileDir?: string;
@@ -41,14 +51,16 @@ export async function openTarget(id: Exclude<TargetId, 'direct'>, context: Targe
     const target = await (id === 'portkey' ? startPortkey : startFloor)(context.upstreamUrl);
     return { target, close: () => target.stop() };
   }
-  const common = { upstreamUrl: context.upstreamUrl, metering: context.metering, cpuProfileDir: context.cpuProfileDir };
-  if (id === 'gateway-sqlite') {
+  const metering = !isMeteringOff(id);
+  const common = { upstreamUrl: context.upstreamUrl, metering, cpuProfileDir: context.cpuProfileDir };
+  const suffix = metering ? '' : ', metering off';
+  if (id === 'gateway-sqlite' || id === 'gateway-sqlite-off') {
     const folder = mkdtempSync(join(context.scratch, 'sqlite-'));
     const cleanup = () => rmSync(folder, { recursive: true, force: true });
     const target = await startOurGateway({
       ...common,
       id,
-      label: 'ours, SQLite',
+      label: `ours, SQLite${suffix}`,
       databaseUrl: `sqlite:${join(folder, 'gateway.db')}`,
     }).catch((error: unknown) => {
       cleanup();
@@ -69,7 +81,7 @@ export async function openTarget(id: Exclude<TargetId, 'direct'>, context: Targe
   const target = await startOurGateway({
     ...common,
     id,
-    label: 'ours, PostgreSQL + Redis',
+    label: `ours, PostgreSQL + Redis${suffix}`,
     databaseUrl: BENCH_POSTGRES_URL,
     schema,
     redisUrl: BENCH_REDIS_URL,

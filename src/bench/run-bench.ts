@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --smoke] [--metering on|off] [--targets a,b] [--cpu-prof] [--out file]`
+ * `npm run bench [-- --smoke] [--targets a,b] [--cpu-prof] [--out file]`
  * Prints a table of every figure next to its target and writes bench/results/latest.json.
  */
 import { cpus } from 'node:os';
@@ -15,13 +15,11 @@ function parseCommandLine(argv: string[]): BenchOptions {
     strict: true,
     options: {
       smoke: { type: 'boolean', default: false },
-      metering: { type: 'string', default: 'on' },
       targets: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       out: { type: 'string' },
     },
   });
-  if (values.metering !== 'on' && values.metering !== 'off') throw new Error('--metering must be on or off');
   const targets = (
     values.targets ? values.targets.split(',').map((item) => item.trim()) : [...TARGET_IDS]
   ) as TargetId[];
@@ -31,7 +29,6 @@ function parseCommandLine(argv: string[]): BenchOptions {
   const results = resolve('bench', 'results');
   return {
     plan: values.smoke ? SMOKE_PLAN : FULL_PLAN,
-    metering: values.metering === 'on',
     targets,
     outFile: resolve(values.out ?? join(results, 'latest.json')),
     cpuProfileDir: values['cpu-prof'] ? join(results, 'profiles') : undefined,
@@ -41,9 +38,7 @@ function parseCommandLine(argv: string[]): BenchOptions {
 
 const began = Date.now();
 const options = parseCommandLine(process.argv.slice(2));
-options.log(
-  `benchmark (${options.plan.mode}), metering ${options.metering ? 'on' : 'off'}, targets: ${options.targets.join(', ')}`,
-);
+options.log(`benchmark (${options.plan.mode}), targets: ${options.targets.join(', ')}`);
 const report = await runBench(options);
 options.log(`\n${report.table}\n`);
 options.log(

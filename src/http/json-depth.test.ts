@@ -13,6 +13,13 @@ describe('exceedsJsonDepth', () => {
     ['{"a":"\\"[[[["}', 1, false],
     ['{"a":"\\\\"}', 1, false],
     ['[[1],[2],[3]]', 2, false],
+    // An escaped backslash before a quote: the quote ends the string, so the brackets after it count.
+    ['{"a":"x\\\\","b":[[[]]]}', 3, true],
+    ['{"a":"x\\\\","b":[[[]]]}', 4, false],
+    // Three backslashes: the last escapes the quote, the string goes on over the brackets.
+    ['{"a":"\\\\\\"[[[[","b":1}', 1, false],
+    // A string that never closes hides nothing after it.
+    ['{"a":"[[[[', 1, false],
   ])('%s with limit %i → %s', (text, limit, expected) => {
     expect(exceedsJsonDepth(text, limit)).toBe(expected);
   });

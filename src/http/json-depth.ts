@@ -6,14 +6,10 @@
  */
 export function exceedsJsonDepth(text: string, maxDepth: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let index = 0; index < text.length; index++) {
     const code = text.charCodeAt(index);
-    if (inString) {
-      if (code === 92 /* \ */) index++;
-      else if (code === 34 /* " */) inString = false;
-    } else if (code === 34) {
-      inString = true;
+    if (code === 34 /* " */) {
+      index = closingQuote(text, index);
     } else if (code === 91 /* [ */ || code === 123 /* { */) {
       if (++depth > maxDepth) return true;
     } else if (code === 93 /* ] */ || code === 125 /* } */) {
@@ -21,4 +17,18 @@ export function exceedsJsonDepth(text: string, maxDepth: number): boolean {
     }
   }
   return false;
+}
+
+/**
+ * Where the string opened at `open` ends (text.length if it never does). Strings are most of a
+ * chat body (the prompt), so they are skipped with indexOf rather than walked a character at a
+ * time: a quote ends the string unless an odd number of backslashes comes right before it.
+ */
+function closingQuote(text: string, open: number): number {
+  for (let at = text.indexOf('"', open + 1); at !== -1; at = text.indexOf('"', at + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(at - 1 - backslashes) === 92 /* \ */) backslashes++;
+    if (backslashes % 2 === 0) return at;
+  }
+  return text.length;
 }

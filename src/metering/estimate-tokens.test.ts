@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { estimateOutputTokens, estimatePromptTokens } from './estimate-tokens.js';
 
 describe('estimatePromptTokens', () => {
@@ -30,6 +31,23 @@ describe('estimatePromptTokens', () => {
       tools: [{ type: 'function', function: { name: 'lookup_weather', parameters: { type: 'object' } } }],
     });
     expect(withTools).toBeGreaterThan(base + 5);
+  });
+
+  it('tokenizes the first 16,000 characters of a request and sizes the rest from its bytes, erring high for English', () => {
+    const sentence = 'The quick brown fox jumps over the lazy dog while the band plays on. ';
+    const long = sentence.repeat(1500); // ~100,000 characters
+    const exact = countTokens(long);
+    const estimate = estimatePromptTokens({ model: 'm', messages: [{ role: 'user', content: long }] });
+    expect(estimate).toBe(Math.ceil(Buffer.byteLength(long) / 3) + 1 + 3 + 3);
+    expect(estimate).toBeGreaterThanOrEqual(exact);
+    expect(estimate).toBeLessThan(exact * 1.6);
+    // Several messages share one budget: the first ones are tokenized exactly, later ones sized.
+    const pieces = Array.from({ length: 4 }, () => ({ role: 'user' as const, content: sentence.repeat(70) }));
+    const perPiece = countTokens(pieces[0].content);
+    const sized = Math.ceil(Buffer.byteLength(pieces[0].content) / 3);
+    expect((pieces[0].content.length + 4) * 4).toBeGreaterThan(16_000);
+    expect((pieces[0].content.length + 4) * 3 + 4).toBeLessThanOrEqual(16_000);
+    expect(estimatePromptTokens({ model: 'm', messages: pieces })).toBe(3 * (perPiece + 4) + (sized + 4) + 3);
   });
 
   it('estimates output from characters when a provider sends no usage', () => {
