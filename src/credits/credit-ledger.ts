@@ -108,22 +108,32 @@ export async function getBalance(store: Store | { db: Kysely<Database> }, userId
 }
 
 /**
+ * What each amount actually moves, in order, starting from `balance`: credits in full, debits
+ * cut to what is left, so the balance never goes below zero. Pure.
+ */
+export function cutToBalance(balance: number, amounts: number[]): number[] {
+  let available = balance;
+  return amounts.map((amount) => {
+    const moved = amount < 0 ? -Math.min(-amount, Math.max(0, available)) : amount;
+    available += moved;
+    return moved;
+  });
+}
+
+/**
  * Applies several entries of one user inside the caller's transaction (the usage writer settles
  * a batch this way): the balance row is locked first, so concurrent writers queue per user, then
  * every entry goes in one multi-row insert and the balance moves once. Three statements whatever
  * the number of entries (they used to be one insert each, the settlement path's largest cost).
  *
  * Debits are cut to what is left, in order. An entry whose reference is already in the ledger
- * changes nothing: with `newReferences` the caller vouches there is none (the usage writer
- * inserted each entry's usage event in this same transaction), otherwise they are looked up first
- * so that a repeated entry takes no part in the cutting.
+ * changes nothing: references are looked up first, so a repeated entry takes no part in the cutting.
  */
 export async function applyLedgerEntriesForUser(
   transaction: Transaction<Database>,
   userId: string,
   entries: LedgerEntry[],
   now: number,
-  options: { newReferences?: boolean } = {},
 ): Promise<LedgerResult[]> {
   // An upsert that touches the row: it exists afterwards, comes back with its balance, and is
   // locked until commit on PostgreSQL (SQLite transactions are serialized, which is stronger).
@@ -137,7 +147,7 @@ export async function applyLedgerEntriesForUser(
   if (entries.length === 0) return [];
 
   const existing =
-    options.newReferences || entries.length === 1
+    entries.length === 1
       ? new Set<string>()
       : new Set(
           (
@@ -154,12 +164,18 @@ export async function applyLedgerEntriesForUser(
         );
   const planned = new Map<string, { index: number; amount: number }>();
   const rows: Insertable<CreditLedgerTable>[] = [];
-  let available = balance;
-  entries.forEach((entry, index) => {
-    if (existing.has(entry.reference) || planned.has(entry.reference)) return;
-    const amount = entry.amount < 0 ? -Math.min(-entry.amount, available) : entry.amount;
-    available += amount;
-    planned.set(entry.reference, { index, amount });
+  const fresh = entries.filter((entry, index) => {
+    if (existing.has(entry.reference) || planned.has(entry.reference)) return false;
+    planned.set(entry.reference, { index, amount: 0 });
+    return true;
+  });
+  const amounts = cutToBalance(
+    balance,
+    fresh.map((entry) => entry.amount),
+  );
+  fresh.forEach((entry, position) => {
+    const amount = amounts[position];
+    planned.get(entry.reference)!.amount = amount;
     rows.push({
       user_id: userId,
       kind: entry.kind,

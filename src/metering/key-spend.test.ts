@@ -1,6 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestStore, STORE_KINDS, type TestStore } from '../../test/helpers/test-store.js';
-import { addKeySpend, keySpend, monthOf } from './key-spend.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { keySpend, monthOf } from './key-spend.js';
+import { SETTLEMENT_SQL } from './settlement-sql.js';
 
 describe.each(STORE_KINDS)('key spend on %s', (kind) => {
   let testStore: TestStore | undefined;
@@ -9,9 +12,12 @@ describe.each(STORE_KINDS)('key spend on %s', (kind) => {
     testStore = undefined;
   });
 
-  it('keeps spend per key for this month and in total, and starts a new month at zero', async () => {
+  it('keeps spend per key for this month and in total, and starts a new month at zero (an older month only adds to the total)', async () => {
     testStore = await createTestStore(kind);
     const { store } = testStore;
+    // The settlement's own statement, as the usage writer runs it.
+    const addKeySpend = (transaction: Transaction<Database>, key: string, month: string, amount: number, now: number) =>
+      transaction.executeQuery(SETTLEMENT_SQL[store.dialect].addKeySpend(key, month, amount, now));
     const january = Date.UTC(2031, 0, 15);
     const february = Date.UTC(2031, 1, 2);
     await store.db.transaction().execute(async (transaction) => {
@@ -30,6 +36,11 @@ describe.each(STORE_KINDS)('key spend on %s', (kind) => {
       .transaction()
       .execute((transaction) => addKeySpend(transaction, 'key-1', monthOf(february), 40, february));
     expect((await keySpend(store.db, ['key-1'], february)).get('key-1')).toEqual({ monthNanos: 40, totalNanos: 1040 });
+    // A late record of January (a batch straddling the month's end) adds to the total, not to February.
+    await store.db
+      .transaction()
+      .execute((transaction) => addKeySpend(transaction, 'key-1', monthOf(january), 2, february));
+    expect((await keySpend(store.db, ['key-1'], february)).get('key-1')).toEqual({ monthNanos: 40, totalNanos: 1042 });
   });
 });
 

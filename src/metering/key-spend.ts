@@ -1,4 +1,4 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import './metering-schema.js';
 
@@ -37,38 +37,4 @@ export async function keySpend(db: Kysely<Database>, keyIds: string[], now: numb
     });
   }
   return result;
-}
-
-/**
- * Adds spend to keys inside the usage writer's transaction, in one statement (an upsert: two
- * instances adding at once both count). Amounts are grouped by key and month by the caller; a
- * later month replaces the running month figure, an older one only adds to the total (a batch
- * that straddles midnight at a month's end). SET expressions read the row as it was.
- */
-export async function addKeySpend(
-  transaction: Transaction<Database>,
-  keyId: string,
-  month: string,
-  amountNanos: number,
-  now: number,
-): Promise<void> {
-  await transaction
-    .insertInto('key_spend')
-    .values({ key_id: keyId, month, month_spend_nanos: amountNanos, total_spend_nanos: amountNanos, updated_at: now })
-    .onConflict((conflict) =>
-      conflict.column('key_id').doUpdateSet((eb) => ({
-        month_spend_nanos: eb
-          .case()
-          .when('key_spend.month', '=', month)
-          .then(eb('key_spend.month_spend_nanos', '+', amountNanos))
-          .when('key_spend.month', '<', month)
-          .then(eb.val(amountNanos))
-          .else(eb.ref('key_spend.month_spend_nanos'))
-          .end(),
-        month: eb.case().when('key_spend.month', '<', month).then(eb.val(month)).else(eb.ref('key_spend.month')).end(),
-        total_spend_nanos: eb('key_spend.total_spend_nanos', '+', amountNanos),
-        updated_at: now,
-      })),
-    )
-    .execute();
 }

@@ -1,7 +1,9 @@
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
-import { applyLedgerEntriesForUser, type LedgerEntry } from '../credits/credit-ledger.js';
-import { addKeySpend, monthOf } from './key-spend.js';
+import { cutToBalance } from '../credits/credit-ledger.js';
+import { monthOf } from './key-spend.js';
+import { SETTLEMENT_SQL } from './settlement-sql.js';
+import type { UsageEventsTable } from './metering-schema.js';
 import { releaseStoreHolds } from '../credits/store-holds.js';
 import type { SettlementRecord } from './settlement-record.js';
 
@@ -17,36 +19,23 @@ export async function writeSettlements(
   batch: SettlementRecord[],
   now: number,
 ): Promise<void> {
-  const events = new Map(batch.map((record) => [record.event.id, record]));
+  const sql = SETTLEMENT_SQL[store.dialect];
+  const records = new Map(batch.map((record) => [record.event.id, record]));
   await store.db.transaction().execute(async (transaction) => {
-    const rows = [...events.values()].map((record) => record.event);
+    const events = [...records.values()].map((record) => record.event);
     const inserted = new Set<string>();
-    for (let start = 0; start < rows.length; start += 200) {
-      const written = await transaction
-        .insertInto('usage_events')
-        .values(rows.slice(start, start + 200))
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .returning('id')
-        .execute();
-      for (const row of written) inserted.add(row.id);
+    for (let start = 0; start < events.length; start += 200) {
+      const { rows } = await transaction.executeQuery(sql.insertUsageEvents(events.slice(start, start + 200)));
+      for (const row of rows) inserted.add(row.id);
     }
     // Charges and key spend move only with a newly written event: the event and its charge are
     // committed together, so a record written twice charges and adds nothing the second time.
-    const charges = new Map<string, LedgerEntry[]>();
+    const charges = new Map<string, UsageEventsTable[]>();
     const spend = new Map<string, { keyId: string; month: string; amount: number }>();
-    for (const event of rows) {
+    for (const event of events) {
       if (!inserted.has(event.id) || event.cost_nanos <= 0) continue;
-      if (events.get(event.id)!.charge && event.user_id) {
-        const entries = charges.get(event.user_id) ?? [];
-        entries.push({
-          userId: event.user_id,
-          kind: 'usage',
-          amount: -event.cost_nanos,
-          reference: `usage:${event.id}`,
-          description: event.model_id ?? event.requested_model,
-        });
-        charges.set(event.user_id, entries);
-      }
+      if (records.get(event.id)!.charge && event.user_id)
+        charges.set(event.user_id, [...(charges.get(event.user_id) ?? []), event]);
       if (event.key_id) {
         const month = monthOf(event.created_at);
         const slot = `${event.key_id}\u0000${month}`;
@@ -60,23 +49,48 @@ export async function writeSettlements(
       if (storeHold) storeHolds.set(storeHold.userId, [...(storeHolds.get(storeHold.userId) ?? []), storeHold.id]);
     const users = [...new Set([...charges.keys(), ...storeHolds.keys()])].sort();
     for (const userId of users) {
-      const entries = charges.get(userId) ?? [];
-      // Locks the user's balance row first (also with no entries), then frees the store holds.
-      const results = await applyLedgerEntriesForUser(transaction, userId, entries, now, { newReferences: true });
+      // Locks the user's balance row first (also with nothing to charge), then frees the store holds.
+      const [locked] = (await transaction.executeQuery(sql.lockBalanceRow(userId, now))).rows;
+      const balance = Number(locked.balance_nanos);
+      const charged = charges.get(userId) ?? [];
+      const amounts = cutToBalance(
+        balance,
+        charged.map((event) => -event.cost_nanos),
+      );
+      if (charged.length > 0) {
+        const { rows } = await transaction.executeQuery(
+          sql.insertLedgerRows(
+            charged.map((event, index) => [
+              userId,
+              'usage',
+              amounts[index],
+              `usage:${event.id}`,
+              event.model_id ?? event.requested_model,
+              now,
+            ]),
+          ),
+        );
+        // Every reference is new (its event was inserted above), so every row is written.
+        const written = new Set(rows.map((row) => row.reference));
+        const moved = charged.reduce(
+          (sum, event, index) => sum + (written.has(`usage:${event.id}`) ? amounts[index] : 0),
+          0,
+        );
+        if (moved !== 0) await transaction.executeQuery(sql.setBalanceRow(userId, balance + moved, now));
+        charged.forEach((event, index) => {
+          if (-amounts[index] !== event.cost_nanos)
+            logger.warn(
+              { userId, reference: `usage:${event.id}`, cost: event.cost_nanos, charged: -amounts[index] },
+              'usage cost exceeded the balance; charged what was left',
+            );
+        });
+      }
       await releaseStoreHolds(transaction, userId, storeHolds.get(userId) ?? []);
-      results.forEach((result, index) => {
-        const cost = -entries[index].amount;
-        if (result.applied && -result.amount !== cost) {
-          logger.warn(
-            { userId, reference: entries[index].reference, cost, charged: -result.amount },
-            'usage cost exceeded the balance; charged what was left',
-          );
-        }
-      });
     }
     const ordered = [...spend.values()].sort(
       (a, b) => a.keyId.localeCompare(b.keyId) || a.month.localeCompare(b.month),
     );
-    for (const entry of ordered) await addKeySpend(transaction, entry.keyId, entry.month, entry.amount, now);
+    for (const entry of ordered)
+      await transaction.executeQuery(sql.addKeySpend(entry.keyId, entry.month, entry.amount, now));
   });
 }
