@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import PDFDocument from 'pdfkit';
+import type PDFKit from 'pdfkit';
 import { unitsToDecimal } from '../shared/decimal.js';
 import { currencyExponent, type Seller } from './billing-config.js';
 import { documentNumber, type DocumentType } from './document-repository.js';
@@ -38,8 +38,12 @@ export function formatMoney(minor: number, currency: string): string {
 
 const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
 
+/** PDFKit and its font metrics, loaded with the first document (~13 MB a gateway that renders none never holds). */
+let pdfkit: Promise<typeof PDFKit> | undefined;
+
 /** An invoice or receipt as PDF bytes. Pure apart from reading the font files. */
-export function renderDocument(data: DocumentData): Promise<Buffer> {
+export async function renderDocument(data: DocumentData): Promise<Buffer> {
+  const PDFDocument = await (pdfkit ??= import('pdfkit').then((module) => module.default));
   const pdf = new PDFDocument({
     size: 'A4',
     margin: 56,

@@ -1,4 +1,5 @@
-import Stripe from 'stripe';
+import { createRequire } from 'node:module';
+import type Stripe from 'stripe';
 import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import type { Clock } from '../shared/clock.js';
@@ -20,8 +21,13 @@ export interface StripeSettings {
   protocol?: 'http' | 'https';
 }
 
+/**
+ * The Stripe SDK is loaded on first use, not at start: a gateway that takes no card payments
+ * (sandbox, or no payments at all) never loads it (memory, start-up time).
+ */
 export function createStripeClient(settings: StripeSettings): Stripe {
-  return new Stripe(settings.secretKey, {
+  const StripeSdk = createRequire(import.meta.url)('stripe') as typeof Stripe;
+  return new StripeSdk(settings.secretKey, {
     host: settings.host,
     port: settings.port,
     protocol: settings.protocol,
@@ -102,7 +108,7 @@ export class StripePaymentProvider implements PaymentProvider {
       return stateOfSession(await this.stripe.checkout.sessions.expire(sessionId));
     } catch (error) {
       // Only an open session can be expired: anything else is read to see how it ended.
-      if (!(error instanceof Stripe.errors.StripeInvalidRequestError)) throw error;
+      if ((error as { type?: unknown } | null)?.type !== 'StripeInvalidRequestError') throw error;
       return this.sessionState(sessionId);
     }
   }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
-import { estimateOutputTokens, estimatePromptTokens } from './estimate-tokens.js';
+import { estimateOutputTokens, estimatePromptSize, estimatePromptTokens } from './estimate-tokens.js';
 
 describe('estimatePromptTokens', () => {
   it('counts text with the tokenizer plus the per-message overhead', () => {
@@ -48,6 +48,25 @@ describe('estimatePromptTokens', () => {
     expect((pieces[0].content.length + 4) * 4).toBeGreaterThan(16_000);
     expect((pieces[0].content.length + 4) * 3 + 4).toBeLessThanOrEqual(16_000);
     expect(estimatePromptTokens({ model: 'm', messages: pieces })).toBe(3 * (perPiece + 4) + (sized + 4) + 3);
+  });
+
+  it('sizes a prompt for admission from its UTF-8 bytes (three a token), erring high for English, about right for CJK', () => {
+    const english = 'The quick brown fox jumps over the lazy dog while the band plays on. '.repeat(20);
+    const request = { model: 'm', messages: [{ role: 'user' as const, content: english }] };
+    const size = estimatePromptSize(request);
+    expect(size).toBe(Math.ceil(Buffer.byteLength(english) / 3) + 2 + 3 + 3);
+    const exact = estimatePromptTokens(request);
+    expect(size).toBeGreaterThan(exact);
+    expect(size).toBeLessThan(exact * 1.6);
+    const chinese = '敏捷的棕色狐狸跳过了懒狗。'.repeat(50);
+    const cjk = { model: 'm', messages: [{ role: 'user' as const, content: chinese }] };
+    expect(estimatePromptSize(cjk)).toBeGreaterThan(estimatePromptTokens(cjk) * 0.7);
+    // Attachments and tools count as they do for the tokenizer estimate.
+    const withImage = estimatePromptSize({
+      model: 'm',
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:' } }] }],
+    });
+    expect(withImage).toBe(765 + 2 + 3 + 3);
   });
 
   it('estimates output from characters when a provider sends no usage', () => {

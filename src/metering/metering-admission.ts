@@ -11,7 +11,8 @@ import type { Hold, HoldOutcome } from './hot-counters.js';
 export interface MeteredRequest {
   /** Kept so the prompt can be estimated when a provider reports no usage. */
   request: ChatCompletionRequest;
-  promptEstimate: number | null;
+  /** The prompt's size for admission (estimatePromptSize), computed once when needed. */
+  promptSize: number | null;
   /** Tokens charged to the tpm bucket up front (corrected to the actual total afterwards). */
   reservedTokens: number;
   keyLimits: KeyLimits | null;

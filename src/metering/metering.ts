@@ -11,7 +11,7 @@ import type { ModelDirectory } from '../routing/model-directory.js';
 import type { AdmissionInput, RequestAdmission } from '../gateway/request-admission.js';
 import { getBalance } from '../credits/credit-ledger.js';
 import { watchLedgerWithCounters } from './ledger-counters-watch.js';
-import { estimatePromptTokens } from './estimate-tokens.js';
+import { estimatePromptSize, estimatePromptTokens } from './estimate-tokens.js';
 import type { AdmissionCheck, AdmissionDecision, CounterDrift, Hold, HotCounters, Settlement } from './hot-counters.js';
 import { MemoryHotCounters } from './memory-hot-counters.js';
 import { RedisHotCounters } from './redis-hot-counters.js';
@@ -213,7 +213,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
   async admit({ request, key, candidates, outcome, reply }: AdmissionInput): Promise<void> {
     const metered: MeteredRequest = {
       request,
-      promptEstimate: null,
+      promptSize: null,
       reservedTokens: 0,
       keyLimits: null,
       hold: null,
@@ -228,7 +228,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
     const trackUser = this.settings.requireCredits;
     const rated = limits.rpmLimit !== null || limits.tpmLimit !== null;
     if (!rated && !trackKey && !trackUser) return;
-    const promptTokens = () => (metered.promptEstimate ??= estimatePromptTokens(request));
+    const promptTokens = () => (metered.promptSize ??= estimatePromptSize(request));
     const now = this.deps.clock.now();
     const hold: Hold | null =
       trackKey || trackUser
@@ -278,7 +278,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
         id: this.deps.ids.next('usage_'),
         outcome,
         pricing: this.pricingOf(outcome),
-        estimatePrompt: () => (metered ? (metered.promptEstimate ??= estimatePromptTokens(metered.request)) : 0),
+        estimatePrompt: () => (metered ? estimatePromptTokens(metered.request) : 0),
       });
       this.deps.onUsage?.(event);
       const charge = this.settings.requireCredits && event.user_id !== null && event.cost_nanos > 0;

@@ -1,4 +1,5 @@
-import nodemailer from 'nodemailer';
+import { createRequire } from 'node:module';
+import type Nodemailer from 'nodemailer';
 import type { Logger } from 'pino';
 import type { MailSettings, SmtpSettings } from './mail-settings.js';
 
@@ -31,6 +32,8 @@ export function logMailer(logger: Logger): Mailer {
 
 /** SMTP through nodemailer, with timeouts so a dead server fails instead of hanging. */
 export function smtpMailer(settings: SmtpSettings, from: string): Mailer {
+  // Loaded only when SMTP is configured: most gateways never send mail through it.
+  const nodemailer = createRequire(import.meta.url)('nodemailer') as typeof Nodemailer;
   const timeouts = {
     connectionTimeout: settings.timeoutMs,
     greetingTimeout: settings.timeoutMs,

@@ -1,4 +1,4 @@
-import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
+import { countTokens } from '../../shared/tokenizer.js';
 import { InvalidRequestError } from '../../shared/errors.js';
 import type { ChatCompletionRequest } from '../../shared/openai-types.js';
 import type { EmbeddingInput } from '../../providers/embedding-adapter.js';
