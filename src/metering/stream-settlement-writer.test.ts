@@ -80,6 +80,8 @@ describe('settlement stream writer', () => {
       base.disconnect();
     });
     await applyLedgerEntry(store, { userId: 'user-1', kind: 'grant', amount: 10_000, reference: 'grant:1' });
+    // No offline queue: a command sent before the connection is up fails (under load it can take a while).
+    expect(await counters.ready()).toBe(true);
     expect((await counters.balance('user-1', Date.now())).balance).toBe(10_000);
     for (let index = 0; index < 5; index++) await counters.settle(settlement(`usage_${index}`, 100));
     // A "dead" consumer reads all five and never acknowledges them.

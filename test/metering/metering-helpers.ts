@@ -1,6 +1,7 @@
 import type { TestGateway } from '../helpers/test-gateway.js';
 import { sql } from 'kysely';
 import type { Store } from '../../src/store/database.js';
+import { estimatePromptSize } from '../../src/metering/estimate-tokens.js';
 
 /** Signs the test user in and returns a bearer token for /api-account/user/*. */
 export async function signIn(gateway: TestGateway): Promise<string> {
@@ -21,6 +22,15 @@ export async function accountGet(
 ): Promise<{ status: number; body: any }> {
   const response = await fetch(`${gateway.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
   return { status: response.status, body: await response.json() };
+}
+
+/**
+ * The credit hold of one chat() with `max_tokens` on test/chat ($0.5/M prompt, $1.5/M completion):
+ * admission's prompt size plus the output allowed. N of them fit in a balance of N holds at once.
+ */
+export function holdOfChat(maxTokens: number): number {
+  const promptSize = estimatePromptSize({ model: 'test/chat', messages: [{ role: 'user', content: 'hello there' }] });
+  return promptSize * 500 + maxTokens * 1500;
 }
 
 export function chat(

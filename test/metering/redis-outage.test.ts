@@ -4,7 +4,7 @@ import { startTestGateway, testConfigText, type TestGateway } from '../helpers/t
 import { startThrowawayRedis, type ThrowawayRedis } from '../helpers/throwaway-redis.js';
 import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
 import { openRedis } from '../../src/store/open-redis.js';
-import { chat, ledgerFigures } from './metering-helpers.js';
+import { chat, holdOfChat, ledgerFigures } from './metering-helpers.js';
 
 // "hello there" is 2 prompt words at $0.5/M and max_tokens 10 gives 10 words at $1.5/M.
 const COST = 2 * 500 + 10 * 1500;
@@ -64,7 +64,8 @@ describe('Redis down (fail-open): credit holds fall back to the store, money sta
     expect(Date.now() - started).toBeLessThan(20_000);
     expect(statuses.filter((status) => status !== 200 && status !== 402)).toEqual([]);
     const served = statuses.filter((status) => status === 200).length + 1;
-    expect(served).toBeGreaterThanOrEqual(41);
+    // Holds are the estimated maximum (above the actual cost): at least as many as fit at once were served.
+    expect(served).toBeGreaterThanOrEqual(Math.floor(BALANCE / holdOfChat(10)));
     expect(served).toBeLessThanOrEqual(50);
 
     for (const instance of instances) await instance.gateway.metering!.flush();
