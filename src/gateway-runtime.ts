@@ -1,3 +1,4 @@
+import { setHeapGrowthPercent } from './shared/heap-growth.js';
 import type { Logger } from 'pino';
 import { buildApp, type AppDeps, type GatewayApp } from './app.js';
 import type { GatewayConfig } from './config/gateway-config.js';
@@ -89,6 +90,7 @@ export async function startGateway(
   env: Record<string, string | undefined> = process.env,
   beforeListen?: (runtime: Runtime) => Promise<void>,
 ): Promise<StartedGateway> {
+  setHeapGrowthPercent(config.server.heapGrowthPercent);
   const runtime = await openRuntime(config, env, { logger });
   const stripe = stripeSettingsFromEnvironment(env);
   // Readiness asks Redis on a connection of its own that never queues: a dead Redis answers at once.

@@ -10,7 +10,7 @@ import { Pool } from 'undici';
 const upstreamUrl = process.env.BENCH_UPSTREAM_URL;
 if (!upstreamUrl) throw new Error('BENCH_UPSTREAM_URL is not set');
 const upstream = new URL(upstreamUrl);
-const pool = new Pool(upstream.origin, { connections: 256, pipelining: 1 });
+const pool = new Pool(upstream.origin, { connections: 4096, pipelining: 1 });
 const app = Fastify({ logger: false });
 // Bodies pass through as bytes: parsing them is work a proxy does not have to do.
 app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => done(null, body));

@@ -88,6 +88,8 @@ export const ServerConfigSchema = Type.Object(
     /** A streamed answer whose client stops reading for this long is closed. */
     stream_write_stall_ms: Type.Optional(Type.Integer({ minimum: 100 })),
     shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
+    /** How far V8's old generation may grow past the live heap, in percent (0: V8's own heuristics). */
+    heap_growth_percent: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),
     log_level: Type.Optional(
       Type.Union(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((level) => Type.Literal(level))),
     ),

@@ -97,6 +97,7 @@ models:
       /used twice/,
     ],
     ['broken YAML', `providers: [\n  - id: a\n`, /invalid YAML/],
+    ['a negative heap growth', `server:\n  heap_growth_percent: -5\n`, /heap_growth_percent/],
     [
       'a price with too many decimals',
       `providers:\n  - id: a\n    base_url: http://x\nmodels:\n  - id: m\n    endpoints: [{ provider: a, upstream_model: u, pricing: { prompt: 0.0000001, completion: 1 } }]\n`,
@@ -105,6 +106,12 @@ models:
   ])('rejects %s', (_name, text, message) => {
     expect(() => load(text)).toThrow(ConfigError);
     expect(() => load(text)).toThrow(message);
+  });
+
+  it('caps the heap growth at 50 % unless told otherwise (0 leaves it to V8)', () => {
+    expect(load('').config.server.heapGrowthPercent).toBe(50);
+    expect(load('server:\n  heap_growth_percent: 0\n').config.server.heapGrowthPercent).toBe(0);
+    expect(load('server:\n  heap_growth_percent: 120\n').config.server.heapGrowthPercent).toBe(120);
   });
 
   it('rejects a DATABASE_URL it cannot use, without echoing a password', () => {
