@@ -8,7 +8,16 @@ export interface BenchPlan {
   /** Closed-loop connections for the saturation runs (the same for every target). */
   connections: number;
   warmupSeconds: number;
+  /**
+   * The saturation runs are taken in rounds, every target once per round, one after the other:
+   * the machine's speed drifts by tens of percent over minutes (a shared VM), and a target
+   * measured only while it was slow would carry that drift into every ratio. Each figure is the
+   * median over the rounds.
+   */
+  rounds: number;
+  /** Per round. */
   saturationSeconds: number;
+  /** Per round. */
   streamSaturationSeconds: number;
   fixedRate: number;
   fixedRateSeconds: number;
@@ -22,8 +31,9 @@ export const FULL_PLAN: BenchPlan = {
   mode: 'full',
   connections: 32,
   warmupSeconds: 2,
-  saturationSeconds: 10,
-  streamSaturationSeconds: 5,
+  rounds: 3,
+  saturationSeconds: 4,
+  streamSaturationSeconds: 2,
   fixedRate: 500,
   fixedRateSeconds: 10,
   firstTokenStreams: 200,
@@ -41,6 +51,7 @@ export const SMOKE_PLAN: BenchPlan = {
   mode: 'smoke',
   connections: 32,
   warmupSeconds: 0,
+  rounds: 1,
   saturationSeconds: 0.5,
   streamSaturationSeconds: 0.3,
   fixedRate: 500,

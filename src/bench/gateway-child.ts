@@ -5,7 +5,8 @@
  * { url, apiKey } over IPC, and stops on a 'stop' message (which also writes a --cpu-prof profile).
  *
  * Environment: BENCH_UPSTREAM_URL, DATABASE_URL, REDIS_URL, PGOPTIONS (a schema of its own),
- * BENCH_METERING=on|off (on: usage events, credits required and granted, a key with rpm/tpm limits).
+ * BENCH_METERING=on|off (on: usage events, credits required and granted, a key with rpm/tpm limits),
+ * BENCH_REDIS_PREFIX (the Redis key prefix).
  */
 import { loadConfig } from '../config/load-config.js';
 import { createProviderRegistry } from '../providers/provider-registry.js';
@@ -23,6 +24,10 @@ function meteringOverrides(enabled: boolean): Partial<AppDeps> {
   return enabled ? {} : { metering: false };
 }
 
+// Two gateways on the same Redis are up at once during the benchmark's rounds: each keeps its
+// keys (hot counters, settlement stream, windows, breakers) under a prefix of its own.
+const redisPrefix = process.env.BENCH_REDIS_PREFIX ? { redisKeyPrefix: process.env.BENCH_REDIS_PREFIX } : {};
+
 const metering = process.env.BENCH_METERING !== 'off';
 
 const upstreamUrl = process.env.BENCH_UPSTREAM_URL;
@@ -33,7 +38,7 @@ const { config } = loadConfig({
   knownProviderTypes: [...createProviderRegistry().keys()],
 });
 const logger = createLogger(config.server.logLevel);
-const gateway = await startGateway(config, logger, meteringOverrides(metering));
+const gateway = await startGateway(config, logger, { ...meteringOverrides(metering), ...redisPrefix });
 const { auth, store } = gateway.runtime;
 const user = await createUser(auth, store, {
   email: `bench-${randomIdGenerator.next('').toLowerCase()}@example.com`,
