@@ -1,7 +1,7 @@
-import { setHeapGrowthPercent } from './shared/heap-growth.js';
 import type { Logger } from 'pino';
 import { buildApp, type AppDeps, type GatewayApp } from './app.js';
 import type { GatewayConfig } from './config/gateway-config.js';
+import { setHeapGrowthPercent } from './shared/heap-growth.js';
 import { openStore, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrate.js';
 import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './users/create-auth.js';

@@ -6,6 +6,13 @@ export function percentile(samples: readonly number[], fraction: number): number
   return sorted[Math.min(sorted.length, Math.max(1, rank)) - 1];
 }
 
+/** The middle value (the mean of the two middle ones for an even count); unlike percentile(), it interpolates. */
+export function median(numbers: readonly number[]): number {
+  const sorted = [...numbers].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 export interface LatencySummary {
   count: number;
   p50: number;

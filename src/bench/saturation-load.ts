@@ -1,6 +1,7 @@
 import autocannon from 'autocannon';
 import type { BenchTarget } from './bench-processes.js';
 import { readProcessStats } from './process-stats.js';
+import { median } from './percentiles.js';
 
 export interface SaturationResult {
   connections: number;
@@ -31,12 +32,6 @@ export function medianOfRounds(rounds: SaturationResult[]): SaturationResult {
     cpuMicrosPerRequest: cpu.length === rounds.length ? median(cpu) : null,
     rounds,
   };
-}
-
-function median(numbers: number[]): number {
-  const sorted = [...numbers].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 const QUIET_WINDOW_MS = 250;
