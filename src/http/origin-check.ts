@@ -17,13 +17,24 @@ function refererOrigin(referer: string | undefined): string | null {
 }
 
 /**
- * CSRF protection for the account API (issue 16, finding 7; CONTRACT §2): a state-changing
- * request under /api-account that carries the session cookie, and no Authorization header, must
- * come from a trusted origin: the gateway's own (server.public_url, or the host the request was
- * sent to) or one of server.cors_origins. The Origin header decides, the Referer when a browser
- * sent none; with neither, the request is refused. A browser cannot attach a session cookie and
- * forge these headers; API clients authenticate with a bearer token and are not affected (a
- * cross-site page cannot send an Authorization header without CORS allowing it).
+ * Whether the route Fastify matched is under the account API. The routed pattern, not the raw URL:
+ * the router decodes percent-escapes, so `/%61pi-account/…` reaches the same handler as
+ * `/api-account/…` and must be checked the same (issue 25, item 4). No route matched: nothing runs.
+ */
+function routedToAccountApi(request: FastifyRequest): boolean {
+  const routed = request.routeOptions.url;
+  return routed !== undefined && (routed === '/api-account' || routed.startsWith('/api-account/'));
+}
+
+/**
+ * CSRF protection for the account API (issue 16, finding 7; issue 25, item 4; CONTRACT §2): a
+ * state-changing request routed to /api-account that carries the session cookie must come from a
+ * trusted origin: the gateway's own (server.public_url, or the host the request was sent to) or
+ * one of server.cors_origins. The Origin header decides, the Referer when a browser sent none;
+ * with neither, the request is refused. A browser cannot attach a session cookie and forge these
+ * headers. Any other header (an Authorization header included, even a junk one while the cookie
+ * is what authenticates) changes nothing: whoever sends the cookie is checked. API clients that
+ * authenticate with a bearer token send no session cookie and are not affected.
  */
 export function originCheck(options: { publicUrl: string; corsOrigins: readonly string[] }) {
   const trusted = new Set([
@@ -31,9 +42,9 @@ export function originCheck(options: { publicUrl: string; corsOrigins: readonly 
     ...options.corsOrigins.map((origin) => origin.toLowerCase()),
   ]);
   return function checkOrigin(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    if (!STATE_CHANGING.has(request.method) || !request.url.startsWith('/api-account/')) return done();
+    if (!STATE_CHANGING.has(request.method) || !routedToAccountApi(request)) return done();
     const cookie = request.headers.cookie;
-    if (!cookie || !SESSION_COOKIE.test(cookie) || request.headers.authorization) return done();
+    if (!cookie || !SESSION_COOKIE.test(cookie)) return done();
     const originHeader = request.headers.origin;
     const origin = originHeader !== undefined ? originHeader.toLowerCase() : refererOrigin(request.headers.referer);
     if (

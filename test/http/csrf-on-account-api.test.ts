@@ -115,6 +115,53 @@ describe.each(STORE_KINDS)('CSRF on the account API (%s)', (storeKind) => {
     expect(deleted.body).toEqual({ key_id: keyId, deleted: true });
   });
 
+  it('percent-encoded paths and a junk Authorization header do not skip the Origin check (issue 25, item 4)', async () => {
+    // Issue 25, item 4: the check tested the raw URL while the router decodes it, so
+    // `/%61pi-account/...` with the cookie and a foreign Origin went through; any Authorization
+    // header, even a junk one, skipped the check while the cookie still authenticated.
+    const own = { origin: gateway.url };
+    const evil = { origin: EVIL };
+    const encoded = (method: string, path: string, body: unknown, headers: Record<string, string>) =>
+      requestJson(gateway.url, method, `/%61pi-account${path}`, body, { cookie, ...headers });
+
+    const before = await keyCount();
+    const balanceBefore = await getBalance(gateway.testStore.store, gateway.userId);
+    expectRefused(await encoded('POST', '/user/api-keys', { name: 'csrf' }, evil));
+    expectRefused(await encoded('POST', '/user/%61pi-keys', { name: 'csrf' }, evil));
+    expectRefused(await withCookie('POST', '/user/api-keys', { name: 'csrf' }, { ...evil, authorization: 'junk' }));
+    expectRefused(
+      await withCookie('POST', '/user/api-keys', { name: 'csrf' }, { ...evil, authorization: 'Bearer not-a-token' }),
+    );
+    expect(await keyCount()).toBe(before);
+
+    const created = await withCookie('POST', '/user/api-keys', { name: 'target' }, own);
+    expect(created.status).toBe(201);
+    const keyId = created.body.key_id as string;
+    expectRefused(await encoded('POST', `/user/api-keys/${keyId}/rotate`, {}, evil));
+    expectRefused(await encoded('DELETE', `/user/api-keys/${keyId}`, undefined, evil));
+
+    const checkout = await withCookie('POST', '/user/billing/create-checkout', { amount: 50 }, own);
+    expect(checkout.status).toBe(200);
+    expectRefused(await encoded('POST', `/user/billing/orders/${checkout.body.order_id}/cancel`, undefined, evil));
+    expectRefused(await encoded('POST', `/billing/sandbox/${checkout.body.session_id}/confirm`, undefined, evil));
+    expectRefused(
+      await withCookie('POST', `/billing/sandbox/${checkout.body.session_id}/confirm`, undefined, {
+        ...evil,
+        authorization: 'junk',
+      }),
+    );
+    expectRefused(await encoded('DELETE', '/user/sessions', undefined, evil));
+    expectRefused(await encoded('POST', '/auth/sign-out', {}, evil));
+
+    const key = await withCookie('GET', `/user/api-keys/${keyId}`, undefined, {});
+    expect(key.body).toMatchObject({ key_id: keyId, name: 'target', disabled: false });
+    expect(key.body.masked_key).toBe(created.body.masked_key);
+    const order = await withCookie('GET', `/user/billing/payment-status/${checkout.body.order_id}`, undefined, {});
+    expect(order.body.status).toBe('pending');
+    expect(await getBalance(gateway.testStore.store, gateway.userId)).toBe(balanceBefore);
+    expect((await withCookie('GET', '/user/me', undefined, {})).status).toBe(200);
+  });
+
   it('does not apply to bearer-token clients, which a foreign page cannot impersonate', async () => {
     const created = await requestJson(
       gateway.url,
