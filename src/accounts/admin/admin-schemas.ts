@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
+import { limitParameter, offsetParameter } from '../paging-schemas.js';
 
 export const UserIdParamsSchema = Type.Object({ user_id: Type.String({ minLength: 1, maxLength: 200 }) });
 export const OrderIdParamsSchema = Type.Object({ order_id: Type.String({ minLength: 1, maxLength: 200 }) });
 
-const Limit = Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 }));
-const Offset = Type.Optional(Type.Integer({ minimum: 0, default: 0 }));
+const Limit = limitParameter(200, 50);
+const Offset = offsetParameter();
 
 export const UsersQuerySchema = Type.Object(
   {

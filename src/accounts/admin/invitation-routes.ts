@@ -5,6 +5,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { Invitation, InvitationService } from '../../users/invitations.js';
 import { recordAudit } from '../../users/admin-audit-log.js';
 import { NotFoundError } from '../../shared/errors.js';
+import { limitParameter } from '../paging-schemas.js';
 
 const InvitationSchema = Type.Object({
   id: Type.String(),
@@ -28,10 +29,7 @@ const InviteBodySchema = Type.Object(
   { additionalProperties: false },
 );
 const InvitationIdParamsSchema = Type.Object({ invitation_id: Type.String({ minLength: 1, maxLength: 200 }) });
-const ListQuerySchema = Type.Object(
-  { limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 100 })) },
-  { additionalProperties: false },
-);
+const ListQuerySchema = Type.Object({ limit: limitParameter(500, 100) }, { additionalProperties: false });
 
 const errors = {
   400: { $ref: 'ErrorEnvelope#' },

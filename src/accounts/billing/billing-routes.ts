@@ -113,7 +113,8 @@ export function registerBillingRoutes(app: FastifyInstance, billing: BillingServ
       },
     },
     async (request) => {
-      const { limit, offset } = request.query;
+      // The schema fills both defaults in; the fallbacks only satisfy the optional types.
+      const { limit = 20, offset = 0 } = request.query;
       const { rows, total } = await listUserOrders(store.db, request.user!.id, limit, offset);
       return { data: rows.map(orderView), total, limit, offset };
     },

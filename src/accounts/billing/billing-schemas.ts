@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { limitParameter, offsetParameter } from '../paging-schemas.js';
 
 const HttpUrl = Type.String({
   format: 'uri',
@@ -35,8 +36,8 @@ export const OrderIdParamsSchema = Type.Object({ order_id: Type.String({ minLeng
 
 export const OrdersQuerySchema = Type.Object(
   {
-    limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-    offset: Type.Integer({ minimum: 0, default: 0 }),
+    limit: limitParameter(100, 20),
+    offset: offsetParameter(),
   },
   { additionalProperties: false },
 );

@@ -16,6 +16,7 @@ import {
 import type { ModelCatalog } from '../../catalog/model-catalog.js';
 import { presentCatalogModel } from '../../catalog/present-catalog-model.js';
 import { CatalogFiltersSchema, CatalogModelSchema, CatalogPageSchema } from './catalog-schemas.js';
+import { limitParameter, offsetParameter } from '../paging-schemas.js';
 
 const answers = (schema: unknown) => ({
   200: schema,
@@ -40,8 +41,8 @@ const CatalogQuerySchema = Type.Object(
     min_context: Type.Optional(Type.Integer({ minimum: 1 })),
     sort: Type.Optional(enumOf(CATALOG_SORTS)),
     order: Type.Optional(enumOf(['asc', 'desc'])),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 50 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    limit: limitParameter(500, 50),
+    offset: offsetParameter(),
   },
   { additionalProperties: false },
 );

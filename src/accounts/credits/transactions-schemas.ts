@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { limitParameter, offsetParameter } from '../paging-schemas.js';
 
 /** `adjustment`: credits an administrator deducted (POST /api-account/admin/users/{id}/credits). */
 const LEDGER_KINDS = ['grant', 'purchase', 'usage', 'refund', 'adjustment'] as const;
@@ -14,14 +15,12 @@ export const TransactionsQuerySchema = Type.Object(
     ),
     start_date: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD (UTC), included' })),
     end_date: Type.Optional(Type.String({ format: 'date', description: 'YYYY-MM-DD (UTC), included' })),
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 500,
-        description: 'rows per page: default 50 (JSON); CSV without a limit exports every row, up to 100000',
-      }),
+    limit: limitParameter(
+      500,
+      undefined,
+      'rows per page: default 50 (JSON); CSV without a limit exports every row, up to 100000',
     ),
-    offset: Type.Optional(Type.Integer({ minimum: 0, default: 0 })),
+    offset: offsetParameter(),
     format: Type.Optional(
       Type.Union([Type.Literal('json'), Type.Literal('csv')], {
         description: 'csv answers text/csv (so does Accept: text/csv without a format); default json',
