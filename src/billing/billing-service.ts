@@ -6,6 +6,7 @@ import { decimalToUnits } from '../shared/decimal.js';
 import { ConflictError, GatewayError, InvalidRequestError, NotFoundError } from '../shared/errors.js';
 import { currencyExponent, feeFor, type BillingConfig } from './billing-config.js';
 import type { PurchaseLedger } from '../credits/purchase-ledger.js';
+import { balanceLimitExceeded, MAX_BALANCE_NANOS } from '../credits/balance-limit.js';
 import type { PaymentProvider, SessionState } from './payment-provider.js';
 import { paymentsNotConfigured } from './no-payment-provider.js';
 import * as orders from './order-repository.js';
@@ -69,6 +70,19 @@ export class BillingService {
     if (amountMinor * scale < config.minAmountMinor || amountMinor * scale > config.maxAmountMinor) throw outOfRange();
     const feeMinor = feeFor(amountMinor, config.feeRatePpm);
     const now = clock.now();
+    const creditNanos = amountMinor * rate.creditNanosPerMinor;
+    // The balance cap (credits/balance-limit.ts) is enforced here, before anyone pays: a payment
+    // taken is always credited. Pending checkouts of the last day count as if paid.
+    const committed =
+      (await this.deps.ledger.balanceNanos(user.id)) +
+      (await orders.pendingCreditNanos(store.db, user.id, now - SANDBOX_SESSION_MS));
+    if (!Number.isSafeInteger(creditNanos) || committed + creditNanos > MAX_BALANCE_NANOS)
+      throw balanceLimitExceeded(
+        committed,
+        creditNanos,
+        MAX_BALANCE_NANOS,
+        'the balance and pending checkouts come to',
+      );
     const order: OrderRow = {
       id: ids.next('ord_'),
       user_id: user.id,
@@ -79,7 +93,7 @@ export class BillingService {
       fee_minor: feeMinor,
       fee_rate_ppm: config.feeRatePpm,
       total_minor: amountMinor + feeMinor,
-      credit_nanos: amountMinor * rate.creditNanosPerMinor,
+      credit_nanos: creditNanos,
       session_id: null,
       checkout_url: null,
       payment_reference: null,

@@ -53,6 +53,18 @@ export async function findOrderByPaymentReference(
   return db.selectFrom('billing_orders').selectAll().where('payment_reference', '=', reference).executeTakeFirst();
 }
 
+/** The credits the user's pending orders created since `since` (ms) would add, in nano-USD. */
+export async function pendingCreditNanos(db: Kysely<Database>, userId: string, since: number): Promise<number> {
+  const rows = await db
+    .selectFrom('billing_orders')
+    .select('credit_nanos')
+    .where('user_id', '=', userId)
+    .where('status', '=', 'pending')
+    .where('created_at', '>=', since)
+    .execute();
+  return rows.reduce((sum, row) => sum + Number(row.credit_nanos), 0);
+}
+
 export async function listUserOrders(
   db: Kysely<Database>,
   userId: string,

@@ -3,6 +3,7 @@ import type { Store } from '../store/database.js';
 import type { Database } from '../store/schema.js';
 import type { CreditLedgerTable, LedgerKind } from './credits-schema.js';
 import './credits-schema.js';
+import { balanceLimitExceeded, HARD_BALANCE_LIMIT_NANOS, MAX_BALANCE_NANOS } from './balance-limit.js';
 
 export interface LedgerEntry {
   userId: string;
@@ -75,7 +76,11 @@ export async function applyLedgerEntry(store: Store, entry: LedgerEntry, now = D
   let result: LedgerResult | undefined;
   try {
     result = await store.db.transaction().execute(async (transaction) => {
-      const [applied] = await applyLedgerEntriesForUser(transaction, entry.userId, [entry], now);
+      // An operator's grant (or a positive adjustment) stops at the account cap; a purchase was
+      // paid for and is credited up to the hard limit only (checkout enforces the cap before payment).
+      const limit =
+        entry.kind === 'grant' || entry.kind === 'adjustment' ? MAX_BALANCE_NANOS : HARD_BALANCE_LIMIT_NANOS;
+      const [applied] = await applyLedgerEntriesForUser(transaction, entry.userId, [entry], now, limit);
       return applied;
     });
     return result;
@@ -128,12 +133,15 @@ export function cutToBalance(balance: number, amounts: number[]): number[] {
  *
  * Debits are cut to what is left, in order. An entry whose reference is already in the ledger
  * changes nothing: references are looked up first, so a repeated entry takes no part in the cutting.
+ * A credit that would take the balance past `limit` (nano-USD) throws 400 `balance_limit_exceeded`
+ * and writes nothing (balance-limit.ts says why there is a limit).
  */
 export async function applyLedgerEntriesForUser(
   transaction: Transaction<Database>,
   userId: string,
   entries: LedgerEntry[],
   now: number,
+  limit: number = HARD_BALANCE_LIMIT_NANOS,
 ): Promise<LedgerResult[]> {
   // An upsert that touches the row: it exists afterwards, comes back with its balance, and is
   // locked until commit on PostgreSQL (SQLite transactions are serialized, which is stronger).
@@ -173,6 +181,11 @@ export async function applyLedgerEntriesForUser(
     balance,
     fresh.map((entry) => entry.amount),
   );
+  let projected = balance;
+  for (const amount of amounts) {
+    if (amount > 0 && projected + amount > limit) throw balanceLimitExceeded(projected, amount, limit);
+    projected += amount;
+  }
   fresh.forEach((entry, position) => {
     const amount = amounts[position];
     planned.get(entry.reference)!.amount = amount;

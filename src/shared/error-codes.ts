@@ -73,6 +73,10 @@ export const ERROR_CODES = {
   date_range_too_long: { ...BAD_REQUEST, meaning: 'a usage query spans more days than allowed' },
   invalid_amount: { ...BAD_REQUEST, meaning: 'a top-up amount is not positive or has too many decimals' },
   amount_out_of_range: { ...BAD_REQUEST, meaning: 'a top-up amount is outside the configured minimum and maximum' },
+  balance_limit_exceeded: {
+    ...BAD_REQUEST,
+    meaning: 'a grant or a checkout would take a balance past the most one account may hold (1,000,000 USD)',
+  },
   invalid_currency: { ...BAD_REQUEST, meaning: 'a top-up currency the billing config does not offer' },
   invalid_signature: {
     ...BAD_REQUEST,
