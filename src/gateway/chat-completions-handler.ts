@@ -17,7 +17,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
     await runRequest(deps, request, reply, {
       routed: body,
       streamed: body.stream === true,
-      open: (run) => openChat(deps, body, run),
+      open: (run) => openChat(deps, run),
       async render(opened, run, headers) {
         const { outcome } = run;
         if (body.stream) {

@@ -7,7 +7,7 @@ import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
 import type { CompletionOutcome } from '../../routing/completion-outcome.js';
 import { conformChunk } from '../conform-chat-answer.js';
-import { runRequest } from '../engine/request-engine.js';
+import { runRequest, type EngineCall, type OpenedAnswer } from '../engine/request-engine.js';
 import { openChat, readChatCompletion } from '../engine/open-chat.js';
 
 /** How an endpoint that speaks another API (Responses, Anthropic Messages) answers a translated chat request. */
@@ -38,11 +38,14 @@ export async function runChatRequest(
   reply: FastifyReply,
   body: ChatCompletionRequest,
   renderer: ChatAnswerRenderer,
+  /** What the surface's translation dropped, and whether its search request was optional. */
+  translation: Pick<EngineCall<OpenedAnswer>, 'dropped' | 'optionalSearchParam'> = {},
 ): Promise<void> {
   await runRequest(deps, request, reply, {
+    ...translation,
     routed: body,
     streamed: body.stream === true,
-    open: (run) => openChat(deps, body, run),
+    open: (run) => openChat(deps, run),
     async render(opened, run, headers) {
       const { outcome } = run;
       if (body.stream) {

@@ -1,4 +1,4 @@
-import type { ChatCompletionRequest, Usage } from '../../shared/openai-types.js';
+import type { Usage } from '../../shared/openai-types.js';
 import type { Clock } from '../../shared/clock.js';
 import type { CompletionOutcome } from '../../routing/completion-outcome.js';
 import { conformCompletion } from '../conform-chat-answer.js';
@@ -20,15 +20,15 @@ export interface ChatEngineDeps extends EngineDeps {
 /** A chat answer opened through a provider adapter (translated to the provider's protocol). */
 export type OpenedChat = OpenedAttempt & OpenedAnswer;
 
-/** Opens a chat request on the run's candidates through their adapters (fallback, retries). */
-export async function openChat(deps: ChatEngineDeps, body: ChatCompletionRequest, run: EngineRun): Promise<OpenedChat> {
+/** Opens the run's (routed) chat request on the run's candidates through their adapters (fallback, retries). */
+export async function openChat(deps: ChatEngineDeps, run: EngineRun): Promise<OpenedChat> {
   const opened = await openWithFallback({
     registry: deps.registry,
     upstream: deps.upstream,
     clock: deps.clock,
     ids: deps.ids,
     routing: deps.routing,
-    body,
+    body: run.routed,
     candidates: run.candidates,
     controller: run.controller,
     deadline: run.deadline,

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyRecord } from '../../routing/api-key-record.js';
-import { GatewayError, UpstreamError } from '../../shared/errors.js';
+import { GatewayError, InvalidRequestError, UpstreamError } from '../../shared/errors.js';
 import type { ChatCompletionRequest } from '../../shared/openai-types.js';
 import type { Clock } from '../../shared/clock.js';
 import type { ProviderConfig } from '../../config/gateway-config.js';
@@ -13,6 +13,14 @@ import { RequestDeadline } from '../../routing/request-deadline.js';
 import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
 import type { RequestAdmission } from '../request-admission.js';
+import {
+  DROPPED_PARAMS_HEADER,
+  UNSUPPORTED_PARAMS_REQUEST_HEADER,
+  addDropped,
+  enforcePolicy,
+  policyFor,
+  type UnsupportedParamsPolicy,
+} from './dropped-params.js';
 
 /** What the engine needs from the app, whatever the surface. */
 export interface EngineDeps {
@@ -22,6 +30,8 @@ export interface EngineDeps {
   routing: RoutingRuntime;
   /** Limits, quotas and credit holds (metering), checked before anything is sent upstream. */
   admission?: RequestAdmission;
+  /** server.unsupported_params: drop what the endpoint cannot express (named in a header) or refuse. */
+  unsupportedParams?: UnsupportedParamsPolicy;
 }
 
 /** An upstream answer that opened (2xx), before anything reached the client. */
@@ -46,6 +56,8 @@ export interface EngineRun {
   controller: AbortController;
   deadline: RequestDeadline;
   outcome: CompletionOutcome;
+  /** The routed request as planned (without `enable_search` when search was optional and no model has it). */
+  routed: ChatCompletionRequest;
 }
 
 /** What one surface hands the engine: how to route and meter it, how to open it, how to answer. */
@@ -53,6 +65,13 @@ export interface EngineCall<T extends OpenedAnswer> {
   /** The chat-shaped view routing plans on and admission meters (model, routing fields, messages, max tokens). */
   routed: ChatCompletionRequest;
   streamed: boolean;
+  /** Parameters the surface's translation dropped (named in x-gateway-dropped-params, or refused under `refuse`). */
+  dropped?: string[];
+  /**
+   * Search was asked for by a hosted tool the client offers (Responses `web_search`), not demanded:
+   * when no model may search, `enable_search` is dropped under this name instead of refusing.
+   */
+  optionalSearchParam?: string;
   /** Narrows the planned candidates to those able to serve this surface; throws when none is. */
   eligible?(candidates: RouteCandidate[]): RouteCandidate[];
   /** Opens an answer on one of the candidates (fallback, retry rounds, breakers). */
@@ -90,11 +109,13 @@ export async function runRequest<T extends OpenedAnswer>(
   let opened: T | undefined;
   let deadline: RequestDeadline | undefined;
   try {
-    const planned = planRequest(call.routed, key, deps.directory, deps.routing);
+    const dropped = [...(call.dropped ?? [])];
+    const { routed, planned } = plan(deps, call, key, dropped);
+    enforcePolicy(dropped, policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]));
     const candidates = call.eligible ? call.eligible(planned) : planned;
-    if (deps.admission) await deps.admission.admit({ request: call.routed, key, candidates, outcome, reply });
+    if (deps.admission) await deps.admission.admit({ request: routed, key, candidates, outcome, reply });
     deadline = new RequestDeadline(controller, requestTimeoutMs(deps.routing.settings, candidates), deps.clock);
-    const run: EngineRun = { request, reply, key, candidates, controller, deadline, outcome };
+    const run: EngineRun = { request, reply, key, candidates, controller, deadline, outcome, routed };
     opened = await call.open(run);
     const { candidate } = opened;
     outcome.modelId = candidate.model.id;
@@ -106,6 +127,7 @@ export async function runRequest<T extends OpenedAnswer>(
       'x-gateway-attempts': String(outcome.attempts.length),
     };
     if (opened.warnings && opened.warnings.length > 0) headers['x-gateway-warnings'] = opened.warnings.join('; ');
+    if (dropped.length > 0) headers[DROPPED_PARAMS_HEADER] = dropped.join(', ');
     await call.render(opened, run, headers);
   } catch (error) {
     const provider = opened?.readingFrom;
@@ -125,6 +147,26 @@ export async function runRequest<T extends OpenedAnswer>(
     outcome.latencyMs = deps.clock.now() - startedAt;
     reply.raw.removeListener('close', onClientClose);
     for (const observer of deps.observers) observer.onCompletion(outcome);
+  }
+}
+
+/** The candidates; optional search that no model of the request can do is dropped and named, not refused. */
+function plan(
+  deps: EngineDeps,
+  call: EngineCall<OpenedAnswer>,
+  key: ApiKeyRecord | null,
+  dropped: string[],
+): { routed: ChatCompletionRequest; planned: RouteCandidate[] } {
+  const routed = call.routed;
+  try {
+    return { routed, planned: planRequest(routed, key, deps.directory, deps.routing) };
+  } catch (error) {
+    const searchRefused = error instanceof InvalidRequestError && error.param === 'enable_search';
+    if (!searchRefused || !call.optionalSearchParam) throw error;
+    addDropped(dropped, call.optionalSearchParam);
+    const withoutSearch = { ...routed };
+    delete withoutSearch.enable_search;
+    return { routed: withoutSearch, planned: planRequest(withoutSearch, key, deps.directory, deps.routing) };
   }
 }
 
