@@ -340,6 +340,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     routing,
     admission: metering ?? undefined,
     writeStallMs: config.server.streamWriteStallMs,
+    unsupportedParams: config.server.unsupportedParams,
   };
   registerChatCompletionsRoute(app, chatDeps, authenticate);
   registerResponsesRoutes(app, { ...chatDeps, responses: new ResponseStore(store) }, authenticate);

@@ -75,6 +75,8 @@ export interface ServerConfig {
   requestTimeoutMs: number;
   /** A stream whose client has not taken its bytes for this long is closed. */
   streamWriteStallMs: number;
+  /** What to do with request parameters the chosen endpoint cannot express: drop and name them, or refuse (400). */
+  unsupportedParams: 'drop' | 'refuse';
   /** V8's old-generation growth past the live heap, in percent; 0 leaves V8's heuristics (src/shared/heap-growth.ts). */
   heapGrowthPercent: number;
 }

@@ -192,6 +192,7 @@ function resolveConfig(
       maxJsonDepth: server.max_json_depth ?? 64,
       requestTimeoutMs: server.request_timeout_ms ?? 30_000,
       streamWriteStallMs: server.stream_write_stall_ms ?? 30_000,
+      unsupportedParams: server.unsupported_params ?? 'drop',
       heapGrowthPercent: server.heap_growth_percent ?? 50,
     },
     databaseUrl,

@@ -148,14 +148,17 @@ describe('Anthropic envelope, auth and metering', () => {
     expect(missing.error.error.type).toBe('not_found_error');
   });
 
-  it('server tools are refused by name', async () => {
+  it('server tools are refused by name when the client asks for strict refusals', async () => {
     const error = await client.messages
-      .create({
-        model: 'test/claude',
-        max_tokens: 10,
-        tools: [{ type: 'web_search_20250305', name: 'web_search' }],
-        messages: [{ role: 'user', content: 'Hi' }],
-      })
+      .create(
+        {
+          model: 'test/claude',
+          max_tokens: 10,
+          tools: [{ type: 'web_search_20250305', name: 'web_search' }],
+          messages: [{ role: 'user', content: 'Hi' }],
+        },
+        { headers: { 'x-gateway-unsupported-params': 'refuse' } },
+      )
       .catch((caught) => caught);
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/web_search_20250305/);

@@ -137,9 +137,12 @@ describe('Responses specifics', () => {
     });
   });
 
-  it('built-in tools other than web_search are a 400 naming them', async () => {
+  it('built-in tools other than web_search are a 400 naming them under strict refusals', async () => {
     const error = await client.responses
-      .create({ model: 'test/openai', input: 'x', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] })
+      .create(
+        { model: 'test/openai', input: 'x', tools: [{ type: 'code_interpreter', container: { type: 'auto' } }] },
+        { headers: { 'x-gateway-unsupported-params': 'refuse' } },
+      )
       .catch((caught) => caught);
     expect(error.status).toBe(400);
     expect(error.message).toMatch(/code_interpreter/);
@@ -152,10 +155,14 @@ describe('Responses specifics', () => {
     [{ model: 'test/openai', input: [{ type: 'item_reference', id: 'x' }] }, 'input[0].type'],
     [{ model: 'test/openai', input: [{ role: 'robot', content: 'x' }] }, 'input[0].role'],
     [{ model: 'test/openai' }, 'input'],
-  ])('bad input %j is a 400 naming %s', async (body, param) => {
+  ])('bad input %j is a 400 naming %s (strict refusals)', async (body, param) => {
     const response = await fetch(`${gateway.baseURL}/responses`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.apiKey}` },
+      headers: {
+        'content-type': 'application/json',
+        authorization: `Bearer ${gateway.apiKey}`,
+        'x-gateway-unsupported-params': 'refuse',
+      },
       body: JSON.stringify(body),
     });
     expect(response.status).toBe(400);

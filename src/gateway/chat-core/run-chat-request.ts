@@ -1,5 +1,4 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { ApiKeyRecord } from '../../routing/api-key-record.js';
 import { GatewayError, UpstreamError } from '../../shared/errors.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, Usage } from '../../shared/openai-types.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
@@ -7,11 +6,9 @@ import type { OpenedAttempt } from '../../routing/open-with-fallback.js';
 import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
 import type { CompletionOutcome } from '../../routing/completion-outcome.js';
-import { conformChunk, conformCompletion } from '../conform-chat-answer.js';
-import { requestTimeoutMs } from '../../routing/routing-runtime.js';
-import { planRequest } from '../../routing/plan-request.js';
-import { openWithFallback } from '../../routing/open-with-fallback.js';
-import { RequestDeadline } from '../../routing/request-deadline.js';
+import { conformChunk } from '../conform-chat-answer.js';
+import { runRequest, type EngineCall, type OpenedAnswer } from '../engine/request-engine.js';
+import { openChat, readChatCompletion } from '../engine/open-chat.js';
 
 /** How an endpoint that speaks another API (Responses, Anthropic Messages) answers a translated chat request. */
 export interface ChatAnswerRenderer {
@@ -32,9 +29,8 @@ export interface ChatAnswerRenderer {
 }
 
 /**
- * One chat request on the gateway's common path, for endpoints that translate into chat: routing
- * plan, admission (limits, credit hold), fallbacks and retries, one outcome for metering and
- * statistics. Errors before the answer starts are thrown (the route renders them in its envelope).
+ * A chat request from a surface that translates into chat (Responses, Anthropic Messages), on the
+ * one engine: the answer is handed to the surface's renderer as a chat completion or chunks.
  */
 export async function runChatRequest(
   deps: ChatHandlerDeps,
@@ -42,103 +38,29 @@ export async function runChatRequest(
   reply: FastifyReply,
   body: ChatCompletionRequest,
   renderer: ChatAnswerRenderer,
+  /** What the surface's translation dropped, and whether its search request was optional. */
+  translation: Pick<EngineCall<OpenedAnswer>, 'dropped' | 'optionalSearchParam'> = {},
 ): Promise<void> {
-  const key = (request as FastifyRequest & { apiKey?: ApiKeyRecord }).apiKey ?? null;
-  const startedAt = deps.clock.now();
-  const outcome: CompletionOutcome = {
-    requestId: request.id,
-    keyId: key?.id ?? null,
-    userId: key?.userId ?? null,
-    requestedModel: body.model,
-    modelId: null,
-    providerId: null,
-    upstreamModel: null,
+  await runRequest(deps, request, reply, {
+    ...translation,
+    routed: body,
     streamed: body.stream === true,
-    status: 200,
-    errorCode: null,
-    usage: null,
-    outputCharacters: 0,
-    clientAborted: false,
-    startedAt,
-    latencyMs: 0,
-    timeToFirstTokenMs: null,
-    attempts: [],
-  };
-  const controller = new AbortController();
-  const onClientClose = () => {
-    if (!reply.raw.writableFinished) {
-      outcome.clientAborted = true;
-      controller.abort(new UpstreamError(502, 'client_closed_request', 'The client closed the connection.'));
-    }
-  };
-  reply.raw.once('close', onClientClose);
-  let opened: OpenedAttempt | undefined;
-  let deadline: RequestDeadline | undefined;
-  try {
-    const candidates = planRequest(body, key, deps.directory, deps.routing);
-    if (deps.admission) await deps.admission.admit({ request: body, key, candidates, outcome, reply });
-    deadline = new RequestDeadline(controller, requestTimeoutMs(deps.routing.settings, candidates), deps.clock);
-    opened = await openWithFallback({
-      ...deps,
-      body,
-      candidates,
-      controller,
-      deadline,
-      outcome,
-      requestId: request.id,
-      log: request.log,
-    });
-    const { candidate } = opened;
-    outcome.modelId = candidate.model.id;
-    outcome.providerId = candidate.provider.id;
-    outcome.upstreamModel = candidate.endpoint.upstreamModel;
-    const headers: Record<string, string> = {
-      'x-gateway-provider': candidate.provider.id,
-      'x-gateway-model': candidate.model.id,
-      'x-gateway-attempts': String(outcome.attempts.length),
-    };
-    if (opened.warnings.length > 0) headers['x-gateway-warnings'] = opened.warnings.join('; ');
-    if (body.stream) {
-      const fail = (error: GatewayError) => {
-        outcome.status = error.status;
-        outcome.errorCode = error.code;
-      };
-      const chunks = readChatChunks(opened, outcome, deps.clock, controller.signal);
-      await renderer.stream(chunks, headers, fail, () => outcome.usage);
-      return;
-    }
-    const completion = conformCompletion(
-      opened.completion ??
-        opened.adapter.parseResponse(new Uint8Array(await opened.response.body.arrayBuffer()), opened.context),
-    );
-    outcome.usage = (completion.usage as Usage | undefined) ?? null;
-    outcome.outputCharacters = completion.choices.reduce(
-      (sum, choice) => sum + (choice.message?.content?.length ?? 0),
-      0,
-    );
-    outcome.timeToFirstTokenMs = deps.clock.now() - startedAt;
-    await renderer.whole(completion, headers);
-  } catch (error) {
-    const gatewayError =
-      error instanceof GatewayError
-        ? error
-        : opened
-          ? guardUpstreamError(
-              toUpstreamError(error, opened.candidate.provider, controller.signal),
-              opened.candidate.provider,
-            )
-          : null;
-    outcome.status = gatewayError?.status ?? 500;
-    outcome.errorCode = gatewayError?.code ?? 'internal_error';
-    if (outcome.attempts.length > 0 && !reply.raw.headersSent)
-      reply.header('x-gateway-attempts', String(outcome.attempts.length));
-    throw gatewayError ?? error;
-  } finally {
-    deadline?.clear();
-    outcome.latencyMs = deps.clock.now() - startedAt;
-    reply.raw.removeListener('close', onClientClose);
-    for (const observer of deps.observers) observer.onCompletion(outcome);
-  }
+    open: (run) => openChat(deps, run),
+    async render(opened, run, headers) {
+      const { outcome } = run;
+      if (body.stream) {
+        const fail = (error: GatewayError) => {
+          outcome.status = error.status;
+          outcome.errorCode = error.code;
+        };
+        const chunks = readChatChunks(opened, outcome, deps.clock, run.controller.signal);
+        await renderer.stream(chunks, headers, fail, () => outcome.usage);
+        return;
+      }
+      const completion = await readChatCompletion(opened, outcome, deps.clock);
+      await renderer.whole(completion, headers);
+    },
+  });
 }
 
 /**

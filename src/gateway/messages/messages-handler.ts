@@ -3,6 +3,7 @@ import { GatewayError } from '../../shared/errors.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { runChatRequest } from '../chat-core/run-chat-request.js';
 import { SseEventWriter } from '../sse-events.js';
+import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor } from '../engine/dropped-params.js';
 import { messagesToChat } from './messages-to-chat.js';
 import { chatToMessage } from './chat-to-message.js';
 import { MessagesStreamTranslator } from './messages-stream-translator.js';
@@ -12,32 +13,40 @@ import type { MessagesRequest } from './messages-types.js';
 export function createMessagesHandler(deps: ChatHandlerDeps) {
   return async function handleMessages(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const body = request.body as MessagesRequest;
-    const chat = messagesToChat(body);
+    const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
+    const { chat, ...translation } = messagesToChat(body, { strict });
     const id = deps.ids.next('msg_');
-    await runChatRequest(deps, request, reply, chat, {
-      whole(completion, headers) {
-        reply.headers(headers).send(chatToMessage(completion, id));
+    await runChatRequest(
+      deps,
+      request,
+      reply,
+      chat,
+      {
+        whole(completion, headers) {
+          reply.headers(headers).send(chatToMessage(completion, id));
+        },
+        async stream(chunks, headers, fail, usage) {
+          const translator = new MessagesStreamTranslator(id, headers['x-gateway-model'] ?? body.model);
+          const writer = new SseEventWriter(reply, { sequenceNumbers: false, writeStallMs: deps.writeStallMs });
+          writer.open(request.id, headers);
+          await writer.write(translator.start());
+          try {
+            for await (const chunk of chunks) await writer.write(translator.push(chunk));
+            await writer.write(translator.finish(usage()));
+            writer.end();
+          } catch (error) {
+            const gatewayError =
+              error instanceof GatewayError
+                ? error
+                : new GatewayError(500, 'server_error', 'internal_error', 'The stream failed.');
+            fail(gatewayError);
+            if (reply.raw.destroyed) return writer.destroy();
+            await writer.write(translator.fail(gatewayError));
+            writer.end();
+          }
+        },
       },
-      async stream(chunks, headers, fail, usage) {
-        const translator = new MessagesStreamTranslator(id, headers['x-gateway-model'] ?? body.model);
-        const writer = new SseEventWriter(reply, { sequenceNumbers: false, writeStallMs: deps.writeStallMs });
-        writer.open(request.id, headers);
-        await writer.write(translator.start());
-        try {
-          for await (const chunk of chunks) await writer.write(translator.push(chunk));
-          await writer.write(translator.finish(usage()));
-          writer.end();
-        } catch (error) {
-          const gatewayError =
-            error instanceof GatewayError
-              ? error
-              : new GatewayError(500, 'server_error', 'internal_error', 'The stream failed.');
-          fail(gatewayError);
-          if (reply.raw.destroyed) return writer.destroy();
-          await writer.write(translator.fail(gatewayError));
-          writer.end();
-        }
-      },
-    });
+      translation,
+    );
   };
 }

@@ -2,7 +2,10 @@ import { Type } from '@sinclair/typebox';
 
 const Block = Type.Object({ type: Type.String() }, { additionalProperties: true });
 
-/** JSON Schema of POST /v1/messages (Anthropic Messages): shapes and ranges; blocks are checked in messages-to-chat.ts. */
+/**
+ * JSON Schema of POST /v1/messages (Anthropic Messages): only what the gateway routes and meters on
+ * (model, max_tokens, messages); blocks are read in messages-to-chat.ts, unknown fields pass.
+ */
 export const MessagesRequestSchema = Type.Object(
   {
     model: Type.String({ minLength: 1, maxLength: 256 }),
@@ -11,7 +14,7 @@ export const MessagesRequestSchema = Type.Object(
     messages: Type.Array(
       Type.Object(
         {
-          role: Type.String({ enum: ['user', 'assistant'] }),
+          role: Type.String({ enum: ['user', 'assistant', 'system'] }),
           content: Type.Union([Type.String(), Type.Array(Block)], { description: 'a string or content blocks' }),
         },
         { additionalProperties: true },
@@ -34,7 +37,10 @@ export const MessagesRequestSchema = Type.Object(
     top_p: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     top_k: Type.Optional(Type.Integer({ minimum: 0 })),
     thinking: Type.Optional(
-      Type.Object({ type: Type.String({ enum: ['enabled', 'disabled'] }) }, { additionalProperties: true }),
+      Type.Object(
+        { type: Type.String({ description: 'enabled (with budget_tokens), adaptive or disabled' }) },
+        { additionalProperties: true },
+      ),
     ),
     metadata: Type.Optional(Type.Object({}, { additionalProperties: true })),
     stream: Type.Optional(Type.Boolean()),

@@ -18,14 +18,20 @@ export interface MessagesRequest {
   model: string;
   max_tokens: number;
   system?: string | AnthropicBlock[];
-  messages: Array<{ role: 'user' | 'assistant'; content: string | AnthropicBlock[] }>;
+  /** `system` entries are sent by Claude Code between turns (not in Anthropic's published schema). */
+  messages: Array<{ role: 'user' | 'assistant' | 'system'; content: string | AnthropicBlock[] }>;
   tools?: Array<{ name: string; description?: string; input_schema?: Record<string, unknown>; type?: string }>;
   tool_choice?: { type: 'auto' | 'any' | 'tool' | 'none'; name?: string; disable_parallel_tool_use?: boolean };
   stop_sequences?: string[];
   temperature?: number;
   top_p?: number;
   top_k?: number;
-  thinking?: { type: 'enabled' | 'disabled'; budget_tokens?: number };
+  thinking?: { type: 'enabled' | 'disabled' | 'adaptive' | (string & {}); budget_tokens?: number };
+  output_config?: {
+    effort?: string;
+    format?: { type: string; schema?: Record<string, unknown> };
+    [key: string]: unknown;
+  };
   metadata?: { user_id?: string };
   stream?: boolean;
   [extra: string]: unknown;

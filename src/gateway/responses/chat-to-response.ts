@@ -1,4 +1,5 @@
 import type { ChatCompletion, ChatMessage, Usage } from '../../shared/openai-types.js';
+import { flatToolName, restoreToolName, type NamespaceMap } from './namespace-tools.js';
 import type { ResponseObject, ResponseOutputItem, ResponseUsage, ResponsesRequest } from './responses-types.js';
 
 /** Everything a Response needs that is not in the chat answer; ids injected so translation stays pure. */
@@ -10,6 +11,8 @@ export interface ResponseMeta {
   store: boolean;
   /** Makes item ids (msg_…, fc_…, rs_…). */
   itemId: (prefix: string) => string;
+  /** Namespace tools offered flat: their calls are given back split. */
+  namespaces?: NamespaceMap;
 }
 
 export function responseUsage(usage: Usage | null | undefined): ResponseUsage | null {
@@ -107,7 +110,7 @@ export function chatToResponse(completion: ChatCompletion, meta: ResponseMeta): 
       type: 'function_call',
       id: meta.itemId('fc_'),
       call_id: call.id,
-      name: call.function.name,
+      ...restoreToolName(meta.namespaces, call.function.name),
       arguments: call.function.arguments,
       status: 'completed',
     });
@@ -122,7 +125,14 @@ export function assistantTurnOf(output: ResponseOutputItem[]): ChatMessage | nul
   for (const item of output) {
     if (item.type === 'message') text += item.content.map((part) => part.text).join('');
     if (item.type === 'function_call')
-      calls.push({ id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } });
+      calls.push({
+        id: item.call_id,
+        type: 'function',
+        function: {
+          name: item.namespace ? flatToolName(item.namespace, item.name) : item.name,
+          arguments: item.arguments,
+        },
+      });
   }
   if (text === '' && calls.length === 0) return null;
   return { role: 'assistant', content: text === '' ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : {}) };

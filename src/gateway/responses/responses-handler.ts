@@ -4,6 +4,7 @@ import { GatewayError, NotFoundError } from '../../shared/errors.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { runChatRequest } from '../chat-core/run-chat-request.js';
 import { SseEventWriter } from '../sse-events.js';
+import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor } from '../engine/dropped-params.js';
 import { responsesToChat } from './responses-to-chat.js';
 import { assistantTurnOf, chatToResponse, type ResponseMeta } from './chat-to-response.js';
 import { ResponsesStreamTranslator } from './responses-stream-translator.js';
@@ -36,7 +37,8 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
         );
       previous = stored.conversation;
     }
-    const translation = responsesToChat(body, previous);
+    const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
+    const translation = responsesToChat(body, previous, { strict });
     const store = body.store !== false;
     const meta: ResponseMeta = {
       id: deps.ids.next('resp_'),
@@ -45,6 +47,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       request: body,
       store,
       itemId: (prefix) => deps.ids.next(prefix),
+      namespaces: translation.namespaces,
     };
     const keep = async (response: ResponseObject) => {
       if (!store || !key) return;
@@ -63,37 +66,44 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       return { ...headers, 'x-gateway-warnings': [existing, ...translation.warnings].filter(Boolean).join('; ') };
     };
 
-    await runChatRequest(deps, request, reply, translation.chat, {
-      async whole(completion, headers) {
-        meta.model = completion.model;
-        const response = chatToResponse(completion, meta);
-        await keep(response);
-        reply.headers(warn(headers)).send(response);
-      },
-      async stream(chunks, headers, fail, usage) {
-        meta.model = headers['x-gateway-model'] ?? meta.model;
-        const translator = new ResponsesStreamTranslator(meta);
-        const writer = new SseEventWriter(reply, { sequenceNumbers: true, writeStallMs: deps.writeStallMs });
-        writer.open(request.id, warn(headers));
-        await writer.write(translator.start());
-        try {
-          for await (const chunk of chunks) await writer.write(translator.push(chunk));
-          const { events, response } = translator.finish(usage());
+    await runChatRequest(
+      deps,
+      request,
+      reply,
+      translation.chat,
+      {
+        async whole(completion, headers) {
+          meta.model = completion.model;
+          const response = chatToResponse(completion, meta);
           await keep(response);
-          await writer.write(events);
-          writer.end();
-        } catch (error) {
-          const gatewayError =
-            error instanceof GatewayError
-              ? error
-              : new GatewayError(500, 'server_error', 'internal_error', 'The stream failed.');
-          fail(gatewayError);
-          if (reply.raw.destroyed) return writer.destroy();
-          await writer.write(translator.fail(gatewayError));
-          writer.end();
-        }
+          reply.headers(warn(headers)).send(response);
+        },
+        async stream(chunks, headers, fail, usage) {
+          meta.model = headers['x-gateway-model'] ?? meta.model;
+          const translator = new ResponsesStreamTranslator(meta);
+          const writer = new SseEventWriter(reply, { sequenceNumbers: true, writeStallMs: deps.writeStallMs });
+          writer.open(request.id, warn(headers));
+          await writer.write(translator.start());
+          try {
+            for await (const chunk of chunks) await writer.write(translator.push(chunk));
+            const { events, response } = translator.finish(usage());
+            await keep(response);
+            await writer.write(events);
+            writer.end();
+          } catch (error) {
+            const gatewayError =
+              error instanceof GatewayError
+                ? error
+                : new GatewayError(500, 'server_error', 'internal_error', 'The stream failed.');
+            fail(gatewayError);
+            if (reply.raw.destroyed) return writer.destroy();
+            await writer.write(translator.fail(gatewayError));
+            writer.end();
+          }
+        },
       },
-    });
+      { dropped: translation.dropped, optionalSearchParam: translation.optionalSearchParam },
+    );
   };
 }
 

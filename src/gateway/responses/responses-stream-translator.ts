@@ -2,6 +2,7 @@ import type { ChatCompletionChunk, Usage } from '../../shared/openai-types.js';
 import type { GatewayError } from '../../shared/errors.js';
 import { responseEnvelope, responseUsage, type ResponseMeta } from './chat-to-response.js';
 import type { ResponseObject, ResponseOutputItem } from './responses-types.js';
+import { restoreToolName } from './namespace-tools.js';
 
 /** One Responses stream event (without sequence_number, which the writer adds). */
 export type ResponsesEvent = { type: string; [field: string]: unknown };
@@ -116,7 +117,7 @@ export class ResponsesStreamTranslator {
           type: 'function_call',
           id: this.meta.itemId('fc_'),
           call_id: call.id ?? this.meta.itemId('call_'),
-          name: call.function?.name ?? '',
+          ...restoreToolName(this.meta.namespaces, call.function?.name ?? ''),
           arguments: '',
           status: 'in_progress',
         };
@@ -149,6 +150,7 @@ export class ResponsesStreamTranslator {
         item_id: item.id,
         output_index: index,
         name: item.name,
+        ...(item.namespace ? { namespace: item.namespace } : {}),
         arguments: item.arguments,
       });
       events.push({ type: 'response.output_item.done', output_index: index, item: { ...item } });

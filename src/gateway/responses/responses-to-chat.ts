@@ -1,19 +1,32 @@
 import { InvalidRequestError } from '../../shared/errors.js';
-import type {
-  ChatCompletionRequest,
-  ChatMessage,
-  ContentPart,
-  FunctionTool,
-  ToolChoice,
-} from '../../shared/openai-types.js';
-import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest, ResponsesTool } from './responses-types.js';
+import type { ChatCompletionRequest, ChatMessage, ContentPart } from '../../shared/openai-types.js';
+import type { ResponsesContentPart, ResponsesInputItem, ResponsesRequest } from './responses-types.js';
+import { convertToolChoice, convertTools, type Drop } from './responses-tools-to-chat.js';
+import { flatToolName, type NamespaceMap } from './namespace-tools.js';
 
-/** Built-in Responses tools the gateway maps onto a chat feature. */
-const SEARCH_TOOLS = new Set([
-  'web_search',
-  'web_search_preview',
-  'web_search_2025_08_26',
-  'web_search_preview_2025_03_11',
+/** The Responses fields this translation reads or the gateway itself handles; others are named as dropped. */
+const TRANSLATED_FIELDS = new Set([
+  'model',
+  'input',
+  'instructions',
+  'tools',
+  'tool_choice',
+  'text',
+  'max_output_tokens',
+  'temperature',
+  'top_p',
+  'reasoning',
+  'metadata',
+  'store',
+  'previous_response_id',
+  'stream',
+  'parallel_tool_calls',
+  'user',
+  // A caching hint: nothing to translate (chat upstreams other than OpenAI refuse unknown fields).
+  'prompt_cache_key',
+  // The gateway's own routing fields.
+  'provider',
+  'models',
 ]);
 
 export interface ChatTranslation {
@@ -22,15 +35,37 @@ export interface ChatTranslation {
   conversation: ChatMessage[];
   /** Input parts the gateway dropped (reasoning items), named for x-gateway-warnings. */
   warnings: string[];
+  /** Parameters chat cannot express, by name (x-gateway-dropped-params). */
+  dropped: string[];
+  /** The hosted search tool offered, when search is optional (dropped and named where no model has it). */
+  optionalSearchParam?: string;
+  /** Namespace tools offered flat, to split the calls again (namespace-tools.ts). */
+  namespaces: NamespaceMap;
 }
 
 /**
  * A Responses request (plus the stored conversation of previous_response_id) → one chat request.
- * Pure; throws InvalidRequestError naming the parameter for what cannot be translated.
+ * Pure. What chat cannot express (hosted tools other than web_search, `include`, unknown items
+ * and fields) is dropped and named; under `strict` it throws InvalidRequestError naming it.
  */
-export function responsesToChat(request: ResponsesRequest, previous: ChatMessage[] | null): ChatTranslation {
+export function responsesToChat(
+  request: ResponsesRequest,
+  previous: ChatMessage[] | null,
+  options: { strict?: boolean } = {},
+): ChatTranslation {
   const warnings: string[] = [];
-  const input = convertInput(request.input, warnings);
+  const dropped: string[] = [];
+  const drop: Drop = (name, error) => {
+    if (options.strict) throw error();
+    if (!dropped.includes(name)) dropped.push(name);
+  };
+  for (const field of Object.keys(request))
+    if (!TRANSLATED_FIELDS.has(field))
+      drop(
+        field,
+        () => new InvalidRequestError(`'${field}' is not supported on this model.`, field, 'unsupported_parameter'),
+      );
+  const input = convertInput(request.input, warnings, drop);
   const conversation = [...(previous ?? []), ...input];
   const messages: ChatMessage[] = [];
   if (typeof request.instructions === 'string' && request.instructions !== '')
@@ -40,7 +75,7 @@ export function responsesToChat(request: ResponsesRequest, previous: ChatMessage
     throw new InvalidRequestError("Missing required parameter: 'input'.", 'input', 'missing_required_parameter');
 
   const chat: ChatCompletionRequest = { model: request.model, messages };
-  const { tools, search } = convertTools(request.tools ?? []);
+  const { tools, search, namespaces } = convertTools(request.tools ?? [], drop);
   if (tools.length > 0) chat.tools = tools;
   if (search) chat.enable_search = true;
   const toolChoice = convertToolChoice(request.tool_choice, tools.length > 0);
@@ -70,16 +105,23 @@ export function responsesToChat(request: ResponsesRequest, previous: ChatMessage
   if (typeof request.temperature === 'number') chat.temperature = request.temperature;
   if (typeof request.top_p === 'number') chat.top_p = request.top_p;
   if (request.reasoning?.effort) chat.reasoning_effort = request.reasoning.effort;
+  if (request.reasoning?.summary) drop('reasoning.summary', () => unsupported('reasoning.summary'));
+  if (request.text?.verbosity) drop('text.verbosity', () => unsupported('text.verbosity'));
   if (typeof request.user === 'string') chat.user = request.user;
   for (const field of ['provider', 'models'] as const) if (request[field] !== undefined) chat[field] = request[field];
   if (request.stream) {
     chat.stream = true;
     chat.stream_options = { include_usage: true };
   }
-  return { chat, conversation, warnings };
+  const optional = search && !options.strict ? { optionalSearchParam: search } : {};
+  return { chat, conversation, warnings, dropped, namespaces, ...optional };
 }
 
-function convertInput(input: ResponsesRequest['input'], warnings: string[]): ChatMessage[] {
+function unsupported(param: string): InvalidRequestError {
+  return new InvalidRequestError(`'${param}' is not supported on this model.`, param, 'unsupported_parameter');
+}
+
+function convertInput(input: ResponsesRequest['input'], warnings: string[], drop: Drop): ChatMessage[] {
   if (input === undefined) return [];
   if (typeof input === 'string') return [{ role: 'user', content: input }];
   const messages: ChatMessage[] = [];
@@ -97,10 +139,12 @@ function convertInput(input: ResponsesRequest['input'], warnings: string[]): Cha
             `${where}.${item.call_id ? 'name' : 'call_id'}`,
             'missing_required_parameter',
           );
+        // A call of a namespace tool is replayed under the flat name the model was offered.
+        const name = typeof item.namespace === 'string' ? flatToolName(item.namespace, item.name) : item.name;
         const call = {
           id: item.call_id,
           type: 'function' as const,
-          function: { name: item.name, arguments: item.arguments ?? '' },
+          function: { name, arguments: item.arguments ?? '' },
         };
         const last = messages.at(-1);
         // Consecutive calls (and the text just before them) are one assistant turn in chat.
@@ -122,10 +166,14 @@ function convertInput(input: ResponsesRequest['input'], warnings: string[]): Cha
         warnings.push(`${where}: reasoning item dropped`);
         return;
       default:
-        throw new InvalidRequestError(
-          `Invalid value for '${where}.type': '${type}' items are not supported; send messages, function_call and function_call_output items.`,
-          `${where}.type`,
-          'unsupported_parameter',
+        drop(
+          `input:${type}`,
+          () =>
+            new InvalidRequestError(
+              `Invalid value for '${where}.type': '${type}' items are not supported; send messages, function_call and function_call_output items.`,
+              `${where}.type`,
+              'unsupported_parameter',
+            ),
         );
     }
   });
@@ -198,53 +246,4 @@ function outputText(output: ResponsesInputItem['output']): string {
   if (typeof output === 'string') return output;
   if (Array.isArray(output)) return output.map((part) => part.text ?? '').join('');
   return '';
-}
-
-function convertTools(tools: ResponsesTool[]): { tools: FunctionTool[]; search: boolean } {
-  const converted: FunctionTool[] = [];
-  let search = false;
-  tools.forEach((tool, index) => {
-    if (tool.type === 'function') {
-      if (!tool.name)
-        throw new InvalidRequestError(
-          `Missing required parameter: 'tools[${index}].name'.`,
-          `tools[${index}].name`,
-          'missing_required_parameter',
-        );
-      converted.push({
-        type: 'function',
-        function: {
-          name: tool.name,
-          ...(tool.description ? { description: tool.description } : {}),
-          ...(tool.parameters ? { parameters: tool.parameters } : {}),
-          ...(typeof tool.strict === 'boolean' ? { strict: tool.strict } : {}),
-        },
-      });
-    } else if (SEARCH_TOOLS.has(tool.type)) {
-      search = true;
-    } else {
-      throw new InvalidRequestError(
-        `Unsupported tool 'tools[${index}]': built-in tool '${tool.type}' is not supported by the gateway; use function tools (web_search maps to the model's native search).`,
-        `tools[${index}].type`,
-        'unsupported_tool_type',
-      );
-    }
-  });
-  return { tools: converted, search };
-}
-
-function convertToolChoice(choice: ResponsesRequest['tool_choice'], hasTools: boolean): ToolChoice | undefined {
-  if (choice === undefined || choice === null) return undefined;
-  if (typeof choice === 'string') {
-    if (!hasTools) return undefined;
-    if (choice === 'auto' || choice === 'none' || choice === 'required') return choice;
-    throw new InvalidRequestError(`Invalid value for 'tool_choice': '${choice}'.`, 'tool_choice', 'invalid_value');
-  }
-  if (choice.type === 'function' && choice.name) return { type: 'function', function: { name: choice.name } };
-  if (SEARCH_TOOLS.has(choice.type)) return hasTools ? 'auto' : undefined;
-  throw new InvalidRequestError(
-    `Invalid value for 'tool_choice': '${choice.type}' cannot be forced; name a function tool.`,
-    'tool_choice',
-    'invalid_value',
-  );
 }

@@ -82,6 +82,8 @@ export type ResponseOutputItem =
       id: string;
       call_id: string;
       name: string;
+      /** The namespace of a `namespace` tool's function (namespace-tools.ts). */
+      namespace?: string;
       arguments: string;
       status: 'in_progress' | 'completed' | 'incomplete';
     }
