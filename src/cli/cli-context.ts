@@ -6,8 +6,15 @@ import { openRuntime, type Runtime } from '../gateway-runtime.js';
 
 /** A failure to report in one line (plus the store and config it happened with). */
 export class CliError extends Error {}
-/** A malformed command: also print the usage. */
-export class UsageError extends CliError {}
+/** A malformed command (exit code 2): also print the usage of `command` (a prefix such as `keys`). */
+export class UsageError extends CliError {
+  constructor(
+    message: string,
+    readonly command?: string,
+  ) {
+    super(message);
+  }
+}
 
 type Env = Record<string, string | undefined>;
 

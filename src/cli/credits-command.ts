@@ -1,21 +1,27 @@
-import { parseArgs } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../store/database.js';
 import { findUserByEmail } from '../users/user-repository.js';
-import { applyLedgerEntry, getBalance, hasLedgerEntry } from '../credits/credit-ledger.js';
+import { applyLedgerEntry, getBalance, hasLedgerEntry, listLedgerEntries } from '../credits/credit-ledger.js';
 import { balanceMismatches } from '../credits/ledger-balance-check.js';
 import type { RedisHotCounters } from '../metering/redis-hot-counters.js';
 import { nanosToUsd, parseUsdAmount } from '../metering/money.js';
+import { parseFlags, requireFlags, wholeNumberFlag, type FlagSpecs } from './cli-arguments.js';
+import { CliError, UsageError } from './cli-context.js';
+import { formatTable } from './users-command.js';
 
-/** Failures the CLI reports in one line; `usage` ones also print the usage text. */
-export class CreditsCommandError extends Error {
-  constructor(
-    message: string,
-    readonly usage = false,
-  ) {
-    super(message);
-  }
-}
+const EMAIL = { form: 'E (the account email)' };
+const FLAGS: Record<string, FlagSpecs> = {
+  grant: {
+    email: EMAIL,
+    amount: { form: 'USD (a positive amount, e.g. 10 or 2.50)' },
+    reference: { form: 'R (applied once per account)' },
+    note: { form: 'TEXT (shown in the history)' },
+  },
+  balance: { email: EMAIL },
+  history: { email: EMAIL, limit: { form: 'N (entries, 1 to 1000)' } },
+  reconcile: {},
+};
+const DEFAULT_HISTORY_LIMIT = 20;
 
 /** What a credits command works on: the store and, with REDIS_URL, the hot counters every instance shares. */
 export interface CreditsTarget {
@@ -27,7 +33,7 @@ export interface CreditsTarget {
 
 /**
  * `gateway credits grant --email E --amount USD [--reference R]`, `gateway credits balance
- * --email E` and `gateway credits reconcile`. A grant without --reference gets a fresh one;
+ * --email E`, `gateway credits history --email E [--limit N]` and `gateway credits reconcile`. A grant without --reference gets a fresh one;
  * with it, running the same grant twice for the same user credits once (the reference is unique
  * per user). A grant reaches the hot counters of the
  * running instances through the ledger's watcher (Redis), or their ledger poll (no Redis).
@@ -38,8 +44,18 @@ export async function runCreditsCommand(
   open: () => Promise<CreditsTarget>,
   write: (text: string) => void,
 ): Promise<void> {
+  const specs = subcommand ? FLAGS[subcommand] : undefined;
+  if (!specs)
+    throw new UsageError(
+      subcommand
+        ? `unknown command: credits ${subcommand} (it is one of: ${Object.keys(FLAGS).join(', ')})`
+        : `credits needs a command: ${Object.keys(FLAGS).join(', ')}`,
+      'credits',
+    );
+  const command = `credits ${subcommand}`;
+  const parsed = parseFlags(command, args, specs);
+  const values = parsed.values as Record<string, string | undefined>;
   if (subcommand === 'reconcile') {
-    parseArgs({ args, options: {}, strict: true });
     const target = await open();
     try {
       await reconcile(target, write);
@@ -48,33 +64,26 @@ export async function runCreditsCommand(
     }
     return;
   }
-  if (subcommand !== 'grant' && subcommand !== 'balance')
-    throw new CreditsCommandError(`unknown command: credits ${subcommand ?? ''}`.trim(), true);
-  const { values } = parseArgs({
-    args,
-    options: {
-      email: { type: 'string' },
-      amount: { type: 'string' },
-      reference: { type: 'string' },
-      note: { type: 'string' },
-    },
-    strict: true,
-  });
-  if (!values.email) throw new CreditsCommandError(`credits ${subcommand} needs --email`, true);
+  requireFlags(command, parsed, subcommand === 'grant' ? ['email', 'amount'] : ['email'], specs);
   let amount: number | null = null;
   if (subcommand === 'grant') {
-    if (!values.amount) throw new CreditsCommandError('credits grant needs --amount (USD, e.g. 10 or 2.50)', true);
-    amount = parseUsdAmount(values.amount);
+    amount = parseUsdAmount(values.amount!);
     if (amount === null)
-      throw new CreditsCommandError(
-        `--amount must be a positive USD amount with at most 9 decimals (got '${values.amount}')`,
+      throw new UsageError(
+        `${command}: --amount must be a positive USD amount with at most 9 decimals, e.g. 10 or 2.50 (got "${values.amount}")`,
+        command,
       );
   }
+  const limit = wholeNumberFlag(command, 'limit', values.limit, 1, 1000) ?? DEFAULT_HISTORY_LIMIT;
   const target = await open();
   const { store } = target;
   try {
-    const user = await findUserByEmail(store.db, values.email);
-    if (!user) throw new CreditsCommandError(`no user with the email ${values.email}`);
+    const user = await findUserByEmail(store.db, values.email!);
+    if (!user) throw new CliError(`no user with the email ${values.email}`);
+    if (subcommand === 'history') {
+      write(await historyTable(store, user.id, user.email, limit));
+      return;
+    }
     if (amount === null) {
       write(`${user.email}: ${nanosToUsd(await getBalance(store, user.id))} USD\n`);
       return;
@@ -101,6 +110,21 @@ export async function runCreditsCommand(
   } finally {
     await target.close();
   }
+}
+
+/** The newest ledger entries of an account, with the balance under them. */
+async function historyTable(store: Store, userId: string, email: string, limit: number): Promise<string> {
+  const entries = await listLedgerEntries(store.db, userId, limit);
+  const rows = entries.map((entry) => [
+    new Date(Number(entry.created_at)).toISOString(),
+    entry.kind,
+    (entry.amount_nanos > 0 ? '+' : '') + nanosToUsd(Number(entry.amount_nanos)),
+    entry.description,
+  ]);
+  const table = rows.length > 0 ? formatTable(['WHEN', 'KIND', 'USD', 'DESCRIPTION'], rows) : '';
+  const balance = nanosToUsd(await getBalance(store, userId));
+  const count = `${entries.length} entr${entries.length === 1 ? 'y' : 'ies'} shown (newest first, at most ${limit})`;
+  return `${table}${email}: ${count}; balance ${balance} USD\n`;
 }
 
 /** Checks balances against the ledger, rebuilds the shared hot counters from it and reports any drift. */

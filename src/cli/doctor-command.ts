@@ -6,6 +6,8 @@ import { openStore, describeDatabaseUrl } from '../store/database.js';
 import { migrationsCheck, redisCheck, storeCheck } from '../observability/readiness-checks.js';
 import { runReadinessChecks, type ReadinessCheck } from '../observability/health-routes.js';
 import type { CliContext } from './cli-context.js';
+import { createProviderRegistry, type ProviderRegistry } from '../providers/provider-registry.js';
+import type { UpstreamHttpRequest } from '../providers/provider-adapter.js';
 import { formatTable } from './users-command.js';
 
 export interface DoctorRow {
@@ -14,22 +16,64 @@ export interface DoctorRow {
   detail: string;
 }
 
-/** Any HTTP answer means the provider is reachable (401 without a key is still an answer). */
-async function providerReachable(provider: ProviderConfig, timeoutMs: number): Promise<DoctorRow> {
+/** How a provider's model-list call went, in the words the doctor's table uses. */
+export function describeModelListAnswer(httpStatus: number): { status: DoctorRow['status']; state: string } {
+  if (httpStatus >= 200 && httpStatus < 300) return { status: 'ok', state: 'reachable and authenticated' };
+  if (httpStatus === 401 || httpStatus === 403)
+    return { status: 'FAIL', state: 'reachable but refused (the credentials were not accepted)' };
+  if (httpStatus === 404)
+    return { status: 'FAIL', state: 'reachable but refused (no model list there: check base_url)' };
+  return { status: 'FAIL', state: 'reachable but failing' };
+}
+
+/** The number of models a model-list answer names (OpenAI `data`, Gemini `models`, Bedrock `modelSummaries`). */
+function modelCount(text: string): number | undefined {
+  try {
+    const body = JSON.parse(text) as Record<string, unknown>;
+    const list = body.data ?? body.models ?? body.modelSummaries;
+    return Array.isArray(list) ? list.length : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The provider's own model-list call, with its credentials: a 2xx means reachable and
+ * authenticated, 401/403/404 reachable but refused, no answer down.
+ */
+async function checkProvider(
+  provider: ProviderConfig,
+  registry: ProviderRegistry,
+  timeoutMs: number,
+): Promise<DoctorRow> {
   const check = `provider ${provider.id}`;
+  const adapter = registry.get(provider.type);
+  let call: UpstreamHttpRequest;
+  try {
+    if (!adapter?.buildModelListRequest) {
+      call = { url: provider.baseUrl, method: 'GET', headers: { ...provider.headers }, body: '', warnings: [] };
+    } else call = await adapter.buildModelListRequest(provider, new Date());
+  } catch (error) {
+    return { check, status: 'FAIL', detail: `misconfigured: ${(error as Error).message}` };
+  }
+  const where = `GET ${call.url.split('?')[0]}`;
   const started = Date.now();
   try {
-    const response = await request(provider.baseUrl, {
+    const response = await request(call.url, {
       method: 'GET',
+      headers: call.headers,
       headersTimeout: timeoutMs,
       bodyTimeout: timeoutMs,
       signal: AbortSignal.timeout(timeoutMs),
     });
-    await response.body.dump();
+    const text = await response.body.text();
+    const { status, state } = describeModelListAnswer(response.statusCode);
+    const count = status === 'ok' ? modelCount(text) : undefined;
+    const models = count === undefined ? '' : `, ${count} model${count === 1 ? '' : 's'}`;
     return {
       check,
-      status: 'ok',
-      detail: `HTTP ${response.statusCode} from ${provider.baseUrl} in ${Date.now() - started} ms`,
+      status,
+      detail: `${state}: HTTP ${response.statusCode} from ${where}${models} in ${Date.now() - started} ms`,
     };
   } catch (error) {
     const cause = error as { code?: string; name?: string; message?: string; cause?: { code?: string } };
@@ -37,7 +81,7 @@ async function providerReachable(provider: ProviderConfig, timeoutMs: number): P
       cause.name === 'TimeoutError' || cause.code === 'UND_ERR_HEADERS_TIMEOUT'
         ? `no answer within ${timeoutMs} ms`
         : (cause.code ?? cause.cause?.code ?? cause.message ?? String(error));
-    return { check, status: 'FAIL', detail: `${reason} (${provider.baseUrl})` };
+    return { check, status: 'FAIL', detail: `down: ${reason} (${where})` };
   }
 }
 
@@ -66,6 +110,7 @@ export async function runDoctor(
     });
   }
   if (config) {
+    const registry = createProviderRegistry();
     const store = openStore(config.databaseUrl);
     const redis = config.redisUrl
       ? new Redis(config.redisUrl, {
@@ -88,7 +133,7 @@ export async function runDoctor(
         );
       const [readiness, providers] = await Promise.all([
         runReadinessChecks(checks, timeoutMs),
-        Promise.all(config.providers.map((provider) => providerReachable(provider, timeoutMs))),
+        Promise.all(config.providers.map((provider) => checkProvider(provider, registry, timeoutMs))),
       ]);
       const detailOf = (name: string, okDetail: string) =>
         readiness.checks[name] === 'ok' ? okDetail : readiness.checks[name];

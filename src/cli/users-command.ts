@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { createUser } from '../users/create-user.js';
 import { findUserByEmail } from '../users/user-repository.js';
 import { randomIdGenerator } from '../shared/ids.js';
@@ -8,10 +7,13 @@ import { InvitationService } from '../users/invitations.js';
 import { systemClock } from '../shared/clock.js';
 import { GatewayError } from '../shared/errors.js';
 import { setUserDisabled } from '../users/set-user-disabled.js';
-import { isRole, ROLES, setRole } from '../users/user-roles.js';
+import { getRole, isRole, ROLES, setRole } from '../users/user-roles.js';
 import { recordAudit } from '../users/admin-audit-log.js';
 import type { Runtime } from '../gateway-runtime.js';
 import { CliError, UsageError } from './cli-context.js';
+import { parseFlags, requireFlags, type FlagSpecs } from './cli-arguments.js';
+import { getBalance } from '../credits/credit-ledger.js';
+import { nanosToUsd } from '../metering/money.js';
 import { withAuthContext } from '../users/auth-async-context.js';
 
 type Write = (text: string) => void;
@@ -21,15 +23,33 @@ function toIso(value: unknown): string {
   return Number.isNaN(date.getTime()) ? String(value) : date.toISOString();
 }
 
+const EMAIL = { form: 'E (the account email)' };
+const FLAGS: Record<string, FlagSpecs> = {
+  create: {
+    email: EMAIL,
+    password: { form: 'P (at least 10 characters)' },
+    name: { form: 'N (display name)' },
+    'exists-ok': { type: 'boolean' },
+  },
+  list: {},
+  show: { email: EMAIL },
+  disable: { email: EMAIL },
+  enable: { email: EMAIL },
+  'set-password': { email: EMAIL, password: { form: 'P (omit to generate one)' } },
+  'set-role': { email: EMAIL, role: { form: ROLES.join('|') } },
+  invite: { email: EMAIL },
+};
+
 async function userByEmail(runtime: Runtime, email: string | undefined, command: string) {
-  if (!email) throw new UsageError(`users ${command} needs --email`);
+  if (!email) throw new UsageError(`users ${command} needs --email E`, `users ${command}`);
   const user = await findUserByEmail(runtime.store.db, email);
   if (!user) throw new CliError(`no user with the email ${email}`);
   return user;
 }
 
 /**
- * `gateway users create|list|disable|enable|set-password|set-role|invite`. Disabling deletes the
+ * `gateway users create|list|show|disable|enable|set-password|set-role|invite`. `create
+ * --exists-ok` reuses an account that exists (the README's tour runs on any store). Disabling deletes the
  * account's sessions, revokes its API keys (written to the key change feed, so running gateways
  * drop them within their poll interval) and refuses new sign-ins; enabling allows sign-in again
  * (revoked keys stay revoked). A new password also ends every session. Role changes, disabling and
@@ -41,38 +61,50 @@ export async function runUsersCommand(
   openRuntime: () => Promise<Runtime>,
   write: Write,
 ): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    options: {
-      email: { type: 'string' },
-      password: { type: 'string' },
-      name: { type: 'string' },
-      role: { type: 'string' },
-    },
-    strict: true,
-    allowPositionals: subcommand === 'invite' || subcommand === 'set-role',
+  const specs = subcommand ? FLAGS[subcommand] : undefined;
+  if (!specs)
+    throw new UsageError(
+      subcommand
+        ? `unknown command: users ${subcommand} (it is one of: ${Object.keys(FLAGS).join(', ')})`
+        : `users needs a command: ${Object.keys(FLAGS).join(', ')}`,
+      'users',
+    );
+  const command = `users ${subcommand}`;
+  const parsed = parseFlags(command, args, specs, {
+    positionals: subcommand === 'invite' || subcommand === 'set-role',
   });
+  const values = parsed.values as Record<string, string | undefined> & { 'exists-ok'?: boolean };
+  const { positionals } = parsed;
   if (subcommand === 'invite') {
     const email = values.email ?? positionals[0];
-    if (!email || positionals.length > (values.email ? 0 : 1)) throw new UsageError('users invite needs one email');
+    if (!email || positionals.length > (values.email ? 0 : 1))
+      throw new UsageError('users invite needs one email: gateway users invite <email>', command);
     return inviteUser(email, openRuntime, write);
   }
-  if (!['create', 'list', 'disable', 'enable', 'set-password', 'set-role'].includes(subcommand ?? ''))
-    throw new UsageError(`unknown command: users ${subcommand ?? ''}`.trim());
-  if (subcommand === 'create' && (!values.email || !values.password))
-    throw new UsageError('users create needs --email and --password');
+  if (subcommand === 'create') requireFlags(command, parsed, ['email', 'password'], specs);
+  if (subcommand === 'show') requireFlags(command, parsed, ['email'], specs);
   if (subcommand === 'set-role') {
     // `users set-role --email E --role admin` or `users set-role E admin`.
     values.email ??= positionals[0];
     values.role ??= positionals[1];
     if (!values.email || !isRole(values.role))
-      throw new UsageError(`users set-role needs --email and --role (${ROLES.join(' or ')})`);
+      throw new UsageError(
+        `users set-role needs --email E and --role (${ROLES.join(' or ')})${values.role ? `, got "${values.role}"` : ''}`,
+        command,
+      );
   }
   const runtime = await openRuntime();
   try {
     const db = runtime.store.db;
     switch (subcommand) {
       case 'create': {
+        const existing = await findUserByEmail(db, values.email!.trim());
+        if (existing && values['exists-ok']) {
+          write(
+            `user ${existing.email} already exists (id ${existing.id}, role ${await getRole(db, existing.id)}); reusing it, password unchanged\n`,
+          );
+          return;
+        }
         const user = await createUser(runtime.auth, runtime.store, {
           email: values.email!,
           password: values.password!,
@@ -81,12 +113,43 @@ export async function runUsersCommand(
         write(`created user ${user.email} (id ${user.id})\n`);
         return;
       }
+      case 'show': {
+        const user = await userByEmail(runtime, values.email, 'show');
+        const row = await db
+          .selectFrom('user')
+          .select(['createdAt', 'disabled'])
+          .where('id', '=', user.id)
+          .executeTakeFirstOrThrow();
+        const keys = await db
+          .selectFrom('api_keys')
+          .select((eb) => eb.fn.countAll<number>().as('count'))
+          .where('user_id', '=', user.id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst();
+        const fields: Array<[string, string]> = [
+          ['email', user.email],
+          ['name', user.name || '-'],
+          ['id', user.id],
+          ['role', await getRole(db, user.id)],
+          ['status', row.disabled ? 'disabled' : 'active'],
+          ['keys', `${Number(keys?.count ?? 0)} live`],
+          ['balance', `${nanosToUsd(await getBalance(runtime.store, user.id))} USD`],
+          ['created', toIso(row.createdAt)],
+        ];
+        write(fields.map(([field, value]) => `${`${field}:`.padEnd(9)}${value}\n`).join(''));
+        return;
+      }
       case 'list': {
         const users = await db
           .selectFrom('user')
           .select(['id', 'email', 'name', 'createdAt', 'disabled'])
           .orderBy('createdAt')
           .execute();
+        const admins = new Set(
+          (await db.selectFrom('user_roles').select('user_id').where('role', '=', 'admin').execute()).map(
+            (row) => row.user_id,
+          ),
+        );
         const keys = await db
           .selectFrom('api_keys')
           .select(['user_id', (eb) => eb.fn.countAll<number>().as('count')])
@@ -96,12 +159,13 @@ export async function runUsersCommand(
         const activeKeys = new Map(keys.map((row) => [row.user_id, Number(row.count)]));
         const rows = users.map((user) => [
           user.email,
+          admins.has(user.id) ? 'admin' : 'user',
           user.disabled ? 'disabled' : 'active',
           String(activeKeys.get(user.id) ?? 0),
           toIso(user.createdAt),
           user.id,
         ]);
-        write(formatTable(['EMAIL', 'STATUS', 'KEYS', 'CREATED', 'ID'], rows));
+        write(formatTable(['EMAIL', 'ROLE', 'STATUS', 'KEYS', 'CREATED', 'ID'], rows));
         write(`${users.length} user${users.length === 1 ? '' : 's'}\n`);
         return;
       }

@@ -4,7 +4,8 @@ import { Type, type Static } from '@sinclair/typebox';
 const Pricing = Type.Object(
   {
     prompt: Type.Number({ minimum: 0 }),
-    completion: Type.Number({ minimum: 0 }),
+    /** Required for chat models (load-config checks it); an embedding model has no completion. */
+    completion: Type.Optional(Type.Number({ minimum: 0 })),
     cache_read: Type.Optional(Type.Number({ minimum: 0 })),
     cache_write: Type.Optional(Type.Number({ minimum: 0 })),
     per_request: Type.Optional(Type.Number({ minimum: 0 })),

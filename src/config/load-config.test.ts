@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './load-config.js';
 
@@ -8,6 +9,37 @@ function load(text: string, env: Record<string, string> = {}) {
 }
 
 describe('loadConfig', () => {
+  const pricedModel = (modalities: string, pricing: string) => `providers:
+  - id: acme
+    base_url: http://127.0.0.1:9100/v1
+models:
+  - id: acme/m
+    output_modalities: [${modalities}]
+    endpoints:
+      - provider: acme
+        upstream_model: m
+        pricing: ${pricing}
+`;
+
+  it('an embedding model needs no completion price (regression: embedding model needed pricing.completion)', () => {
+    const { config } = load(pricedModel('embeddings', '{ prompt: 0.02 }'));
+    expect(config.models[0].endpoints[0].pricing).toMatchObject({ promptMicros: 20_000, completionMicros: 0 });
+  });
+
+  it('a chat model without a completion price is refused, naming the field', () => {
+    expect(() => load(pricedModel('text', '{ prompt: 0.02 }'))).toThrow(
+      /models\[0\]\.endpoints\[0\]\.pricing\.completion is required for a chat model/,
+    );
+  });
+
+  it('the shipped example config loads, its upstream port from MOCK_UPSTREAM_PORT (9100 when unset)', () => {
+    const text = readFileSync(new URL('../../gateway.config.example.yaml', import.meta.url), 'utf8');
+    expect(load(text).config.providers[0].baseUrl).toBe('http://127.0.0.1:9100/v1');
+    const moved = load(text, { MOCK_UPSTREAM_PORT: '9333' }).config;
+    expect(moved.providers[0].baseUrl).toBe('http://127.0.0.1:9333/v1');
+    expect(moved.models.map((model) => model.id)).toEqual(['mock/chat', 'mock/embed']);
+  });
+
   it('reads providers and models, interpolates ${ENV} and converts prices to exact micro-USD', () => {
     const { config, warnings } = load(
       `providers:

@@ -296,6 +296,15 @@ function resolveModel(
         `names "${endpoint.provider}", which is not a configured provider (configured: ${[...providerIds].join(', ') || 'none'})`,
       );
     }
+    // Embeddings produce no completion tokens, so only chat models need a completion price.
+    const embeds = input.output_modalities?.includes('embeddings') ?? false;
+    if (endpoint.pricing && endpoint.pricing.completion === undefined && !embeds) {
+      throw configProblemAt(
+        origin,
+        `${where}.pricing.completion`,
+        'is required for a chat model (only a model with output_modalities: [embeddings] may leave it out)',
+      );
+    }
     return {
       providerId: endpoint.provider,
       upstreamModel: endpoint.upstream_model,

@@ -9,9 +9,11 @@ import { parseMockScenario, startMockUpstream, type MockScenario } from './mock-
 
 export const USAGE = `Usage: mock-upstream [options]
 
-A fake OpenAI-compatible upstream (POST /v1/chat/completions, GET /v1/models).
+A fake OpenAI-compatible upstream (POST /v1/chat/completions, POST /v1/embeddings, GET /v1/models).
+It answers response_format json_schema / json_object with JSON valid against the schema, and
+tool_choice "required" or a named tool with a call whose arguments match the tool's parameters.
 
-  --port <n>              port to listen on (default 9100; 0 picks a free one)
+  --port <n>              port to listen on (default $MOCK_UPSTREAM_PORT, else 9100; 0 picks a free one)
   --host <address>        address to bind (default 127.0.0.1)
   --latency-ms <n>        delay before each answer (default 0)
   --chunks <n>            content chunks per streamed answer (default 20)
@@ -55,7 +57,10 @@ function scenarioFromJson(text: string | undefined): MockScenario {
 }
 
 /** Turns argv into options; throws an Error naming the bad flag. */
-export function parseMockUpstreamArguments(argv: string[]): MockUpstreamCliOptions {
+export function parseMockUpstreamArguments(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+): MockUpstreamCliOptions {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -83,7 +88,10 @@ export function parseMockUpstreamArguments(argv: string[]): MockUpstreamCliOptio
   const flagsGiven = Object.fromEntries(Object.entries(fromFlags).filter(([, value]) => value !== undefined));
   const scenario: MockScenario = { ...scenarioFromJson(values.scenario), ...flagsGiven };
   return {
-    port: wholeNumber('port', values.port, 0, 65535) ?? 9100,
+    port:
+      wholeNumber('port', values.port, 0, 65535) ??
+      wholeNumber('port (from MOCK_UPSTREAM_PORT)', env.MOCK_UPSTREAM_PORT || undefined, 0, 65535) ??
+      9100,
     host: values.host ?? '127.0.0.1',
     scenario,
     help: values.help ?? false,
@@ -93,7 +101,7 @@ export function parseMockUpstreamArguments(argv: string[]): MockUpstreamCliOptio
 async function main(): Promise<void> {
   let options: MockUpstreamCliOptions;
   try {
-    options = parseMockUpstreamArguments(process.argv.slice(2));
+    options = parseMockUpstreamArguments(process.argv.slice(2), process.env);
   } catch (error) {
     console.error(`mock upstream: ${(error as Error).message}\n\n${USAGE}`);
     process.exitCode = 2;

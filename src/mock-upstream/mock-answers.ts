@@ -3,6 +3,7 @@
  * it as a whole completion or as cached SSE chunks. Deterministic, so tests can assert exact text.
  */
 import type { ResolvedScenario } from './mock-scenario.js';
+import { schemaInstance } from './mock-schema-instance.js';
 
 const MAX_CHOICES = 128;
 const TOOL_ARGUMENT_PIECES = 4;
@@ -46,6 +47,37 @@ export interface ChatRequestFields {
   choiceCount: number;
   maxTokens: number | undefined;
   promptTokens: number;
+  /** `tool_choice` required or named: the tool call a real model would be forced to make. */
+  forcedToolCall: { name: string; arguments: string } | undefined;
+  /** `response_format` json_schema or json_object: the JSON text to answer with. */
+  structuredText: string | undefined;
+}
+
+function functionTools(tools: unknown): Array<{ name: string; parameters: unknown }> {
+  if (!Array.isArray(tools)) return [];
+  return tools
+    .filter((tool) => tool?.type === 'function' && typeof tool.function?.name === 'string')
+    .map((tool) => ({ name: tool.function.name as string, parameters: tool.function.parameters }));
+}
+
+/** The tool a request forces: the named one, or the first tool when any call is required. */
+function forcedToolCallOf(body: Record<string, any>): ChatRequestFields['forcedToolCall'] {
+  const tools = functionTools(body.tools);
+  const choice = body.tool_choice;
+  const named = typeof choice?.function?.name === 'string' ? choice.function.name : undefined;
+  const tool =
+    named !== undefined ? tools.find((entry) => entry.name === named) : choice === 'required' ? tools[0] : undefined;
+  if (!tool) return undefined;
+  // A tool without parameters takes an empty object, as OpenAI sends.
+  const parameters = tool.parameters ?? { type: 'object', properties: {} };
+  return { name: tool.name, arguments: JSON.stringify(schemaInstance(parameters)) };
+}
+
+function structuredTextOf(body: Record<string, any>): string | undefined {
+  const format = body.response_format;
+  if (format?.type === 'json_schema') return JSON.stringify(schemaInstance(format.json_schema?.schema ?? {}));
+  if (format?.type === 'json_object') return JSON.stringify({ answer: mockWords(0, 5) });
+  return undefined;
 }
 
 function positiveInteger(value: unknown): number | undefined {
@@ -60,13 +92,17 @@ export function readChatRequest(body: Record<string, any>): ChatRequestFields {
     choiceCount: Math.min(positiveInteger(body.n) ?? 1, MAX_CHOICES),
     maxTokens: positiveInteger(body.max_completion_tokens) ?? positiveInteger(body.max_tokens),
     promptTokens: countPromptWords(body.messages),
+    forcedToolCall: forcedToolCallOf(body),
+    structuredText: structuredTextOf(body),
   };
 }
 
 export interface CompletionPlan {
   choiceCount: number;
-  /** Words of text per choice; 0 for a tool call. */
+  /** Words of text per choice; 0 for a tool call or a structured answer. */
   wordCount: number;
+  /** A structured answer's JSON text, sent instead of lorem words. */
+  text: string | undefined;
   tokensPerChunk: number;
   toolCall: { name: string; arguments: string } | undefined;
   finishReason: 'stop' | 'length' | 'tool_calls';
@@ -75,17 +111,31 @@ export interface CompletionPlan {
 
 export function planCompletion(request: ChatRequestFields, scenario: ResolvedScenario): CompletionPlan {
   const { choiceCount } = request;
-  const { tokensPerChunk, toolCall } = scenario;
+  const { tokensPerChunk } = scenario;
+  // The scenario's tool call is a test's explicit order; a forced tool choice comes next.
+  const toolCall = scenario.toolCall ?? request.forcedToolCall;
   if (toolCall) {
     // Roughly four characters per token, the usual rule of thumb for JSON arguments.
     const toolTokens = Math.max(1, Math.ceil(toolCall.arguments.length / 4));
     return {
       choiceCount,
       wordCount: 0,
+      text: undefined,
       tokensPerChunk,
       toolCall,
       finishReason: 'tool_calls',
       completionTokensPerChoice: toolTokens,
+    };
+  }
+  if (request.structuredText !== undefined) {
+    return {
+      choiceCount,
+      wordCount: 0,
+      text: request.structuredText,
+      tokensPerChunk,
+      toolCall: undefined,
+      finishReason: 'stop',
+      completionTokensPerChoice: Math.max(1, Math.ceil(request.structuredText.length / 4)),
     };
   }
   const wanted = request.stream ? scenario.chunkCount * tokensPerChunk : scenario.completionTokens;
@@ -94,6 +144,7 @@ export function planCompletion(request: ChatRequestFields, scenario: ResolvedSce
   return {
     choiceCount,
     wordCount,
+    text: undefined,
     tokensPerChunk,
     toolCall: undefined,
     finishReason,
@@ -145,7 +196,7 @@ export function buildCompletion(identity: CompletionIdentity, plan: CompletionPl
           tool_calls: [{ id: identity.toolCallId(index), type: 'function', function: { ...plan.toolCall } }],
           refusal: null,
         }
-      : { role: 'assistant', content: mockWords(0, plan.wordCount), refusal: null };
+      : { role: 'assistant', content: plan.text ?? mockWords(0, plan.wordCount), refusal: null };
     choices.push({ index, message, logprobs: null, finish_reason: plan.finishReason });
   }
   return {
@@ -195,7 +246,9 @@ export function buildStreamScript(plan: CompletionPlan, toolCallId: (choiceIndex
     ? splitIntoPieces(toolCall.arguments, TOOL_ARGUMENT_PIECES).map((piece) => ({
         tool_calls: [{ index: 0, function: { arguments: piece } }],
       }))
-    : textDeltas(plan.wordCount, plan.tokensPerChunk).map((content) => ({ content }));
+    : plan.text !== undefined
+      ? splitIntoPieces(plan.text, TOOL_ARGUMENT_PIECES).map((content) => ({ content }))
+      : textDeltas(plan.wordCount, plan.tokensPerChunk).map((content) => ({ content }));
   for (const delta of deltas) {
     for (const index of choiceIndexes) script.content.push(choiceTail(index, delta, null));
   }

@@ -135,6 +135,13 @@ describe('CLI arguments', () => {
     expect(parseMockUpstreamArguments([])).toEqual({ port: 9100, host: '127.0.0.1', scenario: {}, help: false });
   });
 
+  it('takes the port from MOCK_UPSTREAM_PORT when --port is not given, --port winning', () => {
+    expect(parseMockUpstreamArguments([], { MOCK_UPSTREAM_PORT: '9333' }).port).toBe(9333);
+    expect(parseMockUpstreamArguments(['--port', '9444'], { MOCK_UPSTREAM_PORT: '9333' }).port).toBe(9444);
+    expect(parseMockUpstreamArguments([], { MOCK_UPSTREAM_PORT: '' }).port).toBe(9100);
+    expect(() => parseMockUpstreamArguments([], { MOCK_UPSTREAM_PORT: 'x' })).toThrow('MOCK_UPSTREAM_PORT');
+  });
+
   it('turns flags into a scenario, flags winning over --scenario', () => {
     const options = parseMockUpstreamArguments([
       '--port',

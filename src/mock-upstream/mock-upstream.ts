@@ -40,6 +40,7 @@ import { buildEmbeddingsAnswer } from './mock-embeddings.js';
 export * from './mock-scenario.js';
 export * from './mock-answers.js';
 export * from './mock-embeddings.js';
+export * from './mock-schema-instance.js';
 
 export interface RecordedRequest {
   method: string;
@@ -166,8 +167,8 @@ interface ServerState {
 }
 
 function scriptFor(state: ServerState, plan: CompletionPlan, identity: CompletionIdentity): StreamScript {
-  // Tool call ids are unique per request, so only text answers can share a script.
-  if (plan.toolCall) return buildStreamScript(plan, identity.toolCallId);
+  // Tool call ids are unique per request and structured answers differ by schema: only lorem answers share.
+  if (plan.toolCall || plan.text !== undefined) return buildStreamScript(plan, identity.toolCallId);
   const key = `${plan.choiceCount}:${plan.wordCount}:${plan.tokensPerChunk}:${plan.finishReason}`;
   let script = state.streamScripts.get(key);
   if (!script) {

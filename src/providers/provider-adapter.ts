@@ -62,6 +62,12 @@ export interface ProviderAdapter {
   /** A whole (stream:false) upstream 2xx body → an OpenAI chat.completion, with exact usage. */
   parseResponse(body: Uint8Array, context: TranslationContext): ChatCompletion;
   createStreamDecoder(context: TranslationContext): StreamDecoder;
+  /**
+   * The provider's own model-list call (a GET with the provider's credentials). `gateway doctor`
+   * uses it to tell "reachable and authenticated" from "reachable but refused" from "down".
+   * Optional only so that adapters made up by tests need not have one.
+   */
+  buildModelListRequest?(provider: ProviderConfig, now: Date): UpstreamHttpRequest | Promise<UpstreamHttpRequest>;
   /** An upstream non-2xx answer → our error (client errors keep their status; others become 502/503/504). */
   mapError(
     status: number,

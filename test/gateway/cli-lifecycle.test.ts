@@ -102,7 +102,7 @@ describe('the gateway CLI', () => {
     expect(badConfig.status).toBe(1);
     expect(badConfig.stderr).toMatch(/does not exist/);
 
-    expect(runCli(['frobnicate']).status).toBe(1);
+    expect(runCli(['frobnicate']).status).toBe(2);
   }, 180_000);
 
   it('serves, and on SIGTERM lets an open stream finish, then exits 0', async () => {

@@ -97,7 +97,7 @@ describe('gateway CLI: --database-url, --config, users, doctor', () => {
     expect(noFile.stderr).toContain(`  config: ${join(dir, 'nope.yaml')}`);
 
     const noValue = runCli(['users', 'list', '--database-url']);
-    expect(noValue.status).toBe(1);
+    expect(noValue.status).toBe(2);
     expect(noValue.stderr).toMatch(/--database-url needs a value/);
   }, 120_000);
 
@@ -118,9 +118,9 @@ describe('gateway CLI: --database-url, --config, users, doctor', () => {
       const listed = runCli(['users', 'list', ...where()]);
       expect(listed.status).toBe(0);
       const lines = listed.stdout.trim().split('\n');
-      expect(lines[0]).toMatch(/^EMAIL\s+STATUS\s+KEYS\s+CREATED\s+ID$/);
-      expect(lines[1]).toMatch(/^ana@example\.com\s+active\s+0\s+\d{4}-\d\d-\d\dT/);
-      expect(lines[2]).toMatch(/^bo@example\.com\s+active\s+1\s+/);
+      expect(lines[0]).toMatch(/^EMAIL\s+ROLE\s+STATUS\s+KEYS\s+CREATED\s+ID$/);
+      expect(lines[1]).toMatch(/^ana@example\.com\s+user\s+active\s+0\s+\d{4}-\d\d-\d\dT/);
+      expect(lines[2]).toMatch(/^bo@example\.com\s+user\s+active\s+1\s+/);
       expect(lines[3]).toBe('2 users');
 
       const disabled = runCli(['users', 'disable', '--email', 'bo@example.com', ...where()]);
@@ -150,7 +150,7 @@ describe('gateway CLI: --database-url, --config, users, doctor', () => {
       expect(promoted.stdout).toMatch(/bo@example.com now has the role admin/);
       expect(await getRole(runtime.store.db, bo.id)).toBe('admin');
       const badRole = runCli(['users', 'set-role', '--email', 'bo@example.com', '--role', 'owner', ...where()]);
-      expect(badRole.status).toBe(1);
+      expect(badRole.status).toBe(2);
       expect(badRole.stderr).toMatch(/--role \(admin or user\)/);
       const audit = await runtime.store.db.selectFrom('admin_audit_log').selectAll().orderBy('id').execute();
       expect(audit.map((row) => [row.action, row.actor_user_id, row.target_user_id])).toEqual([
@@ -189,7 +189,10 @@ describe('gateway CLI: --database-url, --config, users, doctor', () => {
     expect(rows.store).toEqual({ status: 'ok', detail: `sqlite:${join(dir, 'ops.db')}` });
     expect(rows.migrations).toEqual({ status: 'ok', detail: 'all applied' });
     expect(rows.redis.status).toBe('FAIL');
-    expect(rows['provider mock']).toMatchObject({ status: 'ok', detail: expect.stringMatching(/^HTTP \d{3} from /) });
+    expect(rows['provider mock']).toMatchObject({
+      status: 'ok',
+      detail: expect.stringMatching(/^reachable and authenticated: HTTP 200 from GET \S+\/v1\/models, 1 model in /),
+    });
     expect(rows['provider gone']).toMatchObject({ status: 'FAIL', detail: expect.stringContaining('ECONNREFUSED') });
     expect(report.stdout.trim().split('\n').at(-1)).toBe('some checks failed');
 

@@ -65,7 +65,7 @@ describe('metering from the command line', () => {
       'payer@example.com: 3.5 USD',
     );
     const bad = runCli(['credits', 'grant', '--email', 'payer@example.com', '--amount', '1e3']);
-    expect(bad.status).toBe(1);
+    expect(bad.status).toBe(2);
     expect(bad.stderr).toMatch(/positive USD amount/);
   }, 180_000);
 

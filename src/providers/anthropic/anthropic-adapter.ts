@@ -48,6 +48,15 @@ export const anthropicAdapter: ProviderAdapter = {
       warnings: converted.warnings,
     };
   },
+  buildModelListRequest(provider) {
+    const headers: Record<string, string> = {
+      'anthropic-version':
+        typeof provider.options.anthropic_version === 'string' ? provider.options.anthropic_version : ANTHROPIC_VERSION,
+      ...provider.headers,
+    };
+    if (provider.apiKey) headers['x-api-key'] = provider.apiKey;
+    return { url: `${provider.baseUrl}/models`, method: 'GET', headers, body: '', warnings: [] };
+  },
   parseResponse: (body, context) => parseAnthropicResponse(body, context, jsonToolNames.get(context)),
   createStreamDecoder: (context) => new AnthropicStreamDecoder(context, jsonToolNames.get(context)),
   mapError: (status, body, headers, context) =>

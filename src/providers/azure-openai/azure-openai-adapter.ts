@@ -3,7 +3,7 @@ import type { ChatCompletionRequest } from '../../shared/openai-types.js';
 import { openAIAdapter } from '../openai/openai-adapter.js';
 import { convertToOpenAIRequest } from '../openai/convert-to-openai-request.js';
 import type { ProviderAdapter, TranslationContext, UpstreamHttpRequest } from '../provider-adapter.js';
-import { azureChatCompletionsUrl } from './azure-openai-url.js';
+import { azureChatCompletionsUrl, azureModelListUrl } from './azure-openai-url.js';
 
 /**
  * Azure OpenAI: the OpenAI chat-completions protocol at a deployment URL with `api-version`,
@@ -13,6 +13,11 @@ import { azureChatCompletionsUrl } from './azure-openai-url.js';
 export const azureOpenAIAdapter: ProviderAdapter = {
   ...openAIAdapter,
   type: 'azure-openai',
+  buildModelListRequest(provider) {
+    const headers: Record<string, string> = { ...provider.headers };
+    if (provider.apiKey) headers['api-key'] = provider.apiKey;
+    return { url: azureModelListUrl(provider), method: 'GET', headers, body: '', warnings: [] };
+  },
   buildRequest(request: ChatCompletionRequest, context: TranslationContext): UpstreamHttpRequest {
     if (request.enable_search) {
       throw new InvalidRequestError(

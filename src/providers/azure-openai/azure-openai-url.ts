@@ -9,6 +9,17 @@ export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
  * deployment name. `api_version: v1` selects Azure's newer /openai/v1 API, where the deployment
  * travels in the body's `model` as on OpenAI and no api-version is needed.
  */
+/** The resource's model list: /openai/v1/models, or /openai/models?api-version=… on the dated API. */
+export function azureModelListUrl(provider: ProviderConfig): string {
+  const resource = provider.baseUrl.replace(/\/+$/, '').replace(/\/openai$/, '');
+  const apiVersion =
+    typeof provider.options.api_version === 'string' && provider.options.api_version !== ''
+      ? provider.options.api_version
+      : DEFAULT_AZURE_API_VERSION;
+  if (apiVersion === 'v1') return `${resource}/openai/v1/models`;
+  return `${resource}/openai/models?api-version=${encodeURIComponent(apiVersion)}`;
+}
+
 export function azureChatCompletionsUrl(provider: ProviderConfig, deployment: string): string {
   const resource = provider.baseUrl.replace(/\/+$/, '').replace(/\/openai$/, '');
   const apiVersion =

@@ -38,6 +38,22 @@ export const bedrockAdapter: ProviderAdapter = {
     );
     return { url, method: 'POST', headers: signed, body, warnings: conversion.warnings };
   },
+  /** ListFoundationModels, on the control-plane host (bedrock.REGION…, not bedrock-runtime.REGION…). */
+  async buildModelListRequest(provider, now) {
+    const auth = resolveBedrockAuth(provider);
+    const runtime = bedrockBaseUrl(provider, auth.region);
+    const url = `${runtime.replace('://bedrock-runtime', '://bedrock')}/foundation-models`;
+    const headers: Record<string, string> = { ...provider.headers, accept: 'application/json' };
+    if (auth.kind === 'bearer') {
+      headers.authorization = `Bearer ${auth.token}`;
+      return { url, method: 'GET', headers, body: '', warnings: [] };
+    }
+    const signed = await signAwsRequest(
+      { method: 'GET', url, headers, body: '' },
+      { credentials: auth.credentials, region: auth.region, service: 'bedrock', signingDate: now },
+    );
+    return { url, method: 'GET', headers: signed, body: '', warnings: [] };
+  },
   parseResponse: parseBedrockResponse,
   createStreamDecoder: (context) => new BedrockStreamDecoder(context),
   mapError: (status, body, headers, context) => mapBedrockError(status, body, headers, context.provider.name),

@@ -26,6 +26,11 @@ export const geminiAdapter: ProviderAdapter = {
   },
   parseResponse: parseGeminiResponse,
   createStreamDecoder: (context) => new GeminiStreamDecoder(context),
+  buildModelListRequest(provider) {
+    const headers: Record<string, string> = { ...provider.headers };
+    if (provider.apiKey) headers['x-goog-api-key'] = provider.apiKey;
+    return { url: `${provider.baseUrl}/models`, method: 'GET', headers, body: '', warnings: [] };
+  },
   mapError: (status, body, headers, context) =>
     mapGeminiError(status, decodeUtf8(body), headers, context.provider.name),
 };

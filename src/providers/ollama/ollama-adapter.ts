@@ -20,6 +20,12 @@ export const ollamaAdapter: ProviderAdapter = {
     const root = context.provider.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
     return { url: `${root}/api/chat`, method: 'POST', headers, body: JSON.stringify(body), warnings };
   },
+  buildModelListRequest(provider) {
+    const headers: Record<string, string> = { ...provider.headers };
+    if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
+    const root = provider.baseUrl.replace(/\/+$/, '').replace(/\/v1$/, '');
+    return { url: `${root}/api/tags`, method: 'GET', headers, body: '', warnings: [] };
+  },
   parseResponse(body: Uint8Array, context: TranslationContext) {
     let parsed: OllamaChatObject;
     try {

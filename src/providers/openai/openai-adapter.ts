@@ -20,6 +20,11 @@ export const openAIAdapter: ProviderAdapter = {
       warnings: [],
     };
   },
+  buildModelListRequest(provider) {
+    const headers: Record<string, string> = { ...provider.headers };
+    if (provider.apiKey) headers.authorization = `Bearer ${provider.apiKey}`;
+    return { url: `${provider.baseUrl}/models`, method: 'GET', headers, body: '', warnings: [] };
+  },
   parseResponse: parseOpenAIResponse,
   createStreamDecoder: (context) => new OpenAIStreamDecoder(context),
   mapError: (status, body, headers, context) => mapOpenAIError(status, body, headers, context.provider.name),
