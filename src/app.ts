@@ -61,6 +61,7 @@ import { parseAuthSettings, type AuthSettings } from './users/auth-settings.js';
 import { InvitationService } from './users/invitations.js';
 import { MemorySignInLimiter, type SignInLimiter } from './users/sign-in-limiter.js';
 import { RedisSignInLimiter } from './users/redis-sign-in-limiter.js';
+import { PasswordResetRequests } from './users/password-reset-requests.js';
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_KEY_PREFIX, openRedis } from './store/open-redis.js';
 import { allProviderSecrets } from './providers/provider-secrets.js';
@@ -400,6 +401,24 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       ? new RedisSignInLimiter(redis, authSettings.signInLimits, () => clock.now(), redisKeyPrefix, logger)
       : new MemorySignInLimiter(authSettings.signInLimits, () => clock.now());
   app.addHook('onClose', async () => signInLimiter.close());
+  // Password-reset requests: the sign-in limiter's rule under their own keys and settings.
+  const passwordResets = deps.auth
+    ? new PasswordResetRequests(
+        deps.auth,
+        redis
+          ? new RedisSignInLimiter(
+              redis,
+              authSettings.passwordResetLimits,
+              () => clock.now(),
+              redisKeyPrefix,
+              logger,
+              'password-reset',
+            )
+          : new MemorySignInLimiter(authSettings.passwordResetLimits, () => clock.now()),
+        logger,
+      )
+    : undefined;
+  if (passwordResets) app.addHook('onClose', async () => passwordResets.close());
   await app.register(accountRoutes, {
     prefix: '/api-account',
     store,
@@ -416,6 +435,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     metering,
     auth: deps.auth,
     authGuard: { store, settings: authSettings, invitations, limiter: signInLimiter },
+    passwordResets,
     billing,
     async flushUsage() {
       await metering?.writer.flush();

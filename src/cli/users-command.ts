@@ -13,6 +13,7 @@ import { recordAudit } from '../users/admin-audit-log.js';
 import type { Runtime } from '../gateway-runtime.js';
 import { CliError, UsageError } from './cli-context.js';
 import { withAuthContext } from '../users/auth-async-context.js';
+import { revokeResetTokens } from '../users/password-reset-tokens.js';
 
 type Write = (text: string) => void;
 
@@ -144,7 +145,8 @@ export async function runUsersCommand(
           await context.internalAdapter.updatePassword(user.id, await context.password.hash(password));
           await context.internalAdapter.deleteUserSessions(user.id);
         });
-        write(`set a new password for ${user.email}; its sessions were ended\n`);
+        await revokeResetTokens(db, user.id);
+        write(`set a new password for ${user.email}; its sessions and reset links were ended\n`);
         if (generated) write(`password (shown once): ${generated}\n`);
         return;
       }
