@@ -56,6 +56,7 @@ import { migrationsCheck, storeCheck } from './observability/readiness-checks.js
 import { registerConsoleStatic } from './http/console-static.js';
 import { registerPasswordResetPage } from './http/password-reset-page.js';
 import { originCheck } from './http/origin-check.js';
+import { registerDefaultContentSecurityPolicy } from './http/page-security-headers.js';
 import { acceptEmptyJsonBodies } from './http/empty-json-body.js';
 import { parseAuthSettings, type AuthSettings } from './users/auth-settings.js';
 import { InvitationService } from './users/invitations.js';
@@ -313,6 +314,8 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   // Before any body is read: cookie-authenticated writes from foreign origins go no further.
   app.addHook('onRequest', originCheck({ publicUrl: config.server.publicUrl, corsOrigins: config.server.corsOrigins }));
   app.addHook('onRequest', acceptEmptyJsonBodies);
+  // Every HTML answer carries a Content-Security-Policy: its own page's, or the strictest.
+  registerDefaultContentSecurityPolicy(app);
 
   // Statistics observe every finished request; the catalog, provider and rankings routes read them.
   const catalog = new ModelCatalog(catalogData, config, directory.list());
