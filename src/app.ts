@@ -312,7 +312,12 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   registerJsonBodyParser(app, config.server.maxJsonDepth);
   registerCors(app, config.server.corsOrigins);
   // Before any body is read: cookie-authenticated writes from foreign origins go no further.
-  app.addHook('onRequest', originCheck({ publicUrl: config.server.publicUrl, corsOrigins: config.server.corsOrigins }));
+  const originSettings = {
+    publicUrl: config.server.publicUrl,
+    publicUrlConfigured: config.server.publicUrlConfigured,
+    corsOrigins: config.server.corsOrigins,
+  };
+  app.addHook('onRequest', originCheck(originSettings));
   app.addHook('onRequest', acceptEmptyJsonBodies);
   // Every HTML answer carries a Content-Security-Policy: its own page's, or the strictest.
   registerDefaultContentSecurityPolicy(app);
@@ -439,6 +444,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     auth: deps.auth,
     authGuard: { store, settings: authSettings, invitations, limiter: signInLimiter },
     passwordResets,
+    origins: originSettings,
     billing,
     async flushUsage() {
       await metering?.writer.flush();

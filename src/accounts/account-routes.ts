@@ -15,6 +15,7 @@ import type { Auth } from '../users/create-auth.js';
 import { registerAuthRoutes, requireUser } from '../http/account-auth.js';
 import type { AuthRouteGuardDeps } from '../http/auth-route-guard.js';
 import type { PasswordResetRequests } from '../users/password-reset-requests.js';
+import type { OriginSettings } from '../http/trusted-origins.js';
 import { registerCatalogRoutes } from './catalog/catalog-routes.js';
 import { registerProviderRoutes } from './providers/provider-routes.js';
 import { registerRankingsRoutes } from './rankings/rankings-routes.js';
@@ -47,6 +48,8 @@ export interface AccountRoutesOptions {
   auth?: Auth;
   /** Sign-up mode, invitations, password policy and sign-in limits around better-auth's routes. */
   authGuard?: AuthRouteGuardDeps;
+  /** Which browser origins may act with the session cookie (required with `auth`). */
+  origins?: OriginSettings;
   /** Password-reset requests: limits and the background work (required with `auth`). */
   passwordResets?: PasswordResetRequests;
   billing?: { billing: BillingService; documents: DocumentService };
@@ -67,7 +70,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
   registerRoutingTemplatesRoute(app, options.templates, options.isKnownModel);
   const auth = options.auth;
   if (!auth) return;
-  registerAuthRoutes(app, auth, options.publicUrl, options.authGuard!);
+  registerAuthRoutes(app, auth, options.publicUrl, options.authGuard!, options.origins!);
   registerPasswordResetRoutes(app, auth, options.passwordResets!);
   await app.register(async (signedIn: FastifyInstance) => {
     signedIn.addHook('preValidation', requireUser(auth));
