@@ -6,6 +6,7 @@
  */
 import type { ProviderConfig } from '../config/gateway-config.js';
 import type { GatewayError } from '../shared/errors.js';
+import type { NativeCapable } from './native-api.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, Usage } from '../shared/openai-types.js';
 
 /** Everything an adapter may need that is not the request itself. Injected so translation stays pure. */
@@ -50,7 +51,7 @@ export interface StreamDecoder {
   end(): StreamEvent[];
 }
 
-export interface ProviderAdapter {
+export interface ProviderAdapter extends NativeCapable {
   /** The `type` in config this adapter speaks. */
   readonly type: string;
   /** Whether `n > 1` can be honoured; otherwise the core answers 400 naming `n`. */
