@@ -228,3 +228,34 @@ describe('Responses on an endpoint that serves the Responses API', () => {
     expect(Number(events.at(-1)!.cost_nanos)).toBe(50 * 1000 + 30 * 2000);
   });
 });
+
+describe('POST /v1/messages/count_tokens', () => {
+  const countBody = { model: 'test/claude', messages: [{ role: 'user', content: 'Hello, world' }] };
+
+  it('is counted by Anthropic on an Anthropic endpoint (?beta=true accepted), and charged nothing', async () => {
+    const before = (await usageEvents(gateway, 0)).length;
+    next = { status: 200, headers: { 'content-type': 'application/json' }, body: '{"input_tokens":12}' };
+    const response = await post('/v1/messages/count_tokens?beta=true', countBody, {
+      'anthropic-beta': 'token-counting-2024-11-01',
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ input_tokens: 12 });
+    expect(fakes.requests[0].url).toBe('/v1/messages/count_tokens');
+    expect(fakes.requests[0].body).toEqual({ ...countBody, model: 'claude-up' });
+    expect(fakes.requests[0].headers['anthropic-beta']).toBe('token-counting-2024-11-01');
+    expect(await usageEvents(gateway, 0)).toHaveLength(before);
+  });
+
+  it("is the gateway's estimate on a model of another API", async () => {
+    const response = await post('/v1/messages/count_tokens', { ...countBody, model: 'test/gpt' });
+    const body = (await response.json()) as { input_tokens: number };
+    expect(body.input_tokens).toBeGreaterThan(3);
+    expect(fakes.requests).toHaveLength(0);
+  });
+
+  it("an unknown model is a 404 in Anthropic's envelope", async () => {
+    const response = await post('/v1/messages/count_tokens', { ...countBody, model: 'test/nope' });
+    expect(response.status).toBe(404);
+    expect(await response.json()).toMatchObject({ type: 'error', error: { type: 'not_found_error' } });
+  });
+});

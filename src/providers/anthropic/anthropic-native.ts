@@ -25,7 +25,9 @@ function buildAnthropicNativeRequest(request: NativeRequest, context: Translatio
   if (beta) headers['anthropic-beta'] = headers['anthropic-beta'] ? `${headers['anthropic-beta']},${beta}` : beta;
   if (provider.apiKey) headers['x-api-key'] = provider.apiKey;
   return {
-    url: `${provider.baseUrl}/messages`,
+    // count_tokens takes the same body and headers at its own path.
+    url:
+      request.action === 'count_tokens' ? `${provider.baseUrl}/messages/count_tokens` : `${provider.baseUrl}/messages`,
     method: 'POST',
     headers,
     body: JSON.stringify({ ...request.body, model: context.upstreamModel }),
