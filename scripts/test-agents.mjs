@@ -98,7 +98,7 @@ function run(name, command, args, extraEnv) {
       timeout: 180_000,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
-    return { name, ok: /hello/i.test(out), out };
+    return { name, ok: /^\s*hello\s*$/im.test(out), out };
   } catch (error) {
     return { name, ok: false, out: `${error.stdout ?? ''}${error.stderr ?? ''}${error.message}` };
   }
