@@ -229,6 +229,31 @@ describe('Responses on an endpoint that serves the Responses API', () => {
   });
 });
 
+it('a previous_response_id the gateway did not store is continued by the Responses endpoint that stored it', async () => {
+  const answer = {
+    id: 'resp_2',
+    object: 'response',
+    status: 'completed',
+    output: [],
+    usage: { input_tokens: 5, output_tokens: 1 },
+  };
+  next = { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer) };
+  const response = await fetch(`${gateway.url}/v1/responses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.apiKey}` },
+    body: JSON.stringify({ model: 'test/gpt', input: 'and then?', previous_response_id: 'resp_up' }),
+  });
+  expect(response.status).toBe(200);
+  expect(fakes.requests[0].body).toEqual({ model: 'gpt-up', input: 'and then?', previous_response_id: 'resp_up' });
+  const elsewhere = await fetch(`${gateway.url}/v1/responses`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.apiKey}` },
+    body: JSON.stringify({ model: 'test/claude', input: 'and then?', previous_response_id: 'resp_up' }),
+  });
+  expect(elsewhere.status).toBe(404);
+  expect(((await elsewhere.json()) as any).error.code).toBe('previous_response_not_found');
+});
+
 describe('POST /v1/messages/count_tokens', () => {
   const countBody = { model: 'test/claude', messages: [{ role: 'user', content: 'Hello, world' }] };
 

@@ -4,6 +4,7 @@ import { GatewayError, NotFoundError } from '../../shared/errors.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { runChatRequest } from '../chat-core/run-chat-request.js';
 import { SseEventWriter } from '../sse-events.js';
+import { nativeSupport } from '../engine/open-native.js';
 import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor, translateForPolicy } from '../engine/dropped-params.js';
 import { responsesToChat } from './responses-to-chat.js';
 import { assistantTurnOf, chatToResponse, type ResponseMeta } from './chat-to-response.js';
@@ -29,17 +30,21 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
     const body = request.body as ResponsesRequest;
     const key = keyOf(request);
     let previous: ChatMessage[] | null = null;
+    // An id the gateway did not store may be one a Responses endpoint stored (a native answer):
+    // only such endpoints can continue it.
+    let storedUpstream = false;
     if (body.previous_response_id) {
       // A key only continues its own user's responses; another user's id reads as unknown.
       const stored = key ? await deps.responses.find(key.userId, body.previous_response_id) : null;
-      if (!stored)
-        throw new NotFoundError(
-          `Previous response with id '${body.previous_response_id}' not found.`,
-          'previous_response_not_found',
-          'previous_response_id',
-        );
-      previous = stored.conversation;
+      if (stored) previous = stored.conversation;
+      else storedUpstream = true;
     }
+    const previousNotFound = () =>
+      new NotFoundError(
+        `Previous response with id '${body.previous_response_id}' not found.`,
+        'previous_response_not_found',
+        'previous_response_id',
+      );
     const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
     const { translation, strictRefusal } = translateForPolicy(
       (strict) => responsesToChat(body, previous, { strict }),
@@ -121,7 +126,18 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
           }
         },
       },
-      { dropped: translation.dropped, optionalSearchParam: translation.optionalSearchParam, strictRefusal },
+      {
+        dropped: translation.dropped,
+        optionalSearchParam: translation.optionalSearchParam,
+        strictRefusal,
+        eligible: storedUpstream
+          ? (candidates) => {
+              const natives = candidates.filter((each) => nativeSupport(deps.registry, 'openai-responses', each));
+              if (natives.length === 0) throw previousNotFound();
+              return natives;
+            }
+          : undefined,
+      },
       native,
     );
   };
