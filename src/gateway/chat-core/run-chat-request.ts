@@ -41,7 +41,10 @@ export async function runChatRequest(
   body: ChatCompletionRequest,
   renderer: ChatAnswerRenderer,
   /** What the surface's translation dropped, and whether its search request was optional. */
-  translation: Pick<EngineCall<OpenedAnswer>, 'dropped' | 'optionalSearchParam' | 'strictRefusal' | 'eligible'> = {},
+  translation: Pick<
+    EngineCall<OpenedAnswer>,
+    'dropped' | 'optionalSearchParam' | 'strictRefusal' | 'eligible' | 'affinityKey'
+  > = {},
   /** The client's own request, forwarded as it is to endpoints that speak its API. */
   native?: { call: NativeCall; errorEvent: (error: GatewayError) => string },
 ): Promise<void> {

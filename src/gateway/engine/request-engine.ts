@@ -76,6 +76,8 @@ export interface EngineCall<T extends OpenedAnswer> {
   optionalSearchParam?: string;
   /** Under strict refusals: the error the strict translation raised (thrown when translation is needed). */
   strictRefusal?: GatewayError;
+  /** Keeps one conversation on one endpoint (prompt_cache_key, Anthropic metadata.user_id) so its prompt cache stays warm. */
+  affinityKey?: string | null;
   /** Candidates that will be served natively (nothing dropped there: strict refusal only applies elsewhere). */
   nativeFor?(candidate: RouteCandidate): boolean;
   /** Narrows the planned candidates to those able to serve this surface; throws when none is. */
@@ -169,14 +171,17 @@ function plan(
 ): { routed: ChatCompletionRequest; planned: RouteCandidate[] } {
   const routed = call.routed;
   try {
-    return { routed, planned: planRequest(routed, key, deps.directory, deps.routing) };
+    return { routed, planned: planRequest(routed, key, deps.directory, deps.routing, call.affinityKey) };
   } catch (error) {
     const searchRefused = error instanceof InvalidRequestError && error.param === 'enable_search';
     if (!searchRefused || !call.optionalSearchParam) throw error;
     addDropped(dropped, call.optionalSearchParam);
     const withoutSearch = { ...routed };
     delete withoutSearch.enable_search;
-    return { routed: withoutSearch, planned: planRequest(withoutSearch, key, deps.directory, deps.routing) };
+    return {
+      routed: withoutSearch,
+      planned: planRequest(withoutSearch, key, deps.directory, deps.routing, call.affinityKey),
+    };
   }
 }
 

@@ -65,7 +65,12 @@ export function createMessagesHandler(deps: ChatHandlerDeps) {
           }
         },
       },
-      { ...translation, strictRefusal },
+      // Claude Code puts its session in metadata.user_id: one session, one endpoint, a warm cache.
+      {
+        ...translation,
+        strictRefusal,
+        affinityKey: typeof body.metadata?.user_id === 'string' ? body.metadata.user_id : null,
+      },
       native,
     );
   };

@@ -130,6 +130,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
         dropped: translation.dropped,
         optionalSearchParam: translation.optionalSearchParam,
         strictRefusal,
+        affinityKey: typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : null,
         eligible: storedUpstream
           ? (candidates) => {
               const natives = candidates.filter((each) => nativeSupport(deps.registry, 'openai-responses', each));
