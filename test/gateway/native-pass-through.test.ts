@@ -254,6 +254,32 @@ it('a previous_response_id the gateway did not store is continued by the Respons
   expect(((await elsewhere.json()) as any).error.code).toBe('previous_response_not_found');
 });
 
+it('a block the translation cannot read still goes to an Anthropic endpoint as it is; elsewhere it is a 400', async () => {
+  const body = {
+    model: 'test/claude',
+    max_tokens: 100,
+    messages: [{ role: 'user', content: [{ type: 'image', source: { type: 'file', file_id: 'file_1' } }] }],
+  };
+  next = {
+    status: 200,
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({
+      id: 'm',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-up',
+      content: [],
+      usage: { input_tokens: 1, output_tokens: 1 },
+    }),
+  };
+  const native = await post('/v1/messages', body);
+  expect(native.status).toBe(200);
+  expect(fakes.requests[0].body.messages).toEqual(body.messages);
+  const translated = await post('/v1/messages', { ...body, model: 'test/gpt' });
+  expect(translated.status).toBe(400);
+  expect(((await translated.json()) as any).error.message).toMatch(/source/);
+});
+
 describe('POST /v1/messages/count_tokens', () => {
   const countBody = { model: 'test/claude', messages: [{ role: 'user', content: 'Hello, world' }] };
 

@@ -43,7 +43,7 @@ export async function runChatRequest(
   /** What the surface's translation dropped, and whether its search request was optional. */
   translation: Pick<
     EngineCall<OpenedAnswer>,
-    'dropped' | 'optionalSearchParam' | 'strictRefusal' | 'eligible' | 'affinityKey'
+    'dropped' | 'optionalSearchParam' | 'strictRefusal' | 'untranslatable' | 'eligible' | 'affinityKey'
   > = {},
   /** The client's own request, forwarded as it is to endpoints that speak its API. */
   native?: { call: NativeCall; errorEvent: (error: GatewayError) => string },

@@ -76,6 +76,8 @@ export interface EngineCall<T extends OpenedAnswer> {
   optionalSearchParam?: string;
   /** Under strict refusals: the error the strict translation raised (thrown when translation is needed). */
   strictRefusal?: GatewayError;
+  /** The request cannot be translated at all: thrown when an endpoint of another API may answer. */
+  untranslatable?: GatewayError;
   /** Keeps one conversation on one endpoint (prompt_cache_key, Anthropic metadata.user_id) so its prompt cache stays warm. */
   affinityKey?: string | null;
   /** Candidates that will be served natively (nothing dropped there: strict refusal only applies elsewhere). */
@@ -121,6 +123,7 @@ export async function runRequest<T extends OpenedAnswer>(
     const { routed, planned } = plan(deps, call, key, dropped);
     const candidates = call.eligible ? call.eligible(planned) : planned;
     if (!call.nativeFor || !candidates.every((candidate) => call.nativeFor!(candidate))) {
+      if (call.untranslatable) throw call.untranslatable;
       const policy = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]);
       if (policy === 'refuse' && call.strictRefusal) throw call.strictRefusal;
       enforcePolicy(dropped, policy);

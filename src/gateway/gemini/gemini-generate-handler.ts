@@ -2,10 +2,15 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError } from '../../shared/errors.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { runChatRequest } from '../chat-core/run-chat-request.js';
-import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor, translateForPolicy } from '../engine/dropped-params.js';
+import {
+  UNSUPPORTED_PARAMS_REQUEST_HEADER,
+  policyFor,
+  translateForPolicy,
+  untranslatedChat,
+} from '../engine/dropped-params.js';
 import { SSE_HEADERS, clientStalled, waitForDrain } from '../sse.js';
 import type { GeminiApiRequest } from './gemini-api-types.js';
-import { geminiToChat } from './gemini-to-chat.js';
+import { geminiToChat, type GeminiTranslation } from './gemini-to-chat.js';
 import { GeminiStreamTranslator, chatToGemini } from './chat-to-gemini.js';
 import { geminiErrorBody } from './gemini-envelope.js';
 
@@ -27,9 +32,10 @@ export async function handleGenerateContent(
 ): Promise<void> {
   const body = (request.body ?? {}) as GeminiApiRequest;
   const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
-  const { translation, strictRefusal } = translateForPolicy(
+  const { translation, ...refusals } = translateForPolicy<GeminiTranslation>(
     (strict) => geminiToChat(model, body, { stream, strict }),
     strict,
+    () => ({ chat: untranslatedChat(model, body, stream), dropped: [] }),
   );
   const responseId = deps.ids.next('');
   const native = {
@@ -74,7 +80,7 @@ export async function handleGenerateContent(
         }
       },
     },
-    { dropped: translation.dropped, optionalSearchParam: translation.optionalSearchParam, strictRefusal },
+    { dropped: translation.dropped, optionalSearchParam: translation.optionalSearchParam, ...refusals },
     native,
   );
 }

@@ -4,9 +4,14 @@ import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { runChatRequest } from '../chat-core/run-chat-request.js';
 import { SseEventWriter } from '../sse-events.js';
 import { headersOf } from '../engine/client-headers.js';
-import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor, translateForPolicy } from '../engine/dropped-params.js';
+import {
+  UNSUPPORTED_PARAMS_REQUEST_HEADER,
+  policyFor,
+  translateForPolicy,
+  untranslatedChat,
+} from '../engine/dropped-params.js';
 import { anthropicErrorBody } from './anthropic-envelope.js';
-import { messagesToChat } from './messages-to-chat.js';
+import { messagesToChat, type MessagesTranslation } from './messages-to-chat.js';
 import { chatToMessage } from './chat-to-message.js';
 import { MessagesStreamTranslator } from './messages-stream-translator.js';
 import type { MessagesRequest } from './messages-types.js';
@@ -20,9 +25,10 @@ export function createMessagesHandler(deps: ChatHandlerDeps) {
     const body = request.body as MessagesRequest;
     // Used only for endpoints of another API; the engine refuses what was dropped under strict refusals.
     const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
-    const { translation: translated, strictRefusal } = translateForPolicy(
+    const { translation: translated, ...refusals } = translateForPolicy<MessagesTranslation>(
       (strict) => messagesToChat(body, { strict }),
       strict,
+      () => ({ chat: untranslatedChat(body.model, body, body.stream === true), dropped: [] }),
     );
     const { chat, ...translation } = translated;
     const native = {
@@ -68,7 +74,7 @@ export function createMessagesHandler(deps: ChatHandlerDeps) {
       // Claude Code puts its session in metadata.user_id: one session, one endpoint, a warm cache.
       {
         ...translation,
-        strictRefusal,
+        ...refusals,
         affinityKey: typeof body.metadata?.user_id === 'string' ? body.metadata.user_id : null,
       },
       native,

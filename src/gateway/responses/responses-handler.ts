@@ -5,8 +5,13 @@ import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { runChatRequest } from '../chat-core/run-chat-request.js';
 import { SseEventWriter } from '../sse-events.js';
 import { nativeSupport } from '../engine/open-native.js';
-import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor, translateForPolicy } from '../engine/dropped-params.js';
-import { responsesToChat } from './responses-to-chat.js';
+import {
+  UNSUPPORTED_PARAMS_REQUEST_HEADER,
+  policyFor,
+  translateForPolicy,
+  untranslatedChat,
+} from '../engine/dropped-params.js';
+import { responsesToChat, type ChatTranslation } from './responses-to-chat.js';
 import { assistantTurnOf, chatToResponse, type ResponseMeta } from './chat-to-response.js';
 import { ResponsesStreamTranslator } from './responses-stream-translator.js';
 import type { ResponseStore } from './response-store.js';
@@ -46,9 +51,16 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
         'previous_response_id',
       );
     const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
-    const { translation, strictRefusal } = translateForPolicy(
+    const { translation, ...refusals } = translateForPolicy<ChatTranslation>(
       (strict) => responsesToChat(body, previous, { strict }),
       strict,
+      () => ({
+        chat: untranslatedChat(body.model, body, body.stream === true),
+        conversation: [],
+        warnings: [],
+        dropped: [],
+        namespaces: new Map(),
+      }),
     );
     // A conversation the gateway stored continues on the translated path; a fresh one may go native.
     const native = previous
@@ -129,7 +141,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       {
         dropped: translation.dropped,
         optionalSearchParam: translation.optionalSearchParam,
-        strictRefusal,
+        ...refusals,
         affinityKey: typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : null,
         eligible: storedUpstream
           ? (candidates) => {
