@@ -17,6 +17,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
     await runRequest(deps, request, reply, {
       routed: body,
       streamed: body.stream === true,
+      affinityKey: typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : null,
       open: (run) => openChat(deps, run),
       async render(opened, run, headers) {
         const { outcome } = run;

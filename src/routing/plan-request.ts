@@ -5,6 +5,7 @@ import { parseRequestRouting } from './provider-preferences.js';
 import { rankEndpoints } from './endpoint-ranking.js';
 import { planRoute } from './route-plan.js';
 import type { RoutingRuntime } from './routing-runtime.js';
+import { affinityRandom } from './affinity-random.js';
 
 /** The ordered candidates for one chat request: its routing parameters, the key's routing settings, the config. */
 export function planRequest(
@@ -12,7 +13,10 @@ export function planRequest(
   key: ApiKeyRecord | null,
   directory: ModelDirectory,
   routing: RoutingRuntime,
+  /** A conversation's key (prompt_cache_key): its weighted endpoint choice falls the same way each time. */
+  affinityKey?: string | null,
 ): RouteCandidate[] {
+  const random = affinityKey ? affinityRandom(affinityKey) : routing.random;
   const requestRouting = parseRequestRouting(body as unknown as Record<string, unknown>);
   return planRoute({
     requestedModel: body.model,
@@ -26,7 +30,7 @@ export function planRequest(
         candidates,
         preferences: requestRouting.preferences,
         figures: (endpoint) => routing.stats.figures(endpoint),
-        random: routing.random,
+        random,
       }),
   });
 }

@@ -1,4 +1,5 @@
 import { InvalidRequestError } from '../../shared/errors.js';
+import type { ChatCompletionRequest } from '../../shared/openai-types.js';
 
 /**
  * The response header naming the request parameters the gateway dropped because the endpoint
@@ -34,4 +35,46 @@ export function enforcePolicy(dropped: readonly string[], policy: UnsupportedPar
 /** Adds a name once, keeping the order of first appearance. */
 export function addDropped(dropped: string[], name: string): void {
   if (!dropped.includes(name)) dropped.push(name);
+}
+
+/**
+ * Translates leniently, and under strict refusals also strictly to learn the refusal the
+ * translation would make. Neither is raised here: the engine raises them only when an endpoint of
+ * another API is to be used, since an endpoint of the client's own API takes the body as it is
+ * (a block the translation cannot read is no reason to refuse a native request). When even the
+ * lenient translation fails, `placeholder` stands in for routing and admission.
+ */
+export function translateForPolicy<T>(
+  translate: (strict: boolean) => T,
+  strict: boolean,
+  placeholder: () => T,
+): { translation: T; strictRefusal?: InvalidRequestError; untranslatable?: InvalidRequestError } {
+  let strictRefusal: InvalidRequestError | undefined;
+  if (strict) {
+    try {
+      translate(true);
+    } catch (error) {
+      if (!(error instanceof InvalidRequestError)) throw error;
+      strictRefusal = error;
+    }
+  }
+  try {
+    return { translation: translate(false), ...(strictRefusal ? { strictRefusal } : {}) };
+  } catch (error) {
+    if (!(error instanceof InvalidRequestError)) throw error;
+    // What is left once the refused parts are dropped may not stand on its own: the refusal says why.
+    return { translation: placeholder(), untranslatable: strictRefusal ?? error };
+  }
+}
+
+/**
+ * A chat request standing in for one the translation could not read, so routing and admission
+ * still work for a native endpoint: the whole body counts as input (an estimate on the high side).
+ */
+export function untranslatedChat(model: string, body: Record<string, unknown>, stream: boolean): ChatCompletionRequest {
+  const chat: ChatCompletionRequest = { model, messages: [{ role: 'user', content: JSON.stringify(body) }] };
+  if (typeof body.max_tokens === 'number') chat.max_tokens = body.max_tokens;
+  for (const field of ['provider', 'models'] as const) if (body[field] !== undefined) chat[field] = body[field];
+  if (stream) chat.stream = true;
+  return chat;
 }

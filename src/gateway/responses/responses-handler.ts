@@ -4,8 +4,14 @@ import { GatewayError, NotFoundError } from '../../shared/errors.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { runChatRequest } from '../chat-core/run-chat-request.js';
 import { SseEventWriter } from '../sse-events.js';
-import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor } from '../engine/dropped-params.js';
-import { responsesToChat } from './responses-to-chat.js';
+import { nativeSupport } from '../engine/open-native.js';
+import {
+  UNSUPPORTED_PARAMS_REQUEST_HEADER,
+  policyFor,
+  translateForPolicy,
+  untranslatedChat,
+} from '../engine/dropped-params.js';
+import { responsesToChat, type ChatTranslation } from './responses-to-chat.js';
 import { assistantTurnOf, chatToResponse, type ResponseMeta } from './chat-to-response.js';
 import { ResponsesStreamTranslator } from './responses-stream-translator.js';
 import type { ResponseStore } from './response-store.js';
@@ -20,25 +26,55 @@ function keyOf(request: FastifyRequest): ApiKeyRecord | null {
   return (request as FastifyRequest & { apiKey?: ApiKeyRecord }).apiKey ?? null;
 }
 
-/** POST /v1/responses: translated onto the chat path (routing, fallbacks, admission, metering). */
+/**
+ * POST /v1/responses: forwarded as it is to endpoints that serve the Responses API (OpenAI, Azure
+ * OpenAI), translated onto chat for the others; one engine either way.
+ */
 export function createResponsesHandler(deps: ResponsesHandlerDeps) {
   return async function handleResponses(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const body = request.body as ResponsesRequest;
     const key = keyOf(request);
     let previous: ChatMessage[] | null = null;
+    // An id the gateway did not store may be one a Responses endpoint stored (a native answer):
+    // only such endpoints can continue it.
+    let storedUpstream = false;
     if (body.previous_response_id) {
       // A key only continues its own user's responses; another user's id reads as unknown.
       const stored = key ? await deps.responses.find(key.userId, body.previous_response_id) : null;
-      if (!stored)
-        throw new NotFoundError(
-          `Previous response with id '${body.previous_response_id}' not found.`,
-          'previous_response_not_found',
-          'previous_response_id',
-        );
-      previous = stored.conversation;
+      if (stored) previous = stored.conversation;
+      else storedUpstream = true;
     }
+    const previousNotFound = () =>
+      new NotFoundError(
+        `Previous response with id '${body.previous_response_id}' not found.`,
+        'previous_response_not_found',
+        'previous_response_id',
+      );
     const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
-    const translation = responsesToChat(body, previous, { strict });
+    const { translation, ...refusals } = translateForPolicy<ChatTranslation>(
+      (strict) => responsesToChat(body, previous, { strict }),
+      strict,
+      () => ({
+        chat: untranslatedChat(body.model, body, body.stream === true),
+        conversation: [],
+        warnings: [],
+        dropped: [],
+        namespaces: new Map(),
+      }),
+    );
+    // A conversation the gateway stored continues on the translated path; a fresh one may go native.
+    const native = previous
+      ? undefined
+      : {
+          call: {
+            api: 'openai-responses' as const,
+            body: body as Record<string, unknown>,
+            stream: body.stream === true,
+            clientHeaders: {},
+          },
+          errorEvent: (error: GatewayError) =>
+            `event: error\ndata: ${JSON.stringify({ type: 'error', code: error.code, message: error.message, param: error.param })}\n\n`,
+        };
     const store = body.store !== false;
     const meta: ResponseMeta = {
       id: deps.ids.next('resp_'),
@@ -102,7 +138,20 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
           }
         },
       },
-      { dropped: translation.dropped, optionalSearchParam: translation.optionalSearchParam },
+      {
+        dropped: translation.dropped,
+        optionalSearchParam: translation.optionalSearchParam,
+        ...refusals,
+        affinityKey: typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : null,
+        eligible: storedUpstream
+          ? (candidates) => {
+              const natives = candidates.filter((each) => nativeSupport(deps.registry, 'openai-responses', each));
+              if (natives.length === 0) throw previousNotFound();
+              return natives;
+            }
+          : undefined,
+      },
+      native,
     );
   };
 }
