@@ -2,7 +2,7 @@
 # Multi-stage image: the build stage compiles TypeScript and the native SQLite module; the
 # runtime stage carries only compiled JavaScript, production dependencies and the catalog data.
 
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary can be fetched.
 RUN apt-get update \
@@ -15,7 +15,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \

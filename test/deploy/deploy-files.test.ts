@@ -47,7 +47,9 @@ describe('Dockerfile', () => {
   it('builds in one stage and runs compiled output from a slim one, as a non-root user', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     expect(stages[0].name).toBe('build');
-    for (const stage of stages) expect(stage.from).toMatch(/^node:20[-.\w]*-slim$/);
+    // The current LTS (Node 24), within package.json's engines (Node 20 reached its end of life in April 2026).
+    for (const stage of stages) expect(stage.from).toMatch(/^node:24[-.\w]*-slim$/);
+    expect(JSON.parse(read('package.json')).engines.node).toBe('>=22');
     const build = ops(stages[0], 'RUN').map((item) => item.args);
     expect(build.some((command) => command.includes('npm run build'))).toBe(true);
     expect(build.some((command) => command.includes('npm prune --omit=dev'))).toBe(true);
