@@ -29,8 +29,9 @@ tests=(
   test/deploy/deploy-files.test.ts
 )
 work="$(mktemp -d "${TMPDIR:-/tmp}/node-lts-check.XXXXXX")"
-trap 'rm -rf "$work"' EXIT
 failed=()
+# Kept when a check fails, for its logs (install-N.log, tests-N.log) and clones.
+trap '[ ${#failed[@]} -eq 0 ] && rm -rf "$work" || echo "check-node-lts: logs and clones kept in $work" >&2' EXIT
 for version in "${versions[@]}"; do
   echo "=== Node $version"
   tool="$work/node-$version"
