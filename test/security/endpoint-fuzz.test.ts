@@ -233,8 +233,8 @@ describe('fuzz of every endpoint', () => {
           envelope = undefined;
         }
         const error = envelope?.error;
-        // /v1/messages speaks the Anthropic Messages API, whose errors have that API's own envelope.
-        const anthropic = request.method === 'POST' && /^\/v1\/messages(\?|$)/.test(request.path);
+        // /v1/messages (and its count_tokens) speaks the Anthropic Messages API, whose errors have that API's own envelope.
+        const anthropic = request.method === 'POST' && /^\/v1\/messages(\/count_tokens)?(\?|$)/.test(request.path);
         const ok = anthropic
           ? contentType?.startsWith('application/json') &&
             (envelope as { type?: string } | undefined)?.type === 'error' &&
