@@ -23,12 +23,14 @@ import {
   LOAD_USER_SCRIPT,
   PEEK_SCRIPT,
   SETTLE_SCRIPT,
+  SHRINK_LEASE_SCRIPT,
 } from './redis-hot-scripts.js';
 
 type Arg = string | number;
 interface ScriptedRedis extends Redis {
   hotAdmit(...args: Arg[]): Promise<Arg[]>;
-  hotSettle(...args: Arg[]): Promise<string>;
+  hotSettle(...args: Arg[]): Promise<[string, number]>;
+  hotShrinkLease(...args: Arg[]): Promise<number>;
   hotBeginWrite(...args: Arg[]): Promise<number>;
   hotAckSettlements(...args: Arg[]): Promise<number>;
   hotEndLedgerWrite(...args: Arg[]): Promise<number>;
@@ -80,6 +82,7 @@ export class RedisHotCounters implements HotCounters {
       ['hotLoadUser', 2, LOAD_USER_SCRIPT],
       ['hotLoadKey', 2, LOAD_KEY_SCRIPT],
       ['hotBalance', 3, BALANCE_SCRIPT],
+      ['hotShrinkLease', 3, SHRINK_LEASE_SCRIPT],
     ];
     for (const [name, numberOfKeys, lua] of scripts) redis.defineCommand(name, { numberOfKeys, lua });
     // Variable key counts: the number of keys is the first argument.
@@ -123,6 +126,11 @@ export class RedisHotCounters implements HotCounters {
           check.monthlyQuota ?? '',
           check.lifetimeLimit ?? '',
           monthOf(now),
+          check.lease && hold?.trackUser ? check.lease.id : '',
+          check.lease?.floor ?? 0,
+          check.lease?.share ?? 0,
+          check.lease?.expiresAt ?? 0,
+          check.lease?.mayConvert ? '1' : '0',
         )
       ).map(Number);
       const code = reply[0];
@@ -133,7 +141,8 @@ export class RedisHotCounters implements HotCounters {
         else await this.loadKey(check.keyId, false);
         continue;
       }
-      const [, refused, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs] = reply;
+      const [, refused, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs, lease, free] = reply;
+      const leaseFigures = lease !== undefined && lease >= 0 ? { lease: { amount: lease, free } } : {};
       const rateCheck: RateCheck | null = rate
         ? {
             allowed: code !== 4,
@@ -148,7 +157,8 @@ export class RedisHotCounters implements HotCounters {
           }
         : null;
       if (code === 4) return { rate: rateCheck, hold: null };
-      return { rate: rateCheck, hold: hold ? HOLD_CODES[code] : null };
+      if (code === 5) return { rate: rateCheck, hold: 'insufficient_credits', leaseCouldCover: true, ...leaseFigures };
+      return { rate: rateCheck, hold: hold ? HOLD_CODES[code] : null, ...leaseFigures };
     }
   }
 
@@ -156,9 +166,19 @@ export class RedisHotCounters implements HotCounters {
     await this.settleScript(settlement, JSON.stringify(settlement.record));
   }
 
+  /** Settles; resolves with the lease after when the settlement debited one (else -1). */
+  async settleFromLease(settlement: Settlement): Promise<number> {
+    return this.settleScript(settlement, JSON.stringify(settlement.record));
+  }
+
   /** Releases the hold and moves nothing else (the record went to the store another way). */
   async releaseOnly(settlement: Settlement): Promise<void> {
-    await this.settleScript({ ...settlement, charge: 0, keySpend: 0, tokens: null }, '');
+    await this.settleScript({ ...settlement, charge: 0, keySpend: 0, tokens: null, leaseDebit: undefined }, '');
+  }
+
+  /** Takes an amount out of an instance's outage lease; resolves with the lease after. */
+  async shrinkLease(userId: string, leaseId: string, amount: number): Promise<number> {
+    return Number(await this.redis.hotShrinkLease(...this.accountKeys(`u:${userId}`), leaseId, amount));
   }
 
   /**
@@ -184,9 +204,9 @@ export class RedisHotCounters implements HotCounters {
     );
   }
 
-  private async settleScript(settlement: Settlement, record: string): Promise<void> {
+  private async settleScript(settlement: Settlement, record: string): Promise<number> {
     const { hold, userId, keyId } = settlement;
-    await this.redis.hotSettle(
+    const [, lease] = await this.redis.hotSettle(
       keyId ? this.bucket('tpm', keyId) : this.none(),
       ...this.accountKeys(userId ? `u:${userId}` : null),
       ...this.accountKeys(keyId ? `k:${keyId}` : null),
@@ -201,7 +221,10 @@ export class RedisHotCounters implements HotCounters {
       record,
       userId ? '1' : '0',
       keyId ? '1' : '0',
+      settlement.leaseDebit?.id ?? '',
+      settlement.leaseDebit?.amount ?? 0,
     );
+    return Number(lease);
   }
 
   async balance(userId: string, now: number): Promise<{ balance: number; held: number }> {
