@@ -45,6 +45,9 @@ function defaultSpillFile(store: Store): string {
     : resolve('data', 'settlement-spill.jsonl');
 }
 
+/** Readiness turns not-ready when no settlement pass has completed for this long. */
+const SETTLEMENT_STALL_MS = 10_000;
+
 /** A response's end never waits longer than this for its settlement to be durable. */
 const END_WAIT_MS = 5000;
 
@@ -216,6 +219,11 @@ export class Metering implements RequestAdmission, CompletionObserver {
   /** Holds waiting to be released after an admission Redis did not answer (tests). */
   get unansweredHolds(): number {
     return this.unanswered?.size ?? 0;
+  }
+
+  /** Why settlement is stalled on this instance (null: it is not), for readiness. */
+  settlementStalled(limitMs = SETTLEMENT_STALL_MS): string | null {
+    return this.streamWriter?.stalled(limitMs) ?? null;
   }
 
   /** Settlements waiting for the store: in this process's writer, and (Redis) in the shared stream. */
