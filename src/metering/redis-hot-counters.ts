@@ -285,7 +285,11 @@ export class RedisHotCounters implements HotCounters {
     const members = await this.redis.smembers(this.loadedSet());
     for (const member of members) {
       const id = member.slice(2);
-      const previous = member.startsWith('u:') ? await this.loadUser(id, now, true) : await this.loadKey(id, true);
+      // A store write left by a killed instance keeps loads waiting until its lease runs out: wait it out.
+      const patience = this.writeLeaseMs + 5_000;
+      const previous = member.startsWith('u:')
+        ? await this.loadUser(id, now, true, patience)
+        : await this.loadKey(id, true, patience);
       if (previous.replaced !== previous.expected)
         drift.push({
           entity: `${member.startsWith('u:') ? 'user' : 'key'} ${id}`,
@@ -294,6 +298,11 @@ export class RedisHotCounters implements HotCounters {
         });
     }
     return drift;
+  }
+
+  /** Settlements in the stream not yet written to the store (all instances'). */
+  async unwrittenSettlements(): Promise<number> {
+    return this.redis.xlen(this.streamKey);
   }
 
   async close(): Promise<void> {
@@ -305,9 +314,10 @@ export class RedisHotCounters implements HotCounters {
    * the load script proves no store write of this user began or ended in between; while one is
    * under way the load waits for it.
    */
-  private async loadUser(userId: string, now: number, force: boolean) {
+  private async loadUser(userId: string, now: number, force: boolean, patienceMs = LOAD_PATIENCE_MS) {
     const key = this.account(`u:${userId}`);
-    for (let attempt = 0; attempt < 500; attempt++) {
+    const deadline = Date.now() + patienceMs;
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
       const [loaded, epoch, busy] = await this.redis.hotPeek(key, Date.now(), 'bal');
       if (Number(loaded) === 1 && !force) return { replaced: null, expected: 0 };
       if (Number(busy) === 1) {
@@ -330,12 +340,15 @@ export class RedisHotCounters implements HotCounters {
       }
       await pause(attempt);
     }
-    throw new Error(`the balance of user ${userId} could not be loaded: store writes kept overlapping`);
+    throw new Error(
+      `the balance of user ${userId} could not be loaded: store writes kept overlapping for ${Math.round(patienceMs / 1000)} s`,
+    );
   }
 
-  private async loadKey(keyId: string, force: boolean) {
+  private async loadKey(keyId: string, force: boolean, patienceMs = LOAD_PATIENCE_MS) {
     const key = this.account(`k:${keyId}`);
-    for (let attempt = 0; attempt < 500; attempt++) {
+    const deadline = Date.now() + patienceMs;
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
       const [loaded, epoch, busy] = await this.redis.hotPeek(key, Date.now(), 'tot');
       if (Number(loaded) === 1 && !force) return { replaced: null, expected: 0 };
       if (Number(busy) === 1) {
@@ -360,7 +373,9 @@ export class RedisHotCounters implements HotCounters {
       }
       await pause(attempt);
     }
-    throw new Error(`the spend of key ${keyId} could not be loaded: store writes kept overlapping`);
+    throw new Error(
+      `the spend of key ${keyId} could not be loaded: store writes kept overlapping for ${Math.round(patienceMs / 1000)} s`,
+    );
   }
 
   private accountsOf(records: SettlementRecord[]): string[] {
@@ -396,6 +411,9 @@ export class RedisHotCounters implements HotCounters {
     return `${this.prefix}limit:${kind}:${keyId}`;
   }
 }
+
+/** How long a load on the request path waits for overlapping store writes before giving up (503). */
+const LOAD_PATIENCE_MS = 10_000;
 
 function pause(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.min(2 + attempt, 20)));
