@@ -18,6 +18,7 @@ import { RedisHotCounters } from './redis-hot-counters.js';
 import { storeCounterSource, type CounterSource } from './counter-source.js';
 import { storeHeld } from '../credits/store-holds.js';
 import { OutageLeases } from './outage-leases.js';
+import { SentSettlements } from './sent-settlements.js';
 import { StreamSettlementWriter } from './stream-settlement-writer.js';
 import { LimitsUnavailableError } from './limits-unavailable.js';
 import { mayHaveReachedRedis, UnansweredHolds } from './unanswered-holds.js';
@@ -91,6 +92,8 @@ export class Metering implements RequestAdmission, CompletionObserver {
   private readonly local: MemoryHotCounters | undefined;
   /** Redis, fail-open: what this instance may spend of each user's balance while Redis does not answer. */
   private readonly leases: OutageLeases | undefined;
+  /** Records sent to the Redis stream and not yet seen written (written here if Redis loses them). */
+  private readonly sent: SentSettlements | undefined;
   private readonly requests = new WeakMap<CompletionOutcome, MeteredRequest>();
   private readonly source: CounterSource;
   /** Settlements Redis refused (down): written to the store directly; their holds are released when it is back. */
@@ -111,6 +114,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
       const counters = this.redisCounters;
       this.unanswered = new UnansweredHolds((hold) => counters.releaseHold(hold, deps.clock.now()), deps.clock);
       this.local = new MemoryHotCounters(source);
+      this.sent = new SentSettlements();
       this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, null, this.writerOptions());
       const instanceId = `${hostname()}:${process.pid}:${deps.ids.next('')}`;
       if (this.settings.redisFailureMode === 'open' && this.settings.outageLeaseFraction > 0)
@@ -177,6 +181,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
     this.repairTimer = setInterval(() => {
       void this.repairMissed();
       void this.returnIdleLeases();
+      void this.checkGeneration();
     }, 1000);
     this.repairTimer.unref();
   }
@@ -410,9 +415,10 @@ export class Metering implements RequestAdmission, CompletionObserver {
 
   private settleInRedis(settlement: Settlement): void {
     this.redisCounters!.settleFromLease(settlement).then(
-      (leaseAfter) => {
+      ({ entryId, lease }) => {
+        this.sent?.add(entryId, settlement.record);
         if (settlement.leaseDebit && settlement.userId)
-          this.leases?.debited(settlement.userId, settlement.leaseDebit.amount, leaseAfter);
+          this.leases?.debited(settlement.userId, settlement.leaseDebit.amount, lease);
         this.releaseEnds([settlement.record]);
       },
       (error) => {
@@ -458,6 +464,31 @@ export class Metering implements RequestAdmission, CompletionObserver {
       // Still down: tried again in a second.
     } finally {
       this.repairing = false;
+    }
+  }
+
+  /**
+   * Once a second: has Redis lost its data (another generation)? Then the records this instance
+   * had sent to the lost stream are written to the store from here (answers already sent must be
+   * recorded and charged); else the ones Redis has written are let go.
+   */
+  private checkingGeneration = false;
+  private async checkGeneration(): Promise<void> {
+    if (!this.redisCounters || !this.sent || this.checkingGeneration) return;
+    this.checkingGeneration = true;
+    try {
+      const { generation, oldest } = await this.redisCounters.generation(this.deps.ids.next('gen_'));
+      const lost = this.sent.checked(generation, oldest);
+      if (lost.length === 0) return;
+      this.deps.logger.error(
+        { settlements: lost.length },
+        `Redis lost its data (restarted without persistence?): writing the ${lost.length} settlements this instance had sent to its stream to the store directly; run Redis with appendonly yes`,
+      );
+      for (const record of lost) this.writer.enqueue(record);
+    } catch {
+      // Redis down: checked again in a second.
+    } finally {
+      this.checkingGeneration = false;
     }
   }
 

@@ -24,6 +24,7 @@ import {
   PEEK_SCRIPT,
   SETTLE_SCRIPT,
   SHRINK_LEASE_SCRIPT,
+  GENERATION_SCRIPT,
 } from './redis-hot-scripts.js';
 
 type Arg = string | number;
@@ -31,6 +32,7 @@ interface ScriptedRedis extends Redis {
   hotAdmit(...args: Arg[]): Promise<Arg[]>;
   hotSettle(...args: Arg[]): Promise<[string, number]>;
   hotShrinkLease(...args: Arg[]): Promise<number>;
+  hotGeneration(...args: Arg[]): Promise<[string, string]>;
   hotBeginWrite(...args: Arg[]): Promise<number>;
   hotAckSettlements(...args: Arg[]): Promise<number>;
   hotEndLedgerWrite(...args: Arg[]): Promise<number>;
@@ -83,6 +85,7 @@ export class RedisHotCounters implements HotCounters {
       ['hotLoadKey', 2, LOAD_KEY_SCRIPT],
       ['hotBalance', 3, BALANCE_SCRIPT],
       ['hotShrinkLease', 3, SHRINK_LEASE_SCRIPT],
+      ['hotGeneration', 2, GENERATION_SCRIPT],
     ];
     for (const [name, numberOfKeys, lua] of scripts) redis.defineCommand(name, { numberOfKeys, lua });
     // Variable key counts: the number of keys is the first argument.
@@ -166,9 +169,19 @@ export class RedisHotCounters implements HotCounters {
     await this.settleScript(settlement, JSON.stringify(settlement.record));
   }
 
-  /** Settles; resolves with the lease after when the settlement debited one (else -1). */
-  async settleFromLease(settlement: Settlement): Promise<number> {
+  /** Settles; resolves with the stream entry id and the lease after when the settlement debited one (else -1). */
+  async settleFromLease(settlement: Settlement): Promise<{ entryId: string; lease: number }> {
     return this.settleScript(settlement, JSON.stringify(settlement.record));
+  }
+
+  /** This Redis's data generation (set if it has none) and the oldest unwritten settlement's entry id. */
+  async generation(candidate: string): Promise<{ generation: string; oldest: string }> {
+    const [generation, oldest] = await this.redis.hotGeneration(
+      `${this.prefix}hot:generation`,
+      this.streamKey,
+      candidate,
+    );
+    return { generation, oldest };
   }
 
   /** Releases the hold and moves nothing else (the record went to the store another way). */
@@ -204,9 +217,9 @@ export class RedisHotCounters implements HotCounters {
     );
   }
 
-  private async settleScript(settlement: Settlement, record: string): Promise<number> {
+  private async settleScript(settlement: Settlement, record: string): Promise<{ entryId: string; lease: number }> {
     const { hold, userId, keyId } = settlement;
-    const [, lease] = await this.redis.hotSettle(
+    const [entryId, lease] = await this.redis.hotSettle(
       keyId ? this.bucket('tpm', keyId) : this.none(),
       ...this.accountKeys(userId ? `u:${userId}` : null),
       ...this.accountKeys(keyId ? `k:${keyId}` : null),
@@ -224,7 +237,7 @@ export class RedisHotCounters implements HotCounters {
       settlement.leaseDebit?.id ?? '',
       settlement.leaseDebit?.amount ?? 0,
     );
-    return Number(lease);
+    return { entryId, lease: Number(lease) };
   }
 
   async balance(userId: string, now: number): Promise<{ balance: number; held: number }> {

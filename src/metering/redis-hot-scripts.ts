@@ -392,3 +392,18 @@ export const BALANCE_SCRIPT = `${SWEEP}
 sweep(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]))
 return { redis.call('HGET', KEYS[1], 'bal') or '', string.format('%d', num(KEYS[1], 'held') - num(KEYS[1], 'lsum')) }
 `;
+
+/**
+ * The generation of this Redis's data: a random id set once; a Redis that restarted without its
+ * data has none (or, once an instance noticed, another one). Also the oldest entry of the
+ * settlement stream: every entry before it was written to the store and deleted.
+ * KEYS: generation key, stream. ARGV: a new generation id (set only when there is none).
+ * Reply: {generation, oldest stream entry id ('' empty)}.
+ */
+export const GENERATION_SCRIPT = `
+redis.call('SET', KEYS[1], ARGV[1], 'NX')
+local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
+local oldest = ''
+if first[1] then oldest = first[1][1] end
+return { redis.call('GET', KEYS[1]), oldest }
+`;

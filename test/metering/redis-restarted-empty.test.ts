@@ -5,6 +5,10 @@ import { startOwnRedis, type OwnRedis } from '../helpers/own-redis.js';
 import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
 import { openRedis } from '../../src/store/open-redis.js';
 import { chat, ledgerFigures } from './metering-helpers.js';
+import { startThrowawayPostgres, type ThrowawayPostgres } from '../helpers/throwaway-postgres.js';
+import { openStore } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import type { TestStore } from '../helpers/test-store.js';
 
 // "hello there" is 2 prompt words at $0.5/M and max_tokens 10 gives 10 words at $1.5/M.
 const COST = 2 * 500 + 10 * 1500;
@@ -19,11 +23,14 @@ describe('Redis restarted empty: settlement goes on', () => {
   let upstream: MockUpstream | undefined;
   let redis: OwnRedis | undefined;
   let instances: TestGateway[] = [];
+  let cluster: ThrowawayPostgres | undefined;
   afterEach(async () => {
     for (const instance of instances.reverse()) await instance.close().catch(() => undefined);
     instances = [];
     await redis?.stop();
     await upstream?.close();
+    await cluster?.destroy();
+    cluster = undefined;
   });
 
   async function serve(targets: TestGateway[], apiKey: string, count: number) {
@@ -88,5 +95,35 @@ describe('Redis restarted empty: settlement goes on', () => {
       }
     }
     expect([...first.logs, ...second.logs].join('')).toMatch(/lost its consumer group/);
+  }, 120_000);
+
+  it('answers whose settlements were still in the lost stream are recorded and charged all the same', async () => {
+    upstream = await startMockUpstream({ scenario: { chunkCount: 10, latencyMs: 5 } });
+    redis = await startOwnRedis();
+    cluster = await startThrowawayPostgres();
+    const store = openStore(cluster.url, { poolSize: 5 });
+    await migrateToLatest(store);
+    const testStore: TestStore = { store, url: cluster.url, cleanup: () => store.destroy() };
+    const configText = testConfigText(upstream.url, 'billing:\n  require_credits: true\n');
+    const first = await startTestGateway({ configText, testStore, deps: { redis: openRedis(redis.url) } });
+    instances.push(first);
+    await applyLedgerEntry(store, { userId: first.userId, kind: 'grant', amount: GRANTED, reference: 'grant:lost' });
+    let served = await serve([first], first.apiKey, 3);
+    expect(await untilRecorded(first, served)).toMatchObject({ chargeEntries: served });
+    // The store stops: settlements wait in the Redis stream; then Redis restarts without its data.
+    await cluster.stop();
+    served += await serve([first], first.apiKey, 10);
+    const inspect = redis.inspect();
+    const [stream] = await inspect.keys('*settlements');
+    expect(await inspect.xlen(stream)).toBeGreaterThan(0);
+    await redis.kill();
+    await redis.start();
+    await cluster.start();
+    const figures = await untilRecorded(first, served);
+    expect({ charges: figures.chargeEntries, charged: figures.charged }).toEqual({
+      charges: served,
+      charged: served * COST,
+    });
+    expect(first.logs.join('')).toMatch(/Redis lost its data/);
   }, 120_000);
 });
