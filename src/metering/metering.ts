@@ -14,7 +14,7 @@ import { watchLedgerWithCounters } from './ledger-counters-watch.js';
 import { estimatePromptSize, estimatePromptTokens } from './estimate-tokens.js';
 import type { AdmissionCheck, AdmissionDecision, CounterDrift, Hold, HotCounters, Settlement } from './hot-counters.js';
 import { MemoryHotCounters } from './memory-hot-counters.js';
-import { RedisHotCounters } from './redis-hot-counters.js';
+import { RedisDataLostError, RedisHotCounters } from './redis-hot-counters.js';
 import { storeCounterSource, type CounterSource } from './counter-source.js';
 import { storeHeld } from '../credits/store-holds.js';
 import { OutageLeases } from './outage-leases.js';
@@ -45,6 +45,9 @@ function defaultSpillFile(store: Store): string {
     ? `${store.description.slice('sqlite:'.length)}-settlement-spill.jsonl`
     : resolve('data', 'settlement-spill.jsonl');
 }
+
+/** After Redis lost its data, holds are refused this long while every instance rewrites what it had sent. */
+const DATA_LOSS_FENCE_MS = 3000;
 
 /** Readiness turns not-ready when no settlement pass has completed for this long. */
 const SETTLEMENT_STALL_MS = 10_000;
@@ -109,7 +112,10 @@ export class Metering implements RequestAdmission, CompletionObserver {
     const source = storeCounterSource(deps.store);
     this.source = source;
     if (deps.redis) {
-      this.redisCounters = new RedisHotCounters(deps.redis, source, { prefix: deps.redisKeyPrefix });
+      this.redisCounters = new RedisHotCounters(deps.redis, source, {
+        prefix: deps.redisKeyPrefix,
+        guardGeneration: true,
+      });
       this.counters = this.redisCounters;
       const counters = this.redisCounters;
       this.unanswered = new UnansweredHolds((hold) => counters.releaseHold(hold, deps.clock.now()), deps.clock);
@@ -176,6 +182,8 @@ export class Metering implements RequestAdmission, CompletionObserver {
       );
     }
     await this.writer.start();
+    // The data generation exists before the first admission (holds are refused without one).
+    await this.checkGeneration();
     this.streamWriter?.start();
     if (this.redisCounters) void this.startupCheck(this.redisCounters);
     this.repairTimer = setInterval(() => {
@@ -373,6 +381,11 @@ export class Metering implements RequestAdmission, CompletionObserver {
         lease = leases.request(userId!, check.hold!.amount, check.now, true);
       }
     } catch (error) {
+      if (error instanceof RedisDataLostError) {
+        // Answered: Redis lost its data; the leases were lost with it, so nothing is spent from them.
+        this.leases?.lost();
+        throw new LimitsUnavailableError(error);
+      }
       // Sent and unanswered (Redis paused): it may still take the hold when it wakes up, and no
       // settlement would release it (this request is served from the lease, or refused).
       const reached = mayHaveReachedRedis(error);
@@ -478,7 +491,19 @@ export class Metering implements RequestAdmission, CompletionObserver {
     this.checkingGeneration = true;
     try {
       const { generation, oldest } = await this.redisCounters.generation(this.deps.ids.next('gen_'));
+      if (!this.sent.isNew(generation)) {
+        this.sent.checked(generation, oldest);
+        return;
+      }
+      // Redis lost its data: holds wait (503) for a few seconds while every instance writes the
+      // settlements it had sent to the lost stream, so that balances are loaded with them.
+      this.leases?.lost();
+      await this.redisCounters.generation('', this.deps.clock.now() + DATA_LOSS_FENCE_MS);
       const lost = this.sent.checked(generation, oldest);
+      this.deps.logger.error(
+        { settlements: lost.length },
+        `Redis lost its data (restarted without persistence?): credit holds wait ${DATA_LOSS_FENCE_MS / 1000} s while the instances write again the settlements they had sent to it; run Redis with appendonly yes`,
+      );
       if (lost.length === 0) return;
       this.deps.logger.error(
         { settlements: lost.length },

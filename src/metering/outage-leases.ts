@@ -141,6 +141,11 @@ export class OutageLeases {
     if (after !== null) state.amount = after;
   }
 
+  /** Redis lost its data: no lease is there any more (the next admissions set aside at least what was spent). */
+  lost(): void {
+    for (const state of this.states.values()) state.amount = 0;
+  }
+
   /** The lease and what was spent of it (tests, metrics). */
   of(userId: string): { amount: number; spent: number } | undefined {
     const state = this.states.get(userId);

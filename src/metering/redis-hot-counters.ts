@@ -48,6 +48,18 @@ export interface RedisHotCountersOptions {
   prefix?: string;
   /** How long a store write may keep account loads waiting if its instance died mid-write. */
   writeLeaseMs?: number;
+  /**
+   * Refuse holds (RedisDataLostError) while Redis has no data generation or is fenced after a data
+   * loss. Metering sets it up (it creates the generation before serving); bare counters do not.
+   */
+  guardGeneration?: boolean;
+}
+
+/** Redis lost its data and the settlements it held are not all rewritten yet: holds wait (503). */
+export class RedisDataLostError extends Error {
+  constructor() {
+    super('Redis came back without its data; credit holds resume once the settlements it lost are written again');
+  }
 }
 
 /**
@@ -62,6 +74,7 @@ export class RedisHotCounters implements HotCounters {
   readonly prefix: string;
   readonly streamKey: string;
   private readonly writeLeaseMs: number;
+  private readonly guardGeneration: boolean;
 
   constructor(
     base: Redis,
@@ -71,6 +84,7 @@ export class RedisHotCounters implements HotCounters {
     this.prefix = options.prefix ?? 'gateway:';
     this.streamKey = `${this.prefix}settlements`;
     this.writeLeaseMs = options.writeLeaseMs ?? 30_000;
+    this.guardGeneration = options.guardGeneration ?? false;
     // The installation's client (openRedis) already fails fast: its command timeout
     // (redis.command_timeout_ms), no offline queue, no resend after a reconnect, a background
     // reconnect; duplicate() keeps all of it, so this connection sets none of its own.
@@ -78,7 +92,7 @@ export class RedisHotCounters implements HotCounters {
     // Errors are reported per command to the caller; this only keeps ioredis from crashing the process.
     redis.on('error', () => undefined);
     const scripts: Array<[string, number, string]> = [
-      ['hotAdmit', 8, ADMIT_SCRIPT],
+      ['hotAdmit', 9, ADMIT_SCRIPT],
       ['hotSettle', 8, SETTLE_SCRIPT],
       ['hotPeek', 1, PEEK_SCRIPT],
       ['hotLoadUser', 2, LOAD_USER_SCRIPT],
@@ -117,6 +131,7 @@ export class RedisHotCounters implements HotCounters {
           this.bucket('tpm', check.keyId),
           ...this.accountKeys(hold?.trackUser ? `u:${userId}` : null),
           ...this.accountKeys(hold?.trackKey ? `k:${check.keyId}` : null),
+          this.generationKey(),
           now,
           Math.max(0, Math.ceil(rate?.tokens ?? 0)),
           rate?.limits.rpmLimit ?? 0,
@@ -134,9 +149,11 @@ export class RedisHotCounters implements HotCounters {
           check.lease?.share ?? 0,
           check.lease?.expiresAt ?? 0,
           check.lease?.mayConvert ? '1' : '0',
+          this.guardGeneration ? '1' : '0',
         )
       ).map(Number);
       const code = reply[0];
+      if (code === -3) throw new RedisDataLostError();
       if (code === -1 || code === -2) {
         // First use of this account here (or after a reconcile): load it from the store, then decide.
         if (attempt >= 3) throw new Error('hot counters could not be loaded');
@@ -174,14 +191,22 @@ export class RedisHotCounters implements HotCounters {
     return this.settleScript(settlement, JSON.stringify(settlement.record));
   }
 
-  /** This Redis's data generation (set if it has none) and the oldest unwritten settlement's entry id. */
-  async generation(candidate: string): Promise<{ generation: string; oldest: string }> {
+  /**
+   * This Redis's data generation (set if it has none) and the oldest unwritten settlement's entry
+   * id; `fenceUntil` refuses holds until then (the caller found the data lost).
+   */
+  async generation(candidate: string, fenceUntil?: number): Promise<{ generation: string; oldest: string }> {
     const [generation, oldest] = await this.redis.hotGeneration(
-      `${this.prefix}hot:generation`,
+      this.generationKey(),
       this.streamKey,
       candidate,
+      fenceUntil ?? '',
     );
     return { generation, oldest };
+  }
+
+  private generationKey(): string {
+    return `${this.prefix}hot:generation`;
   }
 
   /** Releases the hold and moves nothing else (the record went to the store another way). */

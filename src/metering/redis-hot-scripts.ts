@@ -67,12 +67,14 @@ end
 
 /**
  * One admission: rate windows, key quota and lifetime limit, available balance, then the hold.
- * KEYS: rpm bucket, tpm bucket, user hash, user holds, user expiry, key hash, key holds, key expiry.
+ * KEYS: rpm bucket, tpm bucket, user hash, user holds, user expiry, key hash, key holds, key expiry,
+ * generation (a hash: id, and fence, the time until which holds are refused after a data loss).
  * ARGV: now, tokens, rpm limit (0 none), tpm limit (0 none), hold id ('' none), amount, expiresAt,
  * track user (1/0), track key (1/0), monthly quota ('' none), lifetime limit ('' none), month,
  * lease id ('' none), lease floor (what the instance already spent of it), lease share (the lease
  * is topped up to 1/share of the free balance when below half of that; 0 none), lease expiry,
- * may convert (1: the hold may take from the instance's own lease when the free balance is short).
+ * may convert (1: the hold may take from the instance's own lease when the free balance is short),
+ * guard generation (1: refuse holds while Redis has no generation or is fenced: code -3).
  * Reply: {code, refused by (1 rpm, 2 tpm), retry after ms, rpm remaining, rpm reset ms, tpm
  * remaining, tpm reset ms, lease after (-1 untouched), free balance after}; code 0 admitted, 1
  * insufficient credits, 2 quota exceeded, 3 credit limit exceeded, 4 rate limited, 5 short of
@@ -84,6 +86,12 @@ local now = tonumber(ARGV[1])
 local holding = ARGV[5] ~= ''
 local trackUser = holding and ARGV[8] == '1'
 local trackKey = holding and ARGV[9] == '1'
+if holding and ARGV[18] == '1' then
+  -- Redis came back without its data: until every instance wrote the settlements the lost
+  -- stream held, a balance loaded from the ledger would miss them.
+  local fence = redis.call('HGET', KEYS[9], 'fence')
+  if not fence or tonumber(fence) > now then return { -3 } end
+end
 if trackUser and redis.call('HEXISTS', KEYS[3], 'bal') == 0 then return { -1 } end
 if trackKey and redis.call('HEXISTS', KEYS[6], 'tot') == 0 then return { -2 } end
 local limits = { tonumber(ARGV[3]), tonumber(ARGV[4]) }
@@ -397,13 +405,15 @@ return { redis.call('HGET', KEYS[1], 'bal') or '', string.format('%d', num(KEYS[
  * The generation of this Redis's data: a random id set once; a Redis that restarted without its
  * data has none (or, once an instance noticed, another one). Also the oldest entry of the
  * settlement stream: every entry before it was written to the store and deleted.
- * KEYS: generation key, stream. ARGV: a new generation id (set only when there is none).
+ * KEYS: generation hash, stream. ARGV: a new generation id (set only when there is none), a fence
+ * time ('' none: an instance that found the data lost sets one, holds are refused until then).
  * Reply: {generation, oldest stream entry id ('' empty)}.
  */
 export const GENERATION_SCRIPT = `
-redis.call('SET', KEYS[1], ARGV[1], 'NX')
+if redis.call('HSETNX', KEYS[1], 'id', ARGV[1]) == 1 then redis.call('HSET', KEYS[1], 'fence', '0') end
+if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'fence', ARGV[2]) end
 local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
 local oldest = ''
 if first[1] then oldest = first[1][1] end
-return { redis.call('GET', KEYS[1]), oldest }
+return { redis.call('HGET', KEYS[1], 'id'), oldest }
 `;

@@ -29,6 +29,11 @@ export class SentSettlements {
     this.sent.set(entryId, record);
   }
 
+  /** Whether this generation differs from the one seen before (Redis lost its data meanwhile). */
+  isNew(generation: string): boolean {
+    return this.generation !== null && generation !== this.generation;
+  }
+
   /**
    * What Redis says now. Returns the records to write to the store directly: all still held when
    * the generation changed (Redis lost its data), none otherwise (the written ones are let go).

@@ -112,10 +112,9 @@ describe('Redis restarted empty: settlement goes on', () => {
     expect(await untilRecorded(first, served)).toMatchObject({ chargeEntries: served });
     // The store stops: settlements wait in the Redis stream; then Redis restarts without its data.
     await cluster.stop();
-    served += await serve([first], first.apiKey, 10);
-    const inspect = redis.inspect();
-    const [stream] = await inspect.keys('*settlements');
-    expect(await inspect.xlen(stream)).toBeGreaterThan(0);
+    const during = await serve([first], first.apiKey, 10);
+    expect(during).toBeGreaterThan(0);
+    served += during;
     await redis.kill();
     await redis.start();
     await cluster.start();
