@@ -3,9 +3,9 @@ import { DEFAULT_REDIS_SETTINGS, type RedisSettings } from '../config/gateway-co
 
 const COMMAND_TIMED_OUT = 'Command timed out';
 /** A timer that fires this much later than asked means the event loop was blocked meanwhile. */
-const LAG_TOLERANCE_MS = 25;
+const LAG_TOLERANCE_MS = 50;
 /** How many times a command's time is given again because the loop was blocked (bounds the wait). */
-const MAX_LAG_EXTENSIONS = 5;
+const MAX_LAG_EXTENSIONS = 3;
 /** Timeouts in a row, with no reply between them, after which the connection is dropped. */
 const TIMEOUTS_BEFORE_RECONNECT = 2;
 
@@ -25,7 +25,7 @@ interface TimedCommand {
  * - the timeout counts only time the event loop was free: a timer that fired late (the loop was
  *   busy, e.g. parsing a 9 MB body) first lets the loop read the replies that arrived meanwhile
  *   (they are read after timers run), and if the command is still unanswered gives it its time
- *   again (at most five times). Before issue 25 such a timeout sent the request down the fallback
+ *   again (at most three times). Before issue 25 such a timeout sent the request down the fallback
  *   path although Redis had answered;
  * - a connection is dropped and reconnected only after two timeouts in a row with no reply in
  *   between (a paused or overloaded Redis): until Redis answers again the client is not ready, so
