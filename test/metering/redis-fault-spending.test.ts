@@ -26,7 +26,9 @@ describe('spending during a Redis fault is bounded by what was set aside before 
     instances = [];
     await redis?.stop();
     await upstream?.close();
-  });
+    // Two instances close, each draining its settlements to PostgreSQL: on a saturated machine
+    // that has taken longer than the default 30 s hook timeout.
+  }, 120_000);
 
   async function twoInstances(mode: 'open' | 'closed') {
     upstream = await startMockUpstream({ scenario: { chunkCount: 10, latencyMs: 10 } });
