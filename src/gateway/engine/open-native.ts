@@ -10,7 +10,8 @@ import type { ChatEngineDeps, OpenedChat } from './open-chat.js';
 import type { EngineRun, OpenedAnswer } from './request-engine.js';
 
 /** The gateway's own request fields, never forwarded upstream. */
-const GATEWAY_ONLY_FIELDS = ['models', 'provider', 'route', 'transforms'] as const;
+// `usage` ({include: true}) asks the gateway for the cost in the answer: no upstream field.
+const GATEWAY_ONLY_FIELDS = ['models', 'provider', 'route', 'transforms', 'usage'] as const;
 
 /** A request in the client's own API, as it may be forwarded to an endpoint that speaks it. */
 export interface NativeCall {

@@ -6,6 +6,8 @@ import { GatewayError, UpstreamError } from '../../shared/errors.js';
 import { SSE_HEADERS, clientStalled, waitForDrain } from '../sse.js';
 import type { OpenedNative } from './open-native.js';
 import type { EngineRun } from './request-engine.js';
+import type { Usage } from '../../shared/openai-types.js';
+import { copyCost } from './answer-cost.js';
 
 export interface NativeRenderOptions {
   clock: Clock;
@@ -35,6 +37,7 @@ export async function renderNative(
     // A whole answer names the gateway's model, as every other answer does (a stream's events pass untouched).
     const answer = JSON.parse(Buffer.from(opened.bytes).toString('utf8')) as Record<string, unknown>;
     if (typeof answer.model === 'string') answer.model = opened.candidate.model.id;
+    if (run.costIncluded) addCost(answer, run.answerUsage(outcome.usage));
     reply.headers(headers).header('content-type', 'application/json').send(answer);
     return;
   }
@@ -86,4 +89,16 @@ export async function renderNative(
     outcome.outputCharacters = reader.outputCharacters;
     if (!body.destroyed) body.destroy();
   }
+}
+
+/**
+ * A native whole answer's cost goes into its own usage object (`usage`, or Gemini's
+ * `usageMetadata`), beside the upstream's token fields. Native streams are forwarded unparsed
+ * and carry no cost (docs/metering.md).
+ */
+function addCost(answer: Record<string, unknown>, usage: Usage | null): void {
+  const field = 'usageMetadata' in answer && !('usage' in answer) ? 'usageMetadata' : 'usage';
+  const current = answer[field];
+  const own = current && typeof current === 'object' ? (current as Record<string, unknown>) : {};
+  answer[field] = copyCost(own, usage);
 }
