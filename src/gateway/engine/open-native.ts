@@ -25,6 +25,8 @@ export interface NativeCall {
 /** An answer from an endpoint that speaks the client's API: its bytes go back as they are. */
 export interface OpenedNative extends OpenedAnswer {
   kind: 'native';
+  /** The API the upstream speaks (the client's). */
+  api: NativeApi;
   response: UpstreamResponse;
   reader: NativeUsageReader;
   /** A whole answer's bytes, read (and its usage parsed) inside the attempt; null for a stream. */
@@ -109,6 +111,7 @@ export function openNativeOrChat(deps: ChatEngineDeps, run: EngineRun, call: Nat
         }
         const opened: OpenedNative = {
           kind: 'native',
+          api: call.api,
           candidate,
           response,
           reader,
