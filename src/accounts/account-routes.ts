@@ -20,6 +20,7 @@ import { registerRankingsRoutes } from './rankings/rankings-routes.js';
 import { registerRoutingTemplatesRoute } from './keys/routing-templates-routes.js';
 import { registerApiKeyRoutes } from './keys/api-key-routes.js';
 import { registerUsageRoutes } from './usage/usage-routes.js';
+import { registerActivityRoutes } from './activity/activity-routes.js';
 import { registerBillingRoutes } from './billing/billing-routes.js';
 import { registerAdminRoutes } from './admin/admin-routes.js';
 import { registerInvitationRoutes } from './admin/invitation-routes.js';
@@ -84,6 +85,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     });
     registerSessionRoutes(signedIn, auth, options.store);
     registerUsageRoutes(signedIn, { store: options.store, clock: options.clock, metering: options.metering });
+    registerActivityRoutes(signedIn, { store: options.store });
     registerApiKeyRoutes(signedIn, {
       store: options.store,
       clock: options.clock,

@@ -35,6 +35,11 @@ export interface CompletionOutcome {
   latencyMs: number;
   timeToFirstTokenMs: number | null;
   attempts: AttemptRecord[];
+  /** The API surface that took the request (chat, responses, messages, embeddings, …), for the activity list. */
+  surface?: string | null;
+  /** The client app as it names itself (X-Title) and its URL (HTTP-Referer), for the activity list. */
+  app?: string | null;
+  appUrl?: string | null;
 }
 
 /** Observers of finished requests (metering, statistics). Called off the response path; must not throw. */

@@ -21,6 +21,7 @@ import {
   policyFor,
   type UnsupportedParamsPolicy,
 } from './dropped-params.js';
+import { clientAppOf, surfaceOf } from './client-app.js';
 
 /** What the engine needs from the app, whatever the surface. */
 export interface EngineDeps {
@@ -98,6 +99,7 @@ export async function runRequest<T extends OpenedAnswer>(
   const key = (request as FastifyRequest & { apiKey?: ApiKeyRecord }).apiKey ?? null;
   const startedAt = deps.clock.now();
   const outcome = newOutcome(request.id, key, call.routed.model, call.streamed, startedAt);
+  Object.assign(outcome, clientAppOf(request.headers), { surface: surfaceOf(request.routeOptions.url) });
   const controller = new AbortController();
   const onClientClose = () => {
     if (!reply.raw.writableFinished) {
