@@ -3013,6 +3013,255 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api-account/user/alerts/balance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your balance alert */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              configured: boolean;
+              /** @enum {string} */
+              currency: 'USD';
+              /** @description USD: alert when the balance falls under it */
+              threshold: number | null;
+              threshold_nanos: number | null;
+              /** @description mail the account's address */
+              email: boolean;
+              webhook_url: string | null;
+              /** @description false after it fired, until the balance is back at or above the threshold */
+              armed: boolean;
+              /** @description the HMAC key of the webhook signature: shown only when it is made */
+              webhook_secret?: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    /** Set your balance alert: an email, and optionally a signed webhook, once per fall under the threshold */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description USD */
+            threshold: number;
+            /** @default true */
+            email?: boolean;
+            webhook_url?: string | null;
+            /** @description make a new webhook secret (the old one stops working) */
+            rotate_secret?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              configured: boolean;
+              /** @enum {string} */
+              currency: 'USD';
+              /** @description USD: alert when the balance falls under it */
+              threshold: number | null;
+              threshold_nanos: number | null;
+              /** @description mail the account's address */
+              email: boolean;
+              webhook_url: string | null;
+              /** @description false after it fired, until the balance is back at or above the threshold */
+              armed: boolean;
+              /** @description the HMAC key of the webhook signature: shown only when it is made */
+              webhook_secret?: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Remove your balance alert */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/alerts/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your alerts sent: email and webhook deliveries, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description rows per page, 1 to 200 (default 50) */
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                id: string;
+                /** @description email or webhook */
+                channel: string;
+                /** @description balance_below */
+                event: string;
+                /** @description pending, delivered, failed or skipped */
+                status: string;
+                attempts: number;
+                response_status: number | null;
+                error: string | null;
+                created_at: string;
+                updated_at: string;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api-account/user/api-keys': {
     parameters: {
       query?: never;
