@@ -18,8 +18,9 @@ const CHUNK = 200_000;
 /**
  * Fills usage_events inside the database (generate_series on PostgreSQL, a recursive CTE on
  * SQLite), CHUNK rows per statement, in time order as a live gateway writes them. Row g: user u0
- * when g % 10 = 0, else one of the others; 5 keys for u0; 20 models on 6 providers; one request
- * in 20 answered 429 rate_limited, one in 200 a 502 upstream_error; one in 7 sent an X-Title.
+ * when g % 10 = 0, else one of the others. Everything else is drawn from h = g / 10, so that the
+ * busiest account's rows vary too: 5 keys for u0; 20 models on 6 providers; one request in 20
+ * answered 429 rate_limited, one in 200 a 502 upstream_error; one in 7 sent an X-Title.
  */
 export async function seedActivity(
   store: Store,
@@ -44,17 +45,17 @@ export async function seedActivity(
         provider_id, upstream_model, prompt_tokens, completion_tokens, total_tokens, cost_nanos, latency_ms,
         time_to_first_token_ms, status, error_code, streamed, attempt_count, attempts, created_at, surface, app)
       select 'evt_' || g, 'req_' || g, ${user},
-        case when g % 10 = 0 then 'k0_' || (g % 5) else 'k' || (1 + g % ${sql.lit(others)}) end,
-        'model-' || (g % 20), 'model-' || (g % 20), 'provider-' || (g % 6), 'upstream-' || (g % 20),
+        case when g % 10 = 0 then 'k0_' || (h % 5) else 'k' || (1 + g % ${sql.lit(others)}) end,
+        'model-' || (h % 20), 'model-' || (h % 20), 'provider-' || (h % 6), 'upstream-' || (h % 20),
         100 + g % 900, 20 + g % 400, 120 + g % 900 + g % 400, 1000 * (g % 5000), 200 + g % 3000,
         case when g % 2 = 0 then 80 + g % 500 else null end,
-        case when g % 20 = 0 then 429 when g % 200 = 7 then 502 else 200 end,
-        case when g % 20 = 0 then 'rate_limited' when g % 200 = 7 then 'upstream_error' else null end,
-        g % 2, 1 + (case when g % 200 = 7 then 2 else 0 end),
-        '[{"providerId":"provider-' || (g % 6) || '","modelId":"model-' || (g % 20) || '","upstreamModel":"upstream","status":200,"errorCode":null,"startedAt":0,"latencyMs":100}]',
+        case when h % 20 = 3 then 429 when h % 200 = 7 then 502 else 200 end,
+        case when h % 20 = 3 then 'rate_limited' when h % 200 = 7 then 'upstream_error' else null end,
+        g % 2, 1 + (case when h % 200 = 7 then 2 else 0 end),
+        '[{"providerId":"provider-' || (h % 6) || '","modelId":"model-' || (h % 20) || '","upstreamModel":"upstream","status":200,"errorCode":null,"startedAt":0,"latencyMs":100}]',
         ${sql.lit(Math.floor(start))} + cast(g * ${sql.lit(step)} as bigint), 'chat',
-        case when g % 7 = 0 then 'Plum Notes' else null end
-      from (${source}) as numbers`.execute(store.db);
+        case when h % 7 = 0 then 'Plum Notes' else null end
+      from (select g, g / 10 as h from (${source}) as series) as numbers`.execute(store.db);
     progress(last + 1);
   }
   // Fresh planner statistics after a bulk load, as autovacuum (PostgreSQL) or `PRAGMA optimize` would.
