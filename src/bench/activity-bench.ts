@@ -168,8 +168,8 @@ async function benchDatabase(database: Dialect, options: ActivityBenchOptions, l
 
 export function formatTable(report: ActivityBenchReport): string {
   const lines = [
-    '| database | query | p50 ms | p99 ms | max ms | p99 ≤ 50 ms |',
-    '| --- | --- | ---: | ---: | ---: | --- |',
+    '| database | query | rows | p50 ms | p99 ms | max ms | p99 ≤ 50 ms |',
+    '| --- | --- | ---: | ---: | ---: | ---: | --- |',
   ];
   for (const result of report.results)
     lines.push(
