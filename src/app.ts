@@ -47,6 +47,7 @@ import { requireUser } from './http/account-auth.js';
 import { ErrorEnvelopeSchema } from './http/openapi-shared.js';
 import { closeQueryStrings } from './http/closed-query-strings.js';
 import { accountRoutes } from './accounts/account-routes.js';
+import { startBalanceAlerts, type AlertMailer, type BalanceAlertDeps } from './credits/balance-alerts.js';
 import { withAuthPaths } from './accounts/auth-openapi.js';
 import { registerRankingsRoutes } from './accounts/rankings/rankings-routes.js';
 import { ApiKeySchema } from './accounts/keys/api-key-schemas.js';
@@ -104,6 +105,13 @@ export interface AppDeps {
   readinessChecks?: ReadinessCheck[];
   /** The built web console to serve at / (default: console/dist of this checkout). */
   consoleDir?: string;
+  /** Sends balance alert mails (the runtime's mailer); without one, mail alerts are logged as skipped. */
+  mailer?: AlertMailer;
+  /** Balance alerts: how often balances are checked (default 30 s), and test hooks for webhooks. */
+  balanceAlerts?: Partial<Pick<BalanceAlertDeps, 'fetch' | 'sleep' | 'webhookBaseDelayMs'>> & {
+    intervalMs?: number;
+    allowHttpWebhooks?: boolean;
+  };
 }
 
 /** The catalog and the statistics built on finished requests. */
@@ -453,6 +461,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     passwordResets,
     origins: originSettings,
     billing,
+    allowHttpWebhooks: deps.balanceAlerts?.allowHttpWebhooks,
     async flushUsage() {
       await metering?.writer.flush();
       await recorder.flush();
@@ -464,6 +473,14 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     ...(metering ? [settlementCheck(() => metering.settlementStalled())] : []),
     ...(deps.readinessChecks ?? []),
   ]);
+  const { intervalMs: alertIntervalMs, allowHttpWebhooks: _allowHttp, ...alertHooks } = deps.balanceAlerts ?? {};
+  const balanceAlerts = deps.auth
+    ? startBalanceAlerts(
+        { store, clock, ids, mailer: deps.mailer, ...alertHooks },
+        alertIntervalMs ?? 30_000,
+        (error) => logger.error({ err: error }, 'balance alert check failed'),
+      )
+    : null;
   if (deps.auth) registerPasswordResetPage(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await registerConsoleStatic(app, deps.consoleDir);
@@ -497,6 +514,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     },
     async close() {
       await app.close();
+      await balanceAlerts?.close();
       await observability.close();
       // After the server stopped: every finished request has queued its usage event by now.
       await metering?.stop();

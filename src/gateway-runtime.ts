@@ -108,6 +108,7 @@ export async function startGateway(
     production: env.NODE_ENV === 'production',
     readinessChecks: readinessRedis ? [redisCheck(() => readinessRedis.ping())] : [],
     redis,
+    mailer: runtime.mailer ?? undefined,
     ...overrides,
   });
   try {

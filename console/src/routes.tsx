@@ -25,6 +25,7 @@ export const router = createBrowserRouter([
       { index: true, element: page(() => import('./pages/dashboard/dashboard-page'), true) },
       { path: 'keys', element: page(() => import('./pages/keys/keys-page'), true) },
       { path: 'usage', element: page(() => import('./pages/usage/usage-page'), true) },
+      { path: 'activity', element: page(() => import('./pages/activity/activity-page'), true) },
       { path: 'credits', element: page(() => import('./pages/credits/credits-page'), true) },
       { path: 'credits/result', element: page(() => import('./pages/credits/checkout-result-page'), true) },
       { path: 'playground', element: page(() => import('./pages/playground/playground-page'), true) },

@@ -23,6 +23,8 @@ import { registerRankingsRoutes } from './rankings/rankings-routes.js';
 import { registerRoutingTemplatesRoute } from './keys/routing-templates-routes.js';
 import { registerApiKeyRoutes } from './keys/api-key-routes.js';
 import { registerUsageRoutes } from './usage/usage-routes.js';
+import { registerActivityRoutes } from './activity/activity-routes.js';
+import { registerAlertRoutes } from './alerts/alert-routes.js';
 import { registerBillingRoutes } from './billing/billing-routes.js';
 import { registerAdminRoutes } from './admin/admin-routes.js';
 import { registerInvitationRoutes } from './admin/invitation-routes.js';
@@ -55,6 +57,8 @@ export interface AccountRoutesOptions {
   /** Password-reset requests: limits and the background work (required with `auth`). */
   passwordResets?: PasswordResetRequests;
   billing?: { billing: BillingService; documents: DocumentService };
+  /** Balance alert webhooks may use plain http (a local receiver in tests); https only otherwise. */
+  allowHttpWebhooks?: boolean;
   /** Writes buffered usage and statistics now (before an account is erased). */
   flushUsage?: () => Promise<void>;
 }
@@ -92,6 +96,12 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     });
     registerSessionRoutes(signedIn, auth, options.store);
     registerUsageRoutes(signedIn, { store: options.store, clock: options.clock, metering: options.metering });
+    registerActivityRoutes(signedIn, { store: options.store });
+    registerAlertRoutes(signedIn, {
+      store: options.store,
+      clock: options.clock,
+      allowHttpWebhooks: options.allowHttpWebhooks,
+    });
     registerApiKeyRoutes(signedIn, {
       store: options.store,
       clock: options.clock,

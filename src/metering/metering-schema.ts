@@ -16,6 +16,8 @@ export interface UsageEventsTable {
   prompt_tokens: number;
   completion_tokens: number;
   cached_tokens: number;
+  /** Optional here and below: an event spilled to disk before migration 0700 lacks the column. */
+  cache_write_tokens?: number;
   reasoning_tokens: number;
   total_tokens: number;
   /** 1 when the provider reported no usage and the tokens are our estimate. */
@@ -32,6 +34,11 @@ export interface UsageEventsTable {
   /** JSON array of AttemptRecord. */
   attempts: string;
   created_at: number;
+  /** The API surface that took the request: chat, responses, messages, embeddings, … (null before migration 0700). */
+  surface?: string | null;
+  /** The client app as it named itself (X-Title), and its URL (HTTP-Referer), as OpenRouter reads them. */
+  app?: string | null;
+  app_url?: string | null;
 }
 
 /** Running spend per key, updated with each usage batch, so limits need no aggregate query. */

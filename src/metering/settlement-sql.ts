@@ -15,6 +15,7 @@ const USAGE_COLUMNS = [
   'prompt_tokens',
   'completion_tokens',
   'cached_tokens',
+  'cache_write_tokens',
   'reasoning_tokens',
   'total_tokens',
   'tokens_estimated',
@@ -29,7 +30,13 @@ const USAGE_COLUMNS = [
   'attempt_count',
   'attempts',
   'created_at',
+  'surface',
+  'app',
+  'app_url',
 ] as const satisfies readonly (keyof UsageEventsTable)[];
+
+/** Columns added after events could already be spilled to disk: a replayed older event lacks them. */
+const ADDED_COLUMN_DEFAULTS: Partial<Record<keyof UsageEventsTable, number>> = { cache_write_tokens: 0 };
 
 const LEDGER_COLUMNS = ['user_id', 'kind', 'amount_nanos', 'reference', 'description', 'created_at'] as const;
 
@@ -70,7 +77,8 @@ export class SettlementSql {
   /** Inserts the events (a repeated id is skipped); returns the ids written. */
   insertUsageEvents(events: UsageEventsTable[]): CompiledQuery<{ id: string }> {
     const parameters: unknown[] = [];
-    for (const event of events) for (const column of USAGE_COLUMNS) parameters.push(event[column]);
+    for (const event of events)
+      for (const column of USAGE_COLUMNS) parameters.push(event[column] ?? ADDED_COLUMN_DEFAULTS[column] ?? null);
     return CompiledQuery.raw(
       this.cached(this.usageInserts, events.length, (rows) =>
         this.multiRowInsert('usage_events', USAGE_COLUMNS, rows, ' on conflict (id) do nothing returning id'),

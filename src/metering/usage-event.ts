@@ -42,6 +42,7 @@ export function buildUsageEvent(input: UsageEventInput): UsageEventsTable {
     prompt_tokens: tokens.counts.promptTokens,
     completion_tokens: tokens.counts.completionTokens,
     cached_tokens: tokens.counts.cachedTokens,
+    cache_write_tokens: tokens.counts.cacheWriteTokens,
     reasoning_tokens: tokens.counts.reasoningTokens,
     total_tokens: tokens.counts.promptTokens + tokens.counts.completionTokens,
     tokens_estimated: tokens.estimated ? 1 : 0,
@@ -59,6 +60,9 @@ export function buildUsageEvent(input: UsageEventInput): UsageEventsTable {
     attempt_count: outcome.attempts.length,
     attempts: JSON.stringify(outcome.attempts),
     created_at: outcome.startedAt,
+    surface: outcome.surface ?? null,
+    app: outcome.app ?? null,
+    app_url: outcome.appUrl ?? null,
   };
 }
 

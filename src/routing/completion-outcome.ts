@@ -40,6 +40,11 @@ export interface CompletionOutcome {
    * Settlement charges exactly this, so the figure in the answer is the ledger's to the unit.
    */
   priced?: PricedOutcome;
+  /** The API surface that took the request (chat, responses, messages, embeddings, …), for the activity list. */
+  surface?: string | null;
+  /** The client app as it names itself (X-Title) and its URL (HTTP-Referer), for the activity list. */
+  app?: string | null;
+  appUrl?: string | null;
 }
 
 /** A request's tokens and cost as priced by metering (nano-USD, integer). */

@@ -175,6 +175,8 @@ export const ERROR_CODES = {
   api_key_not_found: { ...NOT_FOUND, meaning: 'no API key with this id for this user' },
   provider_not_found: { ...NOT_FOUND, meaning: 'no provider with this id serves a model' },
   order_not_found: { ...NOT_FOUND, meaning: 'no top-up order with this id for this user' },
+  alert_not_found: { ...NOT_FOUND, meaning: 'no balance alert is set for this user' },
+  request_not_found: { ...NOT_FOUND, meaning: 'no request with this id in this account’s activity' },
   document_not_found: { ...NOT_FOUND, meaning: 'no invoice or receipt behind a document link' },
   previous_response_not_found: {
     ...NOT_FOUND,

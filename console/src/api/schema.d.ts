@@ -325,7 +325,7 @@ export interface paths {
                 })[];
             messages: ({
               /** @enum {string} */
-              role: 'user' | 'assistant';
+              role: 'user' | 'assistant' | 'system';
               /** @description a string or content blocks */
               content:
                 | string
@@ -354,8 +354,8 @@ export interface paths {
             top_p?: number;
             top_k?: number;
             thinking?: {
-              /** @enum {string} */
-              type: 'enabled' | 'disabled';
+              /** @description enabled (with budget_tokens), adaptive or disabled */
+              type: string;
             } & {
               [key: string]: unknown;
             };
@@ -907,7 +907,9 @@ export interface paths {
           min_context?: number;
           sort?: 'name' | 'price' | 'context' | 'popularity' | 'newest';
           order?: 'asc' | 'desc';
+          /** @description rows per page, 1 to 500 (default 50) */
           limit?: number;
+          /** @description rows to skip (default 0) */
           offset?: number;
         };
         header?: never;
@@ -2771,6 +2773,495 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api-account/user/activity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your requests, one row each, newest first (JSON pages, or CSV / JSON Lines export) */
+    get: {
+      parameters: {
+        query?: {
+          /** @description from this UTC day (YYYY-MM-DD) or instant (ISO 8601), included */
+          start_date?: string;
+          /** @description to this UTC day (YYYY-MM-DD, included) or instant (ISO 8601, excluded) */
+          end_date?: string;
+          /** @description only requests made with this key */
+          key_id?: string;
+          /** @description only requests served by this model id */
+          model?: string;
+          /** @description only requests served by this provider id */
+          provider?: string;
+          /** @description ok (answered below 400), error (400 and above), an HTTP status such as 429, or an error code */
+          status?: string;
+          /** @description only requests whose client named itself so in X-Title */
+          app?: string;
+          /** @description next_cursor of the previous page; absent for the first page */
+          cursor?: string;
+          /** @description rows per page, 1 to 200 (default 50) */
+          limit?: number;
+          /** @description json: one page; csv or jsonl: every matching request (no paging), streamed as text/csv or application/x-ndjson */
+          format?: 'json' | 'csv' | 'jsonl';
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of requests (JSON), or every matching request as CSV or JSON Lines (streamed) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description the usage event id */
+                id: string;
+                /** @description the x-request-id the gateway answered with */
+                request_id: string;
+                /** @description when the request started, ISO 8601 */
+                created_at: string;
+                key_id: string | null;
+                key_name: string | null;
+                /** @description the model the client asked for */
+                requested_model: string;
+                model: string | null;
+                provider: string | null;
+                upstream_model: string | null;
+                surface: string | null;
+                app: string | null;
+                app_url: string | null;
+                streamed: boolean;
+                prompt_tokens: number;
+                cached_tokens: number;
+                cache_write_tokens: number;
+                completion_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description the provider reported no usage: the tokens are our estimate */
+                tokens_estimated: boolean;
+                /** @description USD (for display) */
+                cost: number;
+                /** @description exact nano-USD charged */
+                cost_nanos: number;
+                latency_ms: number;
+                time_to_first_token_ms: number | null;
+                tokens_per_second: number | null;
+                /** @description the HTTP status the client was answered with */
+                status: number;
+                error_code: string | null;
+                client_aborted: boolean;
+                /** @description upstream attempts (providers tried, retries) */
+                attempt_count: number;
+              }[];
+              next_cursor: string | null;
+              has_more: boolean;
+              /** @enum {string} */
+              currency: 'USD';
+            };
+            'text/csv': string;
+            'application/x-ndjson': string;
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/activity/{request_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One of your requests, with every upstream attempt */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          /** @description the x-request-id, or the event id */
+          request_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description the usage event id */
+              id: string;
+              /** @description the x-request-id the gateway answered with */
+              request_id: string;
+              /** @description when the request started, ISO 8601 */
+              created_at: string;
+              key_id: string | null;
+              key_name: string | null;
+              /** @description the model the client asked for */
+              requested_model: string;
+              model: string | null;
+              provider: string | null;
+              upstream_model: string | null;
+              surface: string | null;
+              app: string | null;
+              app_url: string | null;
+              streamed: boolean;
+              prompt_tokens: number;
+              cached_tokens: number;
+              cache_write_tokens: number;
+              completion_tokens: number;
+              reasoning_tokens: number;
+              total_tokens: number;
+              /** @description the provider reported no usage: the tokens are our estimate */
+              tokens_estimated: boolean;
+              /** @description USD (for display) */
+              cost: number;
+              /** @description exact nano-USD charged */
+              cost_nanos: number;
+              latency_ms: number;
+              time_to_first_token_ms: number | null;
+              tokens_per_second: number | null;
+              /** @description the HTTP status the client was answered with */
+              status: number;
+              error_code: string | null;
+              client_aborted: boolean;
+              /** @description upstream attempts (providers tried, retries) */
+              attempt_count: number;
+              /** @enum {string} */
+              currency: 'USD';
+              attempts: {
+                provider: string;
+                model: string;
+                upstream_model: string;
+                /** @description HTTP status of this attempt */
+                status: number;
+                error_code: string | null;
+                /** @description ISO 8601 */
+                started_at: string;
+                latency_ms: number;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/alerts/balance': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your balance alert */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              configured: boolean;
+              /** @enum {string} */
+              currency: 'USD';
+              /** @description USD: alert when the balance falls under it */
+              threshold: number | null;
+              threshold_nanos: number | null;
+              /** @description mail the account's address */
+              email: boolean;
+              webhook_url: string | null;
+              /** @description false after it fired, until the balance is back at or above the threshold */
+              armed: boolean;
+              /** @description the HMAC key of the webhook signature: shown only when it is made */
+              webhook_secret?: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    /** Set your balance alert: an email, and optionally a signed webhook, once per fall under the threshold */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description USD */
+            threshold: number;
+            /** @default true */
+            email?: boolean;
+            webhook_url?: string | null;
+            /** @description make a new webhook secret (the old one stops working) */
+            rotate_secret?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              configured: boolean;
+              /** @enum {string} */
+              currency: 'USD';
+              /** @description USD: alert when the balance falls under it */
+              threshold: number | null;
+              threshold_nanos: number | null;
+              /** @description mail the account's address */
+              email: boolean;
+              webhook_url: string | null;
+              /** @description false after it fired, until the balance is back at or above the threshold */
+              armed: boolean;
+              /** @description the HMAC key of the webhook signature: shown only when it is made */
+              webhook_secret?: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Remove your balance alert */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/alerts/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Your alerts sent: email and webhook deliveries, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description rows per page, 1 to 200 (default 50) */
+          limit?: number;
+        };
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                id: string;
+                /** @description email or webhook */
+                channel: string;
+                /** @description balance_below */
+                event: string;
+                /** @description pending, delivered, failed or skipped */
+                status: string;
+                attempts: number;
+                response_status: number | null;
+                error: string | null;
+                created_at: string;
+                updated_at: string;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api-account/user/api-keys': {
     parameters: {
       query?: never;
@@ -3416,6 +3907,7 @@ export interface paths {
           end_date?: string;
           /** @description rows per page: default 50 (JSON); CSV without a limit exports every row, up to 100000 */
           limit?: number;
+          /** @description rows to skip (default 0) */
           offset?: number;
           /** @description csv answers text/csv (so does Accept: text/csv without a format); default json */
           format?: 'json' | 'csv';
@@ -3830,9 +4322,11 @@ export interface paths {
     /** The user’s orders, newest first */
     get: {
       parameters: {
-        query: {
-          limit: number;
-          offset: number;
+        query?: {
+          /** @description rows per page, 1 to 100 (default 20) */
+          limit?: number;
+          /** @description rows to skip (default 0) */
+          offset?: number;
         };
         header?: never;
         path?: never;
@@ -4131,7 +4625,9 @@ export interface paths {
         query?: {
           /** @description Part of the email or the name, any case */
           search?: string;
+          /** @description rows per page, 1 to 200 (default 50) */
           limit?: number;
+          /** @description rows to skip (default 0) */
           offset?: number;
         };
         header?: never;
@@ -4880,6 +5376,249 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api-account/admin/users/{user_id}/activity': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Any account's requests: the same list as GET /api-account/user/activity */
+    get: {
+      parameters: {
+        query?: {
+          /** @description from this UTC day (YYYY-MM-DD) or instant (ISO 8601), included */
+          start_date?: string;
+          /** @description to this UTC day (YYYY-MM-DD, included) or instant (ISO 8601, excluded) */
+          end_date?: string;
+          /** @description only requests made with this key */
+          key_id?: string;
+          /** @description only requests served by this model id */
+          model?: string;
+          /** @description only requests served by this provider id */
+          provider?: string;
+          /** @description ok (answered below 400), error (400 and above), an HTTP status such as 429, or an error code */
+          status?: string;
+          /** @description only requests whose client named itself so in X-Title */
+          app?: string;
+          /** @description next_cursor of the previous page; absent for the first page */
+          cursor?: string;
+          /** @description rows per page, 1 to 200 (default 50) */
+          limit?: number;
+          /** @description json: one page; csv or jsonl: every matching request (no paging), streamed as text/csv or application/x-ndjson */
+          format?: 'json' | 'csv' | 'jsonl';
+        };
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description A page of requests (JSON), or every matching request as CSV or JSON Lines (streamed) */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                /** @description the usage event id */
+                id: string;
+                /** @description the x-request-id the gateway answered with */
+                request_id: string;
+                /** @description when the request started, ISO 8601 */
+                created_at: string;
+                key_id: string | null;
+                key_name: string | null;
+                /** @description the model the client asked for */
+                requested_model: string;
+                model: string | null;
+                provider: string | null;
+                upstream_model: string | null;
+                surface: string | null;
+                app: string | null;
+                app_url: string | null;
+                streamed: boolean;
+                prompt_tokens: number;
+                cached_tokens: number;
+                cache_write_tokens: number;
+                completion_tokens: number;
+                reasoning_tokens: number;
+                total_tokens: number;
+                /** @description the provider reported no usage: the tokens are our estimate */
+                tokens_estimated: boolean;
+                /** @description USD (for display) */
+                cost: number;
+                /** @description exact nano-USD charged */
+                cost_nanos: number;
+                latency_ms: number;
+                time_to_first_token_ms: number | null;
+                tokens_per_second: number | null;
+                /** @description the HTTP status the client was answered with */
+                status: number;
+                error_code: string | null;
+                client_aborted: boolean;
+                /** @description upstream attempts (providers tried, retries) */
+                attempt_count: number;
+              }[];
+              next_cursor: string | null;
+              has_more: boolean;
+              /** @enum {string} */
+              currency: 'USD';
+            };
+            'text/csv': string;
+            'application/x-ndjson': string;
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/activity/{request_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One of any account's requests, with its attempts */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          user_id: string;
+          /** @description the x-request-id, or the event id */
+          request_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              /** @description the usage event id */
+              id: string;
+              /** @description the x-request-id the gateway answered with */
+              request_id: string;
+              /** @description when the request started, ISO 8601 */
+              created_at: string;
+              key_id: string | null;
+              key_name: string | null;
+              /** @description the model the client asked for */
+              requested_model: string;
+              model: string | null;
+              provider: string | null;
+              upstream_model: string | null;
+              surface: string | null;
+              app: string | null;
+              app_url: string | null;
+              streamed: boolean;
+              prompt_tokens: number;
+              cached_tokens: number;
+              cache_write_tokens: number;
+              completion_tokens: number;
+              reasoning_tokens: number;
+              total_tokens: number;
+              /** @description the provider reported no usage: the tokens are our estimate */
+              tokens_estimated: boolean;
+              /** @description USD (for display) */
+              cost: number;
+              /** @description exact nano-USD charged */
+              cost_nanos: number;
+              latency_ms: number;
+              time_to_first_token_ms: number | null;
+              tokens_per_second: number | null;
+              /** @description the HTTP status the client was answered with */
+              status: number;
+              error_code: string | null;
+              client_aborted: boolean;
+              /** @description upstream attempts (providers tried, retries) */
+              attempt_count: number;
+              /** @enum {string} */
+              currency: 'USD';
+              attempts: {
+                provider: string;
+                model: string;
+                upstream_model: string;
+                /** @description HTTP status of this attempt */
+                status: number;
+                error_code: string | null;
+                /** @description ISO 8601 */
+                started_at: string;
+                latency_ms: number;
+              }[];
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api-account/admin/orders/{order_id}/refund': {
     parameters: {
       query?: never;
@@ -5000,7 +5739,9 @@ export interface paths {
           action?: string;
           /** @description Only actions on this account */
           target_user_id?: string;
+          /** @description rows per page, 1 to 200 (default 50) */
           limit?: number;
+          /** @description rows to skip (default 0) */
           offset?: number;
         };
         header?: never;
@@ -5102,6 +5843,7 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description rows per page, 1 to 500 (default 100) */
           limit?: number;
         };
         header?: never;

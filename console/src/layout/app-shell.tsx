@@ -9,6 +9,7 @@ const ACCOUNT_LINKS = [
   { to: '/', label: 'Dashboard', end: true },
   { to: '/keys', label: 'API keys' },
   { to: '/usage', label: 'Usage' },
+  { to: '/activity', label: 'Activity' },
   { to: '/credits', label: 'Credits' },
   { to: '/playground', label: 'Playground' },
 ];

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Static } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
 import { randomUUID } from 'node:crypto';
 import type { Store } from '../../store/database.js';
 import type { Clock } from '../../shared/clock.js';
@@ -17,6 +17,13 @@ import { setRole } from '../../users/user-roles.js';
 import { listAudit, recordAudit } from '../../users/admin-audit-log.js';
 import { usageResponse } from '../usage/usage-routes.js';
 import { UsageReportSchema } from '../usage/usage-schemas.js';
+import {
+  activityDetailResponse,
+  activityDetailSchema,
+  activityListResponse,
+  activityListSchema,
+} from '../activity/activity-routes.js';
+import { RequestIdParamsSchema } from '../activity/activity-schemas.js';
 import {
   AdminUserListSchema,
   AdminUserSchema,
@@ -261,6 +268,34 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
     async (request) => {
       const target = await userOr404(request.params.user_id);
       return usageResponse(deps, target.id, request.query);
+    },
+  );
+
+  app.get<{ Params: Static<typeof UserIdParamsSchema> }>(
+    '/admin/users/:user_id/activity',
+    {
+      schema: {
+        ...activityListSchema("Any account's requests: the same list as GET /api-account/user/activity", tags),
+        params: UserIdParamsSchema,
+      },
+    },
+    async (request, reply) => {
+      const target = await userOr404(request.params.user_id);
+      return activityListResponse(store, target.id, request, reply);
+    },
+  );
+
+  app.get<{ Params: Static<typeof UserIdParamsSchema> & { request_id: string } }>(
+    '/admin/users/:user_id/activity/:request_id',
+    {
+      schema: {
+        ...activityDetailSchema("One of any account's requests, with its attempts", tags),
+        params: Type.Object({ ...UserIdParamsSchema.properties, ...RequestIdParamsSchema.properties }),
+      },
+    },
+    async (request) => {
+      const target = await userOr404(request.params.user_id);
+      return activityDetailResponse(store, target.id, request.params.request_id);
     },
   );
 

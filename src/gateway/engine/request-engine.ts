@@ -22,6 +22,7 @@ import {
   type UnsupportedParamsPolicy,
 } from './dropped-params.js';
 import { costAsked, usageWithCost, type AnswerPricer } from './answer-cost.js';
+import { clientAppOf, surfaceOf } from './client-app.js';
 
 /** What the engine needs from the app, whatever the surface. */
 export interface EngineDeps {
@@ -120,6 +121,7 @@ export async function runRequest<T extends OpenedAnswer>(
   const key = (request as FastifyRequest & { apiKey?: ApiKeyRecord }).apiKey ?? null;
   const startedAt = deps.clock.now();
   const outcome = newOutcome(request.id, key, call.routed.model, call.streamed, startedAt);
+  Object.assign(outcome, clientAppOf(request.headers), { surface: surfaceOf(request.routeOptions.url) });
   const controller = new AbortController();
   const onClientClose = () => {
     if (!reply.raw.writableFinished) {

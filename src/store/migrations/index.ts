@@ -12,6 +12,9 @@ import * as hashSessionTokens from './0605-hash-session-tokens.js';
 import * as apiKeyRotation from './0620-api-key-rotation.js';
 import * as admin from './0630-admin.js';
 import * as creditHolds from './0640-credit-holds.js';
+import * as activity from './0700-activity.js';
+import * as activityFailedIndex from './0701-activity-failed-index.js';
+import * as balanceAlerts from './0710-balance-alerts.js';
 
 export interface FeatureMigration {
   /** Sorted by name; features use their own number range (0001–0099 core, 0100 keys, 0200 metering, …). */
@@ -32,4 +35,7 @@ export const MIGRATIONS: FeatureMigration[] = [
   { name: '0620-api-key-rotation', up: apiKeyRotation.up },
   { name: '0630-admin', up: admin.up },
   { name: '0640-credit-holds', up: creditHolds.up },
+  { name: '0700-activity', up: activity.up },
+  { name: '0701-activity-failed-index', up: activityFailedIndex.up },
+  { name: '0710-balance-alerts', up: balanceAlerts.up },
 ];

@@ -29,6 +29,9 @@ export default function DashboardPage() {
         description={user ? `Signed in as ${user.email}` : undefined}
         actions={
           <>
+            <Link className="button" to="/activity">
+              Recent requests
+            </Link>
             <Link className="button" to="/keys">
               Create an API key
             </Link>

@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { AlertDialog, Dialog } from 'radix-ui';
+import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import { EmptyState, PageHeader, QueryView } from '../../layout/page-states';
 import { CopyButton } from '../../components/copy-button';
@@ -119,6 +120,13 @@ export default function KeysPage() {
                       <td>{formatDateTime(key.last_used_at, undefined, 'Never')}</td>
                       <td>
                         <div className="page-actions">
+                          <Link
+                            className="button small"
+                            to={`/activity?key_id=${encodeURIComponent(key.key_id)}`}
+                            aria-label={`Activity of ${key.name}`}
+                          >
+                            Activity
+                          </Link>
                           <button
                             type="button"
                             className="button small"

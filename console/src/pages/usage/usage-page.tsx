@@ -129,7 +129,11 @@ function UsageReport({ usage }: { usage: Usage }) {
         <Breakdown
           title="By key"
           currency={usage.currency}
-          rows={usage.by_key.map((row) => ({ ...row, id: row.key_id, label: row.name }))}
+          rows={usage.by_key.map((row) => ({
+            ...row,
+            id: row.key_id,
+            label: <Link to={`/activity?key_id=${encodeURIComponent(row.key_id)}`}>{row.name ?? row.key_id}</Link>,
+          }))}
         />
       </div>
     </>
@@ -148,14 +152,19 @@ export default function UsagePage() {
         title="Usage"
         description="Every request made with your keys, counted in UTC days."
         actions={
-          <button
-            type="button"
-            className="button"
-            disabled={!usage.data}
-            onClick={() => usage.data && downloadCsv(`usage-${range.start}-${range.end}.csv`, usageToCsv(usage.data))}
-          >
-            Export CSV
-          </button>
+          <>
+            <Link className="button" to={`/activity?start_date=${range.start}&end_date=${range.end}`}>
+              Each request
+            </Link>
+            <button
+              type="button"
+              className="button"
+              disabled={!usage.data}
+              onClick={() => usage.data && downloadCsv(`usage-${range.start}-${range.end}.csv`, usageToCsv(usage.data))}
+            >
+              Export CSV
+            </button>
+          </>
         }
       />
       <div className="toolbar" role="group" aria-label="Date range">
