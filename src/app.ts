@@ -56,11 +56,13 @@ import { migrationsCheck, storeCheck } from './observability/readiness-checks.js
 import { registerConsoleStatic } from './http/console-static.js';
 import { registerPasswordResetPage } from './http/password-reset-page.js';
 import { originCheck } from './http/origin-check.js';
+import { registerDefaultContentSecurityPolicy } from './http/page-security-headers.js';
 import { acceptEmptyJsonBodies } from './http/empty-json-body.js';
 import { parseAuthSettings, type AuthSettings } from './users/auth-settings.js';
 import { InvitationService } from './users/invitations.js';
 import { MemorySignInLimiter, type SignInLimiter } from './users/sign-in-limiter.js';
 import { RedisSignInLimiter } from './users/redis-sign-in-limiter.js';
+import { PasswordResetRequests } from './users/password-reset-requests.js';
 import type { Redis } from 'ioredis';
 import { DEFAULT_REDIS_KEY_PREFIX, openRedis } from './store/open-redis.js';
 import { allProviderSecrets } from './providers/provider-secrets.js';
@@ -310,8 +312,15 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   registerJsonBodyParser(app, config.server.maxJsonDepth);
   registerCors(app, config.server.corsOrigins);
   // Before any body is read: cookie-authenticated writes from foreign origins go no further.
-  app.addHook('onRequest', originCheck({ publicUrl: config.server.publicUrl, corsOrigins: config.server.corsOrigins }));
+  const originSettings = {
+    publicUrl: config.server.publicUrl,
+    publicUrlConfigured: config.server.publicUrlConfigured,
+    corsOrigins: config.server.corsOrigins,
+  };
+  app.addHook('onRequest', originCheck(originSettings));
   app.addHook('onRequest', acceptEmptyJsonBodies);
+  // Every HTML answer carries a Content-Security-Policy: its own page's, or the strictest.
+  registerDefaultContentSecurityPolicy(app);
 
   // Statistics observe every finished request; the catalog, provider and rankings routes read them.
   const catalog = new ModelCatalog(catalogData, config, directory.list());
@@ -401,6 +410,24 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       ? new RedisSignInLimiter(redis, authSettings.signInLimits, () => clock.now(), redisKeyPrefix, logger)
       : new MemorySignInLimiter(authSettings.signInLimits, () => clock.now());
   app.addHook('onClose', async () => signInLimiter.close());
+  // Password-reset requests: the sign-in limiter's rule under their own keys and settings.
+  const passwordResets = deps.auth
+    ? new PasswordResetRequests(
+        deps.auth,
+        redis
+          ? new RedisSignInLimiter(
+              redis,
+              authSettings.passwordResetLimits,
+              () => clock.now(),
+              redisKeyPrefix,
+              logger,
+              'password-reset',
+            )
+          : new MemorySignInLimiter(authSettings.passwordResetLimits, () => clock.now()),
+        logger,
+      )
+    : undefined;
+  if (passwordResets) app.addHook('onClose', async () => passwordResets.close());
   await app.register(accountRoutes, {
     prefix: '/api-account',
     store,
@@ -417,6 +444,8 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     metering,
     auth: deps.auth,
     authGuard: { store, settings: authSettings, invitations, limiter: signInLimiter },
+    passwordResets,
+    origins: originSettings,
     billing,
     async flushUsage() {
       await metering?.writer.flush();

@@ -7,6 +7,12 @@ import { ApiError } from './api/client';
 import { router } from './routes';
 import './styles.css';
 
+// Dialogs lock scrolling with a <style> element they insert at run time (radix-ui, through
+// react-style-singleton). The page's Content-Security-Policy allows inline styles only with the
+// nonce the gateway put in this meta tag; the library reads it from `__webpack_nonce__`.
+const styleNonce = document.querySelector<HTMLMetaElement>('meta[name="csp-nonce"]')?.content;
+if (styleNonce) (window as unknown as { __webpack_nonce__?: string }).__webpack_nonce__ = styleNonce;
+
 const queryClient = new QueryClient({
   defaultOptions: {
     queries: {

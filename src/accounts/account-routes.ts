@@ -14,6 +14,8 @@ import type { DocumentService } from '../billing/document-service.js';
 import type { Auth } from '../users/create-auth.js';
 import { registerAuthRoutes, requireUser } from '../http/account-auth.js';
 import type { AuthRouteGuardDeps } from '../http/auth-route-guard.js';
+import type { PasswordResetRequests } from '../users/password-reset-requests.js';
+import type { OriginSettings } from '../http/trusted-origins.js';
 import { registerCatalogRoutes } from './catalog/catalog-routes.js';
 import { registerProviderRoutes } from './providers/provider-routes.js';
 import { registerRankingsRoutes } from './rankings/rankings-routes.js';
@@ -46,6 +48,10 @@ export interface AccountRoutesOptions {
   auth?: Auth;
   /** Sign-up mode, invitations, password policy and sign-in limits around better-auth's routes. */
   authGuard?: AuthRouteGuardDeps;
+  /** Which browser origins may act with the session cookie (required with `auth`). */
+  origins?: OriginSettings;
+  /** Password-reset requests: limits and the background work (required with `auth`). */
+  passwordResets?: PasswordResetRequests;
   billing?: { billing: BillingService; documents: DocumentService };
   /** Writes buffered usage and statistics now (before an account is erased). */
   flushUsage?: () => Promise<void>;
@@ -64,8 +70,8 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
   registerRoutingTemplatesRoute(app, options.templates, options.isKnownModel);
   const auth = options.auth;
   if (!auth) return;
-  registerAuthRoutes(app, auth, options.publicUrl, options.authGuard!);
-  registerPasswordResetRoutes(app, auth);
+  registerAuthRoutes(app, auth, options.publicUrl, options.authGuard!, options.origins!);
+  registerPasswordResetRoutes(app, auth, options.passwordResets!);
   await app.register(async (signedIn: FastifyInstance) => {
     signedIn.addHook('preValidation', requireUser(auth));
     // Every route here takes a session (not an API key), and can answer 401: said once, for all.

@@ -4,7 +4,7 @@ import type { BillingService } from './billing-service.js';
 import { findOrderBySession } from './order-repository.js';
 import { orderView } from './order-view.js';
 import { formatMoney } from './document-render.js';
-import { checkoutPage, messagePage } from './sandbox-checkout-page.js';
+import { checkoutPage, messagePage, SANDBOX_PAGE_POLICY } from './sandbox-checkout-page.js';
 
 /**
  * A return address from the checkout link, kept only when it points back at this gateway (the
@@ -40,7 +40,10 @@ export function registerSandboxCheckout(
     { schema: hidden },
     async (request, reply) => {
       const order = await findOrderBySession(db, request.params.session_id);
-      reply.type('text/html; charset=utf-8').header('cache-control', 'no-store');
+      reply
+        .type('text/html; charset=utf-8')
+        .header('cache-control', 'no-store')
+        .header('content-security-policy', SANDBOX_PAGE_POLICY);
       if (!order || order.payment_provider !== 'sandbox')
         return reply.status(404).send(messagePage('Checkout not found', 'This checkout link is not valid.'));
       return checkoutPage({
@@ -74,6 +77,7 @@ export function registerSandboxCheckout(
   app.get('/billing/complete', { schema: hidden }, async (_request, reply) =>
     reply
       .type('text/html; charset=utf-8')
+      .header('content-security-policy', SANDBOX_PAGE_POLICY)
       .send(
         messagePage(
           'Thank you',
@@ -84,6 +88,7 @@ export function registerSandboxCheckout(
   app.get('/billing/canceled', { schema: hidden }, async (_request, reply) =>
     reply
       .type('text/html; charset=utf-8')
+      .header('content-security-policy', SANDBOX_PAGE_POLICY)
       .send(messagePage('Checkout canceled', 'Nothing was charged. You can close this page.')),
   );
 }

@@ -15,6 +15,7 @@ import { parseFlags, requireFlags, type FlagSpecs } from './cli-arguments.js';
 import { getBalance } from '../credits/credit-ledger.js';
 import { nanosToUsd } from '../metering/money.js';
 import { withAuthContext } from '../users/auth-async-context.js';
+import { revokeResetTokens } from '../users/password-reset-tokens.js';
 
 type Write = (text: string) => void;
 
@@ -208,7 +209,8 @@ export async function runUsersCommand(
           await context.internalAdapter.updatePassword(user.id, await context.password.hash(password));
           await context.internalAdapter.deleteUserSessions(user.id);
         });
-        write(`set a new password for ${user.email}; its sessions were ended\n`);
+        await revokeResetTokens(db, user.id);
+        write(`set a new password for ${user.email}; its sessions and reset links were ended\n`);
         if (generated) write(`password (shown once): ${generated}\n`);
         return;
       }

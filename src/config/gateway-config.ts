@@ -65,6 +65,8 @@ export interface ServerConfig {
   shutdownGraceMs: number;
   logLevel: string;
   publicUrl: string;
+  /** Whether GATEWAY_PUBLIC_URL or server.public_url set publicUrl (else it is built from host and port). */
+  publicUrlConfigured: boolean;
   /** Origins allowed to call /api-account/* from a browser (credentials included). */
   corsOrigins: string[];
   /** Fastify's trustProxy: whose X-Forwarded-* headers are believed (server.trust_proxy). */

@@ -187,6 +187,7 @@ function resolveConfig(
       shutdownGraceMs: server.shutdown_grace_ms ?? 10_000,
       logLevel: env.LOG_LEVEL || server.log_level || 'info',
       publicUrl: (env.GATEWAY_PUBLIC_URL || server.public_url || `http://${host}:${port}`).replace(/\/$/, ''),
+      publicUrlConfigured: Boolean(env.GATEWAY_PUBLIC_URL || server.public_url),
       corsOrigins: server.cors_origins ?? [],
       trustProxy: server.trust_proxy ?? false,
       maxJsonDepth: server.max_json_depth ?? 64,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preHandlerAsyncHookHandler } from 'fastify';
 import type { Auth } from '../users/create-auth.js';
-import { AuthenticationError } from '../shared/errors.js';
+import { AuthenticationError, PermissionDeniedError } from '../shared/errors.js';
+import { browserOrigin, isTrustedOrigin, untrustedOriginMessage, type OriginSettings } from './trusted-origins.js';
 import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { DatabaseUnavailableError } from './error-handler.js';
 import { passThroughCode, type ErrorCode, type PassThroughCode } from '../shared/error-codes.js';
@@ -56,9 +57,18 @@ export function requireUser(auth: Auth): preHandlerAsyncHookHandler {
 /**
  * Mounts better-auth under /api-account/auth/* (inside the account plugin). API clients (curl, SDKs) send no Origin; they
  * carry no cookie either, so there is nothing to forge: such requests are given our own origin.
- * Requests with a cookie keep better-auth's origin check, which protects browsers from CSRF.
+ * A browser's POST is judged by our rule (trusted-origins.ts), the same as every other account
+ * write: a trusted origin is handed to better-auth as our own (its list knows only public_url,
+ * so `http://localhost:PORT` failed with a bare "Invalid origin"); an untrusted one with a cookie
+ * is refused here, with a message that says which address to open.
  */
-export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: string, guard: AuthRouteGuardDeps): void {
+export function registerAuthRoutes(
+  app: FastifyInstance,
+  auth: Auth,
+  baseUrl: string,
+  guard: AuthRouteGuardDeps,
+  origins: OriginSettings,
+): void {
   app.route({
     method: ['GET', 'POST'],
     url: '/auth/*',
@@ -66,6 +76,14 @@ export function registerAuthRoutes(app: FastifyInstance, auth: Auth, baseUrl: st
     async handler(request, reply) {
       const headers = toFetchHeaders(request);
       if (!headers.has('origin') && !headers.has('cookie')) headers.set('origin', new URL(baseUrl).origin);
+      if (request.method === 'POST') {
+        const origin = browserOrigin(request);
+        if (origin !== null && isTrustedOrigin(origin, request, origins)) {
+          headers.set('origin', new URL(baseUrl).origin);
+          headers.delete('referer');
+        } else if (origin !== null && headers.has('cookie'))
+          throw new PermissionDeniedError(untrustedOriginMessage(origin, origins), 'invalid_origin');
+      }
       // The client address as server.trust_proxy decides it: better-auth records it on sessions.
       headers.set(CLIENT_IP_HEADER, request.ip);
       const url = new URL(request.url, baseUrl);

@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { Store } from '../store/database.js';
 import { PermissionDeniedError, RateLimitError } from '../shared/errors.js';
 import type { AuthSettings } from '../users/auth-settings.js';
 import type { InvitationService } from '../users/invitations.js';
-import { addressKey, type SignInLimiter } from '../users/sign-in-limiter.js';
+import { addressKey, emailKey, type SignInLimiter } from '../users/sign-in-limiter.js';
 import { assertPasswordAllowed } from '../users/password-policy.js';
 import { findUserByEmail } from '../users/user-repository.js';
 
@@ -98,7 +97,7 @@ async function guardSignIn(
 ): Promise<GuardedAuthRequest> {
   if (typeof fields?.email !== 'string') return { body };
   // The account is keyed by a hash: Redis never holds the email addresses people tried.
-  const account = createHash('sha256').update(fields.email.trim().toLowerCase()).digest('hex').slice(0, 40);
+  const account = emailKey(fields.email);
   // request.ip comes from X-Forwarded-For when server.trust_proxy says so: bound what a client can make a key of.
   const address = addressKey(request.ip).slice(0, 64);
   const admission = await deps.limiter.begin(account, address);

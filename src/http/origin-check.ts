@@ -1,20 +1,11 @@
 import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { PermissionDeniedError } from '../shared/errors.js';
+import { browserOrigin, isTrustedOrigin, untrustedOriginMessage, type OriginSettings } from './trusted-origins.js';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /** better-auth's session cookie (`better-auth.session_token`, `__Secure-` prefixed over HTTPS). */
 const SESSION_COOKIE = /(?:^|;\s*)(?:__Secure-)?better-auth\.session_token=/;
-
-/** The origin a Referer names, or null. */
-function refererOrigin(referer: string | undefined): string | null {
-  if (!referer) return null;
-  try {
-    return new URL(referer).origin;
-  } catch {
-    return null;
-  }
-}
 
 /**
  * Whether the route Fastify matched is under the account API. The routed pattern, not the raw URL:
@@ -29,37 +20,20 @@ function routedToAccountApi(request: FastifyRequest): boolean {
 /**
  * CSRF protection for the account API (issue 16, finding 7; issue 25, item 4; CONTRACT §2): a
  * state-changing request routed to /api-account that carries the session cookie must come from a
- * trusted origin: the gateway's own (server.public_url, or the host the request was sent to) or
- * one of server.cors_origins. The Origin header decides, the Referer when a browser sent none;
+ * trusted origin (trusted-origins.ts: the gateway's own, one of server.cors_origins, or while no
+ * public_url is set a loopback origin on the gateway's port). The Origin header decides, the Referer when a browser sent none;
  * with neither, the request is refused. A browser cannot attach a session cookie and forge these
  * headers. Any other header (an Authorization header included, even a junk one while the cookie
  * is what authenticates) changes nothing: whoever sends the cookie is checked. API clients that
  * authenticate with a bearer token send no session cookie and are not affected.
  */
-export function originCheck(options: { publicUrl: string; corsOrigins: readonly string[] }) {
-  const trusted = new Set([
-    new URL(options.publicUrl).origin,
-    ...options.corsOrigins.map((origin) => origin.toLowerCase()),
-  ]);
+export function originCheck(settings: OriginSettings) {
   return function checkOrigin(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
     if (!STATE_CHANGING.has(request.method) || !routedToAccountApi(request)) return done();
     const cookie = request.headers.cookie;
     if (!cookie || !SESSION_COOKIE.test(cookie)) return done();
-    const originHeader = request.headers.origin;
-    const origin = originHeader !== undefined ? originHeader.toLowerCase() : refererOrigin(request.headers.referer);
-    if (
-      origin &&
-      origin !== 'null' &&
-      (trusted.has(origin) || origin === `${request.protocol}://${request.host}`.toLowerCase())
-    )
-      return done();
-    done(
-      new PermissionDeniedError(
-        origin
-          ? `Cross-site request refused: ${origin} is not an origin this gateway trusts (server.public_url, server.cors_origins).`
-          : 'Cross-site request refused: a request signed in with the session cookie must carry an Origin or Referer header.',
-        'invalid_origin',
-      ),
-    );
+    const origin = browserOrigin(request);
+    if (origin && isTrustedOrigin(origin, request, settings)) return done();
+    done(new PermissionDeniedError(untrustedOriginMessage(origin, settings), 'invalid_origin'));
   };
 }

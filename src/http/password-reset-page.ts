@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { contentSecurityPolicy, inlineSources } from '../shared/content-security-policy.js';
+import { setPageSecurityHeaders } from './page-security-headers.js';
 
 /**
  * The page a password-reset mail links to (`/reset-password?token=…`): plain HTML, no build step,
@@ -34,14 +36,15 @@ document.getElementById('reset').addEventListener('submit', async (event) => {
 });
 </script></main></body></html>`;
 
+/** The page is static: its one script and one style are allowed by their hashes. */
+const POLICY = contentSecurityPolicy(inlineSources(PAGE));
+
 export function registerPasswordResetPage(app: FastifyInstance): void {
   app.get('/reset-password', { schema: { hide: true } }, async (_request, reply) =>
-    reply
+    setPageSecurityHeaders(reply, POLICY)
       .type('text/html; charset=utf-8')
       .header('cache-control', 'no-store')
       .header('referrer-policy', 'no-referrer')
-      .header('x-frame-options', 'DENY')
-      .header('x-content-type-options', 'nosniff')
       .send(PAGE),
   );
 }

@@ -202,6 +202,10 @@ export const ERROR_CODES = {
     ...TOO_MANY,
     meaning: 'too many failed sign-ins for this account or from this client address; `Retry-After` says when',
   },
+  too_many_password_resets: {
+    ...TOO_MANY,
+    meaning: 'too many password-reset requests for this email or from this client address; `Retry-After` says when',
+  },
   // 500 and 503 from the gateway itself.
   internal_error: { status: 500, type: 'server_error', meaning: 'an unexpected failure; the details are logged' },
   limits_unavailable: {

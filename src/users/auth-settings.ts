@@ -25,6 +25,23 @@ export const AuthSectionSchema = Type.Object(
         { additionalProperties: false },
       ),
     ),
+    /** Password-reset requests (each one mails a link): per email and per client address. */
+    password_reset_limits: Type.Optional(
+      Type.Object(
+        {
+          /** Requests for one email address before it is held back. */
+          email_requests: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000 })),
+          /** Requests from one client address (any emails) before it is held back. */
+          address_requests: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+          /** The first hold; each further request doubles it, up to max_lockout_seconds. */
+          base_lockout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 24 * 3600 })),
+          max_lockout_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600 })),
+          /** Requests are forgotten after this long without another one. */
+          window_seconds: Type.Optional(Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600 })),
+        },
+        { additionalProperties: false },
+      ),
+    ),
   },
   { additionalProperties: false },
 );
@@ -44,6 +61,8 @@ export interface AuthSettings {
   signUp: SignUpMode;
   invitationTtlMs: number;
   signInLimits: SignInLimitSettings;
+  /** Password-reset requests, counted by the same rule (every request counts; none is taken back). */
+  passwordResetLimits: SignInLimitSettings;
 }
 
 /**
@@ -54,6 +73,7 @@ export interface AuthSettings {
 export function parseAuthSettings(section: Record<string, unknown> | undefined, production: boolean): AuthSettings {
   const input: AuthSection = parseConfigSection('auth', section, AuthSectionSchema);
   const limits = input.sign_in_limits ?? {};
+  const resets = input.password_reset_limits ?? {};
   return {
     signUp: input.sign_up ?? (production ? 'invite' : 'open'),
     invitationTtlMs: input.invitation_ttl_hours ? input.invitation_ttl_hours * 3600 * 1000 : DEFAULT_INVITATION_TTL_MS,
@@ -63,6 +83,14 @@ export function parseAuthSettings(section: Record<string, unknown> | undefined, 
       baseLockoutMs: (limits.base_lockout_seconds ?? 1) * 1000,
       maxLockoutMs: (limits.max_lockout_seconds ?? 900) * 1000,
       windowMs: (limits.window_seconds ?? 3600) * 1000,
+    },
+    // Three links per address an hour is plenty for a person; a bot gets three mails, not sixty.
+    passwordResetLimits: {
+      accountFailures: resets.email_requests ?? 3,
+      addressFailures: resets.address_requests ?? 20,
+      baseLockoutMs: (resets.base_lockout_seconds ?? 60) * 1000,
+      maxLockoutMs: (resets.max_lockout_seconds ?? 3600) * 1000,
+      windowMs: (resets.window_seconds ?? 3600) * 1000,
     },
   };
 }

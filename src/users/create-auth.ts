@@ -12,6 +12,7 @@ import { emailChangeMail } from './email-change-mail.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-policy.js';
 import { hashedSessionKyselyAdapter } from './hashed-session-adapter.js';
 import { scopeAuthCalls } from './auth-async-context.js';
+import { RESET_IDENTIFIER_PREFIX, revokeResetTokens, storedResetIdentifier } from './password-reset-tokens.js';
 
 export interface AuthOptions {
   /** Public base URL of the gateway (cookies and redirects). */
@@ -52,8 +53,11 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
         // A reset ends every session of the account: whoever had the old password is signed out.
         revokeSessionsOnPasswordReset: true,
         resetPasswordTokenExpiresIn: options.passwordResetTtlSeconds ?? 3600,
+        // One live link per account: a new one revokes the others, a reset (or a change) all of them.
+        onPasswordReset: async ({ user }) => revokeResetTokens(store.db, user.id),
         sendResetPassword: options.mailer
           ? async ({ user, token }) => {
+              await revokeResetTokens(store.db, user.id, storedResetIdentifier(`${RESET_IDENTIFIER_PREFIX}${token}`));
               const mail = passwordResetMail(
                 user.email,
                 options.baseUrl,
@@ -64,6 +68,15 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
               void options.mailer!.send(mail).catch((error: unknown) => options.onMailError?.(error));
             }
           : undefined,
+      },
+      // Reset tokens are stored as a hash (password-reset-tokens.ts); other verification rows as they are.
+      verification: {
+        storeIdentifier: {
+          default: 'plain',
+          overrides: {
+            [RESET_IDENTIFIER_PREFIX]: { hash: async (identifier: string) => storedResetIdentifier(identifier) },
+          },
+        },
       },
       // Changing the email sends a link to the new address; the change happens when it is followed.
       emailVerification: {

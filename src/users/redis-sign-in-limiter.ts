@@ -68,6 +68,8 @@ export class RedisSignInLimiter implements SignInLimiter {
     private readonly now: () => number,
     private readonly prefix: string,
     private readonly logger: Logger,
+    /** What is limited, in key names and log lines: `sign-in`, or `password-reset` (the same rule). */
+    private readonly scope = 'sign-in',
   ) {
     const redis = base.duplicate({
       lazyConnect: false,
@@ -117,13 +119,13 @@ export class RedisSignInLimiter implements SignInLimiter {
   }
 
   private key(kind: 'account' | 'address', value: string): string {
-    return `${this.prefix}sign-in:${kind}:${value}`;
+    return `${this.prefix}${this.scope}:${kind}:${value}`;
   }
 
   private warn(error: unknown): void {
     const now = this.now();
     if (now - this.lastWarning < 60_000) return;
     this.lastWarning = now;
-    this.logger.warn({ err: error }, 'sign-in limits: Redis did not answer, limiting per instance meanwhile');
+    this.logger.warn({ err: error }, `${this.scope} limits: Redis did not answer, limiting per instance meanwhile`);
   }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { SignInLimitSettings } from './auth-settings.js';
 
 /** One key's failures: how many in the current window and when the last one was. */
@@ -34,6 +35,11 @@ export function holdRemainingMs(
   const exponent = Math.min(state.failures - threshold, 30);
   const hold = Math.min(settings.maxLockoutMs, settings.baseLockoutMs * 2 ** exponent);
   return Math.max(0, state.lastAt + hold - now);
+}
+
+/** An email as limits see it: a hash of its lower-cased form, so Redis holds no addresses. */
+export function emailKey(email: string): string {
+  return createHash('sha256').update(email.trim().toLowerCase()).digest('hex').slice(0, 40);
 }
 
 /**

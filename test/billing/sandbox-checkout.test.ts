@@ -47,7 +47,10 @@ describe('sandbox checkout, end to end', () => {
     expect(page.headers.get('content-type')).toContain('text/html');
     const html = await page.text();
     expect(html).toContain('26.25 USD');
-    expect(html).toContain(`/api-account/billing/sandbox/${checkout.json.session_id}/`);
+    // The page's static script posts to /api-account/billing/sandbox/<session id>/<action>.
+    expect(html).toContain(`"sessionId":${JSON.stringify(checkout.json.session_id)}`);
+    expect(html).toContain("fetch('/api-account/billing/sandbox/' + encodeURIComponent(checkout.sessionId)");
+    expect(page.headers.get('content-security-policy')).toMatch(/script-src 'self' 'sha256-/);
 
     const orderId = checkout.json.order_id as string;
     expect((await buyer.call('GET', `/api-account/user/billing/payment-status/${orderId}`)).json.status).toBe(
@@ -164,8 +167,7 @@ describe('sandbox checkout, end to end', () => {
     const html = await (
       await fetch(checkout.json.checkout_url.replace(gateway.config.server.publicUrl, gateway.url))
     ).text();
-    expect(html).toContain(`confirm: ${JSON.stringify(own)}`);
-    expect(html).toContain('cancel: null');
+    expect(html).toContain(`"returnTo":{"confirm":${JSON.stringify(own)},"cancel":null}`);
     expect(html).not.toContain('elsewhere.example');
     expect(html).toContain(
       `/sign-in?next=${encodeURIComponent(`/billing/sandbox/checkout/${checkout.json.session_id}`)}`,

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Static } from '@sinclair/typebox';
 import type { Auth } from '../../users/create-auth.js';
+import type { PasswordResetRequests } from '../../users/password-reset-requests.js';
 import { assertPasswordAllowed } from '../../users/password-policy.js';
 import { toAccountError } from './auth-api-error.js';
 import {
@@ -15,10 +16,10 @@ const tags = ['account'];
 
 /**
  * Password reset by an emailed link (better-auth's request-password-reset and reset-password, our
- * shapes). Asking answers the same whether or not the email has an account; the mail goes out in
- * the background (users/create-auth.ts), so the answer takes as long either way.
+ * shapes). Asking answers the same whether or not the email has an account, after the same work:
+ * the limits are counted, the rest runs in the background (users/password-reset-requests.ts).
  */
-export function registerPasswordResetRoutes(app: FastifyInstance, auth: Auth): void {
+export function registerPasswordResetRoutes(app: FastifyInstance, auth: Auth, requests: PasswordResetRequests): void {
   app.post<{ Body: Static<typeof PasswordResetRequestSchema> }>(
     '/password-reset',
     {
@@ -26,13 +27,11 @@ export function registerPasswordResetRoutes(app: FastifyInstance, auth: Auth): v
         summary: 'Email a password-reset link (the same answer whether or not the address has an account)',
         tags,
         body: PasswordResetRequestSchema,
-        response: { 200: PasswordResetRequestedSchema, ...errors },
+        response: { 200: PasswordResetRequestedSchema, 429: { $ref: 'ErrorEnvelope#' }, ...errors },
       },
     },
     async (request) => {
-      await auth.api
-        .requestPasswordReset({ body: { email: request.body.email.trim().toLowerCase() } })
-        .catch((error: unknown) => Promise.reject(toAccountError(error)));
+      await requests.request(request.body.email.trim().toLowerCase(), request.ip);
       return {
         status: 'requested' as const,
         message: 'If an account has this email address, a link to reset its password is on its way.',

@@ -11,6 +11,7 @@ import { eraseAccount } from '../../users/erase-account.js';
 import { AuthenticationError, InvalidRequestError } from '../../shared/errors.js';
 import { toAccountError } from './auth-api-error.js';
 import { withAuthContext } from '../../users/auth-async-context.js';
+import { revokeResetTokens } from '../../users/password-reset-tokens.js';
 import {
   ChangeEmailRequestedSchema,
   ChangeEmailSchema,
@@ -102,6 +103,8 @@ export function registerProfileRoutes(app: FastifyInstance, deps: ProfileRouteDe
         .catch((error: unknown) =>
           Promise.reject(toAccountError(error, { password: 'current_password', newPassword: 'new_password' })),
         );
+      // A reset link mailed before the change must not set a password of its own afterwards.
+      await revokeResetTokens(store.db, request.user!.id);
       const cookies = result.headers.getSetCookie();
       if (cookies.length > 0) reply.header('set-cookie', cookies);
       // The new session's token in its signed form (the cookie's value), as sign-in hands it out.
