@@ -15,6 +15,7 @@ import { registerCors } from './http/cors.js';
 import { registerEmbeddingsRoute } from './gateway/embeddings/embeddings-route.js';
 import { registerResponsesRoutes } from './gateway/responses/responses-route.js';
 import { registerMessagesRoute } from './gateway/messages/messages-route.js';
+import { registerGeminiRoutes } from './gateway/gemini/gemini-route.js';
 import { ResponseStore } from './gateway/responses/response-store.js';
 import { createEmbeddingRegistry } from './providers/embedding-registry.js';
 import { parseRoutingSettings } from './routing/routing-config.js';
@@ -354,18 +355,18 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   registerChatCompletionsRoute(app, chatDeps, authenticate);
   registerResponsesRoutes(app, { ...chatDeps, responses: new ResponseStore(store) }, authenticate);
   registerMessagesRoute(app, chatDeps, authenticate, (error) => toGatewayError(error, config.server.bodyLimitBytes));
-  registerEmbeddingsRoute(
-    app,
-    {
-      directory,
-      embeddings: createEmbeddingRegistry(),
-      upstream,
-      clock,
-      observers,
-      routing,
-      admission: metering ?? undefined,
-    },
-    authenticate,
+  const embeddingsDeps = {
+    directory,
+    embeddings: createEmbeddingRegistry(),
+    upstream,
+    clock,
+    observers,
+    routing,
+    admission: metering ?? undefined,
+  };
+  registerEmbeddingsRoute(app, embeddingsDeps, authenticate);
+  registerGeminiRoutes(app, { chat: chatDeps, embeddings: embeddingsDeps }, authenticate, (error) =>
+    toGatewayError(error, config.server.bodyLimitBytes),
   );
   registerModelsRoute(app, directory, authenticateOptional);
   registerRankingsRoutes(app, rankings);

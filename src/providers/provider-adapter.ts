@@ -6,6 +6,7 @@
  */
 import type { ProviderConfig } from '../config/gateway-config.js';
 import type { GatewayError } from '../shared/errors.js';
+import type { SseEvent } from './framing/sse-decoder.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, Usage } from '../shared/openai-types.js';
 
 /** Everything an adapter may need that is not the request itself. Injected so translation stays pure. */
@@ -50,7 +51,7 @@ export interface StreamDecoder {
   end(): StreamEvent[];
 }
 
-export interface ProviderAdapter {
+export interface ProviderAdapter extends NativeCapable {
   /** The `type` in config this adapter speaks. */
   readonly type: string;
   /** Whether `n > 1` can be honoured; otherwise the core answers 400 naming `n`. */
@@ -75,4 +76,49 @@ export interface ProviderAdapter {
     headers: Record<string, string | string[] | undefined>,
     context: TranslationContext,
   ): GatewayError;
+}
+
+// Native pass-through (see native-api.ts for the design note).
+
+/** The client APIs the gateway serves that a provider may speak natively. */
+export type NativeApi = 'anthropic-messages' | 'openai-responses' | 'gemini-generate-content';
+
+export interface NativeRequest {
+  /** The client's body without the gateway's own fields; the adapter sets the upstream model. */
+  body: Record<string, unknown>;
+  stream: boolean;
+  /** Client headers the API defines (anthropic-version, anthropic-beta), lower-case. */
+  clientHeaders: Record<string, string>;
+  /** The API's method where its URL names one (Gemini: generateContent, countTokens, embedContent, …). */
+  action?: string;
+}
+
+/**
+ * Reads what metering needs from one native answer. A stream's SSE events are offered one by one
+ * and only those that carry usage or the end are parsed (the rest pass as bytes, never parsed).
+ */
+export interface NativeUsageReader {
+  event(event: SseEvent): void;
+  /** A whole (non-stream) answer's body. */
+  whole(body: Uint8Array): void;
+  /** The stream's end: parse what was held back (Gemini's last chunk). */
+  end(): void;
+  /** Usage as reported so far (final once the answer is complete); null when none was reported. */
+  readonly usage: Usage | null;
+  /** The upstream said the answer is complete (message_stop, response.completed, a finishReason). */
+  readonly complete: boolean;
+  /** An error event the upstream sent in the stream (passed to the client as it is); its code. */
+  readonly errorCode: string | null;
+  /** Characters of generated text seen, for the estimate when no usage was reported. */
+  readonly outputCharacters: number;
+}
+
+export interface NativeSupport {
+  buildRequest(request: NativeRequest, context: TranslationContext): UpstreamHttpRequest;
+  createUsageReader(): NativeUsageReader;
+}
+
+/** Implemented by adapters whose endpoints speak a client API natively (per provider: a preset may not). */
+export interface NativeCapable {
+  native?(api: NativeApi, provider: ProviderConfig): NativeSupport | undefined;
 }

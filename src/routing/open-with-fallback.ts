@@ -49,26 +49,33 @@ export interface OpenWithFallbackInput {
  * attempt, so a broken body still falls back. Every upstream call is recorded in outcome.attempts.
  */
 export async function openWithFallback(input: OpenWithFallbackInput): Promise<OpenedAttempt> {
-  const { body } = input;
   return runWithFallback({
     ...input,
-    refuse: (candidate) => {
-      const adapter = input.registry.get(candidate.provider.type);
-      if (!adapter) return 'skip';
-      if (body.n !== undefined && body.n !== null && body.n > 1 && !adapter.supportsMultipleChoices) {
-        return new InvalidRequestError(
-          `'n' greater than 1 is not supported by ${candidate.provider.name}.`,
-          'n',
-          'unsupported_parameter',
-        );
-      }
-      return null;
-    },
-    attempt: (candidate) => attemptOnce(input, candidate),
+    refuse: (candidate) => refuseChat(input, candidate),
+    attempt: (candidate) => attemptChat(input, candidate),
   });
 }
 
-async function attemptOnce(
+/** Why a candidate cannot take this chat request at all: no adapter (skipped), or `n` > 1 it cannot honour. */
+export function refuseChat(
+  input: Pick<OpenWithFallbackInput, 'body' | 'registry'>,
+  candidate: RouteCandidate,
+): InvalidRequestError | 'skip' | null {
+  const { body } = input;
+  const adapter = input.registry.get(candidate.provider.type);
+  if (!adapter) return 'skip';
+  if (body.n !== undefined && body.n !== null && body.n > 1 && !adapter.supportsMultipleChoices) {
+    return new InvalidRequestError(
+      `'n' greater than 1 is not supported by ${candidate.provider.name}.`,
+      'n',
+      'unsupported_parameter',
+    );
+  }
+  return null;
+}
+
+/** One translated chat attempt on a candidate (also the fallback of a native request on a non-native endpoint). */
+export async function attemptChat(
   input: OpenWithFallbackInput,
   candidate: RouteCandidate,
 ): Promise<AttemptResult<OpenedAttempt>> {

@@ -148,11 +148,11 @@ describe('Anthropic envelope, auth and metering', () => {
     expect(missing.error.error.type).toBe('not_found_error');
   });
 
-  it('server tools are refused by name when the client asks for strict refusals', async () => {
+  it('server tools are refused by name on a translated model when the client asks for strict refusals', async () => {
     const error = await client.messages
       .create(
         {
-          model: 'test/claude',
+          model: 'test/openai',
           max_tokens: 10,
           tools: [{ type: 'web_search_20250305', name: 'web_search' }],
           messages: [{ role: 'user', content: 'Hi' }],

@@ -9,6 +9,8 @@ import type { CompletionOutcome } from '../../routing/completion-outcome.js';
 import { conformChunk } from '../conform-chat-answer.js';
 import { runRequest, type EngineCall, type OpenedAnswer } from '../engine/request-engine.js';
 import { openChat, readChatCompletion } from '../engine/open-chat.js';
+import { nativeSupport, openNativeOrChat, type NativeCall, type OpenedEither } from '../engine/open-native.js';
+import { renderNative } from '../engine/render-native.js';
 
 /** How an endpoint that speaks another API (Responses, Anthropic Messages) answers a translated chat request. */
 export interface ChatAnswerRenderer {
@@ -39,14 +41,24 @@ export async function runChatRequest(
   body: ChatCompletionRequest,
   renderer: ChatAnswerRenderer,
   /** What the surface's translation dropped, and whether its search request was optional. */
-  translation: Pick<EngineCall<OpenedAnswer>, 'dropped' | 'optionalSearchParam'> = {},
+  translation: Pick<EngineCall<OpenedAnswer>, 'dropped' | 'optionalSearchParam' | 'strictRefusal'> = {},
+  /** The client's own request, forwarded as it is to endpoints that speak its API. */
+  native?: { call: NativeCall; errorEvent: (error: GatewayError) => string },
 ): Promise<void> {
-  await runRequest(deps, request, reply, {
+  await runRequest<OpenedEither>(deps, request, reply, {
     ...translation,
     routed: body,
     streamed: body.stream === true,
-    open: (run) => openChat(deps, run),
+    nativeFor: native
+      ? (candidate) => nativeSupport(deps.registry, native.call.api, candidate) !== undefined
+      : undefined,
+    open: async (run) =>
+      native ? openNativeOrChat(deps, run, native.call) : { ...(await openChat(deps, run)), kind: 'chat' as const },
     async render(opened, run, headers) {
+      if (opened.kind === 'native') {
+        const options = { clock: deps.clock, writeStallMs: deps.writeStallMs, errorEvent: native!.errorEvent };
+        return renderNative(opened, run, headers, options);
+      }
       const { outcome } = run;
       if (body.stream) {
         const fail = (error: GatewayError) => {

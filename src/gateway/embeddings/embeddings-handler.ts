@@ -43,32 +43,45 @@ export function isEmbeddingModel(model: { outputModalities: string[] }): boolean
 export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
   return async function handleEmbeddings(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const body = request.body as EmbeddingsRequest;
-    const input = normalizeEmbeddingInput(body);
-    // Admission meters this chat-shaped view: the input as one user message, one output token.
-    const routed = admissionRequestFor(body, input);
-    await runRequest(deps, request, reply, {
-      routed: { ...body, messages: routed.messages, max_tokens: routed.max_tokens } as ChatCompletionRequest,
-      streamed: false,
-      eligible: (planned) => {
-        const candidates = planned.filter((candidate) => isEmbeddingModel(candidate.model));
-        if (candidates.length === 0)
-          throw new InvalidRequestError(
-            `The model '${body.model}' does not create embeddings. Models that do list "embeddings" in output_modalities on /v1/models.`,
-            'model',
-            'model_not_embedding',
-          );
-        return candidates;
-      },
-      open: (run) => openEmbeddings(deps, input, run),
-      async render({ candidate, result }, { outcome }, headers) {
-        const promptTokens = result.promptTokens ?? estimateEmbeddingTokens(input);
-        const usage: Usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
-        outcome.usage = usage;
-        outcome.timeToFirstTokenMs = deps.clock.now() - outcome.startedAt;
-        reply.headers(headers).send(renderEmbeddings(result, candidate, body.encoding_format === 'base64', usage));
-      },
-    });
+    await runEmbeddings(deps, request, reply, body, (result, candidate, usage, headers) =>
+      reply.headers(headers).send(renderEmbeddings(result, candidate, body.encoding_format === 'base64', usage)),
+    );
   };
+}
+
+/** One embeddings request on the engine (any surface: OpenAI's, Gemini's embedContent); `render` sends the answer. */
+export async function runEmbeddings(
+  deps: EmbeddingsHandlerDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  body: EmbeddingsRequest,
+  render: (result: EmbeddingResult, candidate: RouteCandidate, usage: Usage, headers: Record<string, string>) => void,
+): Promise<void> {
+  const input = normalizeEmbeddingInput(body);
+  // Admission meters this chat-shaped view: the input as one user message, one output token.
+  const routed = admissionRequestFor(body, input);
+  await runRequest(deps, request, reply, {
+    routed: { ...body, messages: routed.messages, max_tokens: routed.max_tokens } as ChatCompletionRequest,
+    streamed: false,
+    eligible: (planned) => {
+      const candidates = planned.filter((candidate) => isEmbeddingModel(candidate.model));
+      if (candidates.length === 0)
+        throw new InvalidRequestError(
+          `The model '${body.model}' does not create embeddings. Models that do list "embeddings" in output_modalities on /v1/models.`,
+          'model',
+          'model_not_embedding',
+        );
+      return candidates;
+    },
+    open: (run) => openEmbeddings(deps, input, run),
+    async render({ candidate, result }, { outcome }, headers) {
+      const promptTokens = result.promptTokens ?? estimateEmbeddingTokens(input);
+      const usage: Usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
+      outcome.usage = usage;
+      outcome.timeToFirstTokenMs = deps.clock.now() - outcome.startedAt;
+      render(result, candidate, usage, headers);
+    },
+  });
 }
 
 /** Embeds on the run's candidates (fallback, retries); the whole exchange happens inside the attempt. */

@@ -35,3 +35,30 @@ export function enforcePolicy(dropped: readonly string[], policy: UnsupportedPar
 export function addDropped(dropped: string[], name: string): void {
   if (!dropped.includes(name)) dropped.push(name);
 }
+
+/**
+ * Translates leniently, and under strict refusals also strictly to learn the refusal the
+ * translation would make: the engine raises it only when an endpoint of another API is to be
+ * used (an endpoint of the client's own API takes the body as it is).
+ */
+export function translateForPolicy<T>(
+  translate: (strict: boolean) => T,
+  strict: boolean,
+): { translation: T; strictRefusal?: InvalidRequestError } {
+  if (strict) {
+    try {
+      translate(true);
+    } catch (error) {
+      if (!(error instanceof InvalidRequestError)) throw error;
+      // What is left once the refused parts are dropped may not stand on its own: the refusal says why.
+      let translation: T;
+      try {
+        translation = translate(false);
+      } catch {
+        throw error;
+      }
+      return { translation, strictRefusal: error };
+    }
+  }
+  return { translation: translate(false) };
+}

@@ -45,6 +45,8 @@ export interface OpenedAnswer {
    * whole exchange is already over (embeddings).
    */
   readingFrom?: ProviderConfig;
+  /** The endpoint speaks the client's API: the body went as it was, so nothing was dropped. */
+  native?: boolean;
 }
 
 /** One request in flight, as the surface's open and render steps see it. */
@@ -72,6 +74,10 @@ export interface EngineCall<T extends OpenedAnswer> {
    * when no model may search, `enable_search` is dropped under this name instead of refusing.
    */
   optionalSearchParam?: string;
+  /** Under strict refusals: the error the strict translation raised (thrown when translation is needed). */
+  strictRefusal?: GatewayError;
+  /** Candidates that will be served natively (nothing dropped there: strict refusal only applies elsewhere). */
+  nativeFor?(candidate: RouteCandidate): boolean;
   /** Narrows the planned candidates to those able to serve this surface; throws when none is. */
   eligible?(candidates: RouteCandidate[]): RouteCandidate[];
   /** Opens an answer on one of the candidates (fallback, retry rounds, breakers). */
@@ -111,8 +117,12 @@ export async function runRequest<T extends OpenedAnswer>(
   try {
     const dropped = [...(call.dropped ?? [])];
     const { routed, planned } = plan(deps, call, key, dropped);
-    enforcePolicy(dropped, policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]));
     const candidates = call.eligible ? call.eligible(planned) : planned;
+    if (!call.nativeFor || !candidates.every((candidate) => call.nativeFor!(candidate))) {
+      const policy = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]);
+      if (policy === 'refuse' && call.strictRefusal) throw call.strictRefusal;
+      enforcePolicy(dropped, policy);
+    }
     if (deps.admission) await deps.admission.admit({ request: routed, key, candidates, outcome, reply });
     deadline = new RequestDeadline(controller, requestTimeoutMs(deps.routing.settings, candidates), deps.clock);
     const run: EngineRun = { request, reply, key, candidates, controller, deadline, outcome, routed };
@@ -127,7 +137,7 @@ export async function runRequest<T extends OpenedAnswer>(
       'x-gateway-attempts': String(outcome.attempts.length),
     };
     if (opened.warnings && opened.warnings.length > 0) headers['x-gateway-warnings'] = opened.warnings.join('; ');
-    if (dropped.length > 0) headers[DROPPED_PARAMS_HEADER] = dropped.join(', ');
+    if (dropped.length > 0 && !opened.native) headers[DROPPED_PARAMS_HEADER] = dropped.join(', ');
     await call.render(opened, run, headers);
   } catch (error) {
     const provider = opened?.readingFrom;

@@ -3,18 +3,37 @@ import { GatewayError } from '../../shared/errors.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { runChatRequest } from '../chat-core/run-chat-request.js';
 import { SseEventWriter } from '../sse-events.js';
-import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor } from '../engine/dropped-params.js';
+import { headersOf } from '../engine/client-headers.js';
+import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor, translateForPolicy } from '../engine/dropped-params.js';
+import { anthropicErrorBody } from './anthropic-envelope.js';
 import { messagesToChat } from './messages-to-chat.js';
 import { chatToMessage } from './chat-to-message.js';
 import { MessagesStreamTranslator } from './messages-stream-translator.js';
 import type { MessagesRequest } from './messages-types.js';
 
-/** POST /v1/messages: Anthropic's Messages API on any model, translated onto the chat path. */
+/**
+ * POST /v1/messages: Anthropic's Messages API on any model: forwarded as it is to Anthropic
+ * endpoints, translated onto chat for the others.
+ */
 export function createMessagesHandler(deps: ChatHandlerDeps) {
   return async function handleMessages(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const body = request.body as MessagesRequest;
+    // Used only for endpoints of another API; the engine refuses what was dropped under strict refusals.
     const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
-    const { chat, ...translation } = messagesToChat(body, { strict });
+    const { translation: translated, strictRefusal } = translateForPolicy(
+      (strict) => messagesToChat(body, { strict }),
+      strict,
+    );
+    const { chat, ...translation } = translated;
+    const native = {
+      call: {
+        api: 'anthropic-messages' as const,
+        body: body as Record<string, unknown>,
+        stream: body.stream === true,
+        clientHeaders: headersOf(request, ['anthropic-version', 'anthropic-beta']),
+      },
+      errorEvent: (error: GatewayError) => `event: error\ndata: ${JSON.stringify(anthropicErrorBody(error))}\n\n`,
+    };
     const id = deps.ids.next('msg_');
     await runChatRequest(
       deps,
@@ -46,7 +65,8 @@ export function createMessagesHandler(deps: ChatHandlerDeps) {
           }
         },
       },
-      translation,
+      { ...translation, strictRefusal },
+      native,
     );
   };
 }

@@ -47,3 +47,12 @@ export const MessagesRequestSchema = Type.Object(
   },
   { additionalProperties: true, description: 'An Anthropic Messages API request.' },
 );
+
+/** POST /v1/messages/count_tokens: a Messages request without max_tokens. */
+export const MessagesCountSchema = Type.Object(
+  {
+    model: Type.String({ minLength: 1, maxLength: 256 }),
+    messages: MessagesRequestSchema.properties.messages,
+  },
+  { additionalProperties: true, description: 'An Anthropic count_tokens request.' },
+);

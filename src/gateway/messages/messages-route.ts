@@ -1,6 +1,10 @@
 import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
-import { MessagesRequestSchema } from './messages-request-schema.js';
+import { MessagesCountSchema, MessagesRequestSchema } from './messages-request-schema.js';
+import { countTokensNatively, estimateInputTokens } from '../engine/count-tokens.js';
+import { headersOf } from '../engine/client-headers.js';
+import { messagesToChat } from './messages-to-chat.js';
+import type { MessagesRequest } from './messages-types.js';
 import { createMessagesHandler } from './messages-handler.js';
 import { anthropicErrorHandler } from './anthropic-envelope.js';
 import type { GatewayError } from '../../shared/errors.js';
@@ -33,5 +37,29 @@ export function registerMessagesRoute(
     onRequest: [acceptXApiKey, authenticate],
     errorHandler: anthropicErrorHandler(toGatewayError),
     handler: createMessagesHandler(deps),
+  });
+
+  app.post('/v1/messages/count_tokens', {
+    schema: {
+      summary: 'Count the tokens of a message (Anthropic Messages API)',
+      description:
+        "Native on models served by Anthropic (the provider counts); on others the gateway's o200k estimate. `?beta=true` is accepted as on /v1/messages.",
+      tags: ['v1'],
+      security: [{ bearerAuth: [] }],
+      body: MessagesCountSchema,
+    },
+    onRequest: [acceptXApiKey, authenticate],
+    errorHandler: anthropicErrorHandler(toGatewayError),
+    handler: async (request, reply) => {
+      const body = request.body as MessagesRequest;
+      const counted = await countTokensNatively(deps, request, body.model, {
+        api: 'anthropic-messages',
+        action: 'count_tokens',
+        body: body as Record<string, unknown>,
+        clientHeaders: headersOf(request, ['anthropic-version', 'anthropic-beta']),
+      });
+      if (counted) return reply.type('application/json').send(Buffer.from(counted.bytes));
+      return { input_tokens: estimateInputTokens(messagesToChat({ ...body, max_tokens: 1 }).chat) };
+    },
   });
 }

@@ -4,7 +4,7 @@ import { GatewayError, NotFoundError } from '../../shared/errors.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { runChatRequest } from '../chat-core/run-chat-request.js';
 import { SseEventWriter } from '../sse-events.js';
-import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor } from '../engine/dropped-params.js';
+import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor, translateForPolicy } from '../engine/dropped-params.js';
 import { responsesToChat } from './responses-to-chat.js';
 import { assistantTurnOf, chatToResponse, type ResponseMeta } from './chat-to-response.js';
 import { ResponsesStreamTranslator } from './responses-stream-translator.js';
@@ -20,7 +20,10 @@ function keyOf(request: FastifyRequest): ApiKeyRecord | null {
   return (request as FastifyRequest & { apiKey?: ApiKeyRecord }).apiKey ?? null;
 }
 
-/** POST /v1/responses: translated onto the chat path (routing, fallbacks, admission, metering). */
+/**
+ * POST /v1/responses: forwarded as it is to endpoints that serve the Responses API (OpenAI, Azure
+ * OpenAI), translated onto chat for the others; one engine either way.
+ */
 export function createResponsesHandler(deps: ResponsesHandlerDeps) {
   return async function handleResponses(request: FastifyRequest, reply: FastifyReply): Promise<void> {
     const body = request.body as ResponsesRequest;
@@ -38,7 +41,23 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
       previous = stored.conversation;
     }
     const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
-    const translation = responsesToChat(body, previous, { strict });
+    const { translation, strictRefusal } = translateForPolicy(
+      (strict) => responsesToChat(body, previous, { strict }),
+      strict,
+    );
+    // A conversation the gateway stored continues on the translated path; a fresh one may go native.
+    const native = previous
+      ? undefined
+      : {
+          call: {
+            api: 'openai-responses' as const,
+            body: body as Record<string, unknown>,
+            stream: body.stream === true,
+            clientHeaders: {},
+          },
+          errorEvent: (error: GatewayError) =>
+            `event: error\ndata: ${JSON.stringify({ type: 'error', code: error.code, message: error.message, param: error.param })}\n\n`,
+        };
     const store = body.store !== false;
     const meta: ResponseMeta = {
       id: deps.ids.next('resp_'),
@@ -102,7 +121,8 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
           }
         },
       },
-      { dropped: translation.dropped, optionalSearchParam: translation.optionalSearchParam },
+      { dropped: translation.dropped, optionalSearchParam: translation.optionalSearchParam, strictRefusal },
+      native,
     );
   };
 }

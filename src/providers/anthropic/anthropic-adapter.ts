@@ -5,6 +5,7 @@ import { AnthropicStreamDecoder } from './anthropic-stream-decoder.js';
 import { mapAnthropicError } from './anthropic-error.js';
 import { convertToAnthropicRequest } from './convert-to-anthropic-request.js';
 import { parseAnthropicResponse } from './parse-anthropic-response.js';
+import { anthropicNative } from './anthropic-native.js';
 
 export const ANTHROPIC_VERSION = '2023-06-01';
 
@@ -61,4 +62,5 @@ export const anthropicAdapter: ProviderAdapter = {
   createStreamDecoder: (context) => new AnthropicStreamDecoder(context, jsonToolNames.get(context)),
   mapError: (status, body, headers, context) =>
     mapAnthropicError(status, decodeUtf8(body), headers, context.provider.name),
+  native: (api) => (api === 'anthropic-messages' ? anthropicNative : undefined),
 };

@@ -3,7 +3,12 @@ import type { ChatCompletionRequest } from '../../shared/openai-types.js';
 import { openAIAdapter } from '../openai/openai-adapter.js';
 import { convertToOpenAIRequest } from '../openai/convert-to-openai-request.js';
 import type { ProviderAdapter, TranslationContext, UpstreamHttpRequest } from '../provider-adapter.js';
-import { azureChatCompletionsUrl, azureModelListUrl } from './azure-openai-url.js';
+import { azureChatCompletionsUrl, azureModelListUrl, azureResponsesUrl } from './azure-openai-url.js';
+import { responsesNative } from '../openai/openai-responses-native.js';
+
+const azureResponsesNative = responsesNative(azureResponsesUrl, (provider): Record<string, string> =>
+  provider.apiKey ? { 'api-key': provider.apiKey } : {},
+);
 
 /**
  * Azure OpenAI: the OpenAI chat-completions protocol at a deployment URL with `api-version`,
@@ -36,4 +41,5 @@ export const azureOpenAIAdapter: ProviderAdapter = {
       warnings: [],
     };
   },
+  native: (api) => (api === 'openai-responses' ? azureResponsesNative : undefined),
 };

@@ -29,3 +29,17 @@ export function azureChatCompletionsUrl(provider: ProviderConfig, deployment: st
   if (apiVersion === 'v1') return `${resource}/openai/v1/chat/completions`;
   return `${resource}/openai/deployments/${encodeURIComponent(deployment)}/chat/completions?api-version=${encodeURIComponent(apiVersion)}`;
 }
+
+/** The api-version of Azure's Responses API when the resource is not on the v1 API (`options.responses_api_version`). */
+export const DEFAULT_AZURE_RESPONSES_API_VERSION = '2025-04-01-preview';
+
+/** The Responses URL of an Azure OpenAI resource; the deployment travels in the body's `model`. */
+export function azureResponsesUrl(provider: ProviderConfig): string {
+  const resource = provider.baseUrl.replace(/\/+$/, '').replace(/\/openai$/, '');
+  if (provider.options.api_version === 'v1') return `${resource}/openai/v1/responses`;
+  const version =
+    typeof provider.options.responses_api_version === 'string'
+      ? provider.options.responses_api_version
+      : DEFAULT_AZURE_RESPONSES_API_VERSION;
+  return `${resource}/openai/responses?api-version=${encodeURIComponent(version)}`;
+}

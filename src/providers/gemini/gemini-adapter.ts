@@ -5,6 +5,7 @@ import { convertToGeminiRequest } from './convert-to-gemini-request.js';
 import { mapGeminiError } from './gemini-error.js';
 import { GeminiStreamDecoder } from './gemini-stream-decoder.js';
 import { parseGeminiResponse } from './parse-gemini-response.js';
+import { geminiNative } from './gemini-native.js';
 
 /** Google AI generateContent / streamGenerateContent?alt=sse (`type: gemini`). */
 export const geminiAdapter: ProviderAdapter = {
@@ -33,4 +34,5 @@ export const geminiAdapter: ProviderAdapter = {
   },
   mapError: (status, body, headers, context) =>
     mapGeminiError(status, decodeUtf8(body), headers, context.provider.name),
+  native: (api) => (api === 'gemini-generate-content' ? geminiNative : undefined),
 };

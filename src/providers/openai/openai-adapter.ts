@@ -4,6 +4,7 @@ import { convertToOpenAIRequest } from './convert-to-openai-request.js';
 import { OpenAIStreamDecoder } from './openai-stream-decoder.js';
 import { parseOpenAIResponse } from './parse-openai-response.js';
 import { mapOpenAIError } from './openai-error.js';
+import { openAIResponsesNative, speaksResponses } from './openai-responses-native.js';
 
 /** The OpenAI chat-completions protocol; Groq, Together, vLLM, Ollama, … are presets of it. */
 export const openAIAdapter: ProviderAdapter = {
@@ -28,4 +29,6 @@ export const openAIAdapter: ProviderAdapter = {
   parseResponse: parseOpenAIResponse,
   createStreamDecoder: (context) => new OpenAIStreamDecoder(context),
   mapError: (status, body, headers, context) => mapOpenAIError(status, body, headers, context.provider.name),
+  native: (api, provider) =>
+    api === 'openai-responses' && speaksResponses(provider) ? openAIResponsesNative : undefined,
 };

@@ -1,0 +1,122 @@
+import type { NativeApi, NativeSupport, NativeUsageReader } from '../../providers/native-api.js';
+import type { TranslationContext } from '../../providers/provider-adapter.js';
+import type { ProviderRegistry } from '../../providers/provider-registry.js';
+import type { UpstreamResponse } from '../../providers/upstream-client.js';
+import type { RouteCandidate } from '../../routing/model-directory.js';
+import { attemptChat, refuseChat } from '../../routing/open-with-fallback.js';
+import { parseRetryAfterMs } from '../../routing/retry-policy.js';
+import { beforeSending, recordAttempt, runWithFallback } from '../../routing/run-with-fallback.js';
+import type { ChatEngineDeps, OpenedChat } from './open-chat.js';
+import type { EngineRun, OpenedAnswer } from './request-engine.js';
+
+/** The gateway's own request fields, never forwarded upstream. */
+const GATEWAY_ONLY_FIELDS = ['models', 'provider', 'route', 'transforms'] as const;
+
+/** A request in the client's own API, as it may be forwarded to an endpoint that speaks it. */
+export interface NativeCall {
+  api: NativeApi;
+  body: Record<string, unknown>;
+  stream: boolean;
+  clientHeaders: Record<string, string>;
+  action?: string;
+}
+
+/** An answer from an endpoint that speaks the client's API: its bytes go back as they are. */
+export interface OpenedNative extends OpenedAnswer {
+  kind: 'native';
+  response: UpstreamResponse;
+  reader: NativeUsageReader;
+  /** A whole answer's bytes, read (and its usage parsed) inside the attempt; null for a stream. */
+  bytes: Uint8Array | null;
+}
+
+/** Either kind of opened answer: native bytes, or a chat answer translated from another protocol. */
+export type OpenedEither = OpenedNative | (OpenedChat & { kind: 'chat' });
+
+/** How this candidate's endpoint speaks the API natively, when it does. */
+export function nativeSupport(
+  registry: ProviderRegistry,
+  api: NativeApi,
+  candidate: RouteCandidate,
+): NativeSupport | undefined {
+  return registry.get(candidate.provider.type)?.native?.(api, candidate.provider);
+}
+
+/**
+ * Opens the run on its candidates: natively where the endpoint speaks the client's API, through
+ * the chat translation (run.routed) elsewhere, with one fallback order across both kinds.
+ */
+export function openNativeOrChat(deps: ChatEngineDeps, run: EngineRun, call: NativeCall): Promise<OpenedEither> {
+  const chatInput = {
+    registry: deps.registry,
+    upstream: deps.upstream,
+    clock: deps.clock,
+    ids: deps.ids,
+    routing: deps.routing,
+    body: run.routed,
+    candidates: run.candidates,
+    controller: run.controller,
+    deadline: run.deadline,
+    outcome: run.outcome,
+    requestId: run.request.id,
+    log: run.request.log,
+  };
+  const body = { ...call.body };
+  for (const field of GATEWAY_ONLY_FIELDS) delete body[field];
+  return runWithFallback<OpenedEither>({
+    ...chatInput,
+    refuse: (candidate) =>
+      nativeSupport(deps.registry, call.api, candidate) ? null : refuseChat(chatInput, candidate),
+    attempt: async (candidate) => {
+      const support = nativeSupport(deps.registry, call.api, candidate);
+      if (!support) {
+        const result = await attemptChat(chatInput, candidate);
+        if (!('value' in result)) return result;
+        const opened = result.value;
+        return { value: { ...opened, kind: 'chat' as const, readingFrom: opened.candidate.provider } };
+      }
+      return recordAttempt(chatInput, candidate, async (attempt, setRetryAfter) => {
+        const adapter = deps.registry.get(candidate.provider.type)!;
+        const context: TranslationContext = {
+          provider: candidate.provider,
+          upstreamModel: candidate.endpoint.upstreamModel,
+          publicModel: candidate.model.id,
+          completionId: run.request.id,
+          created: Math.floor(deps.clock.now() / 1000),
+          generateId: (prefix) => deps.ids.next(prefix),
+          stream: call.stream,
+        };
+        const upstreamRequest = await beforeSending(() =>
+          support.buildRequest(
+            { body, stream: call.stream, clientHeaders: call.clientHeaders, action: call.action },
+            context,
+          ),
+        );
+        const response = await deps.upstream.send(candidate.provider, upstreamRequest, run.controller.signal);
+        attempt.status = response.statusCode;
+        if (response.statusCode < 200 || response.statusCode >= 300) {
+          setRetryAfter(parseRetryAfterMs(response.headers, deps.clock.now()));
+          const errorBody = new Uint8Array(await response.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
+          throw adapter.mapError(response.statusCode, errorBody, response.headers, context);
+        }
+        const reader = support.createUsageReader();
+        let bytes: Uint8Array | null = null;
+        if (!call.stream) {
+          // Nothing reached the client yet: a body that breaks off or does not parse still falls back.
+          bytes = new Uint8Array(await response.body.arrayBuffer());
+          reader.whole(bytes);
+        }
+        const opened: OpenedNative = {
+          kind: 'native',
+          candidate,
+          response,
+          reader,
+          bytes,
+          readingFrom: candidate.provider,
+          native: true,
+        };
+        return opened;
+      });
+    },
+  });
+}

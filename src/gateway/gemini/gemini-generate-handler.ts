@@ -1,0 +1,80 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { GatewayError } from '../../shared/errors.js';
+import type { ChatHandlerDeps } from '../chat-completions-handler.js';
+import { runChatRequest } from '../chat-core/run-chat-request.js';
+import { UNSUPPORTED_PARAMS_REQUEST_HEADER, policyFor, translateForPolicy } from '../engine/dropped-params.js';
+import { SSE_HEADERS, clientStalled, waitForDrain } from '../sse.js';
+import type { GeminiApiRequest } from './gemini-api-types.js';
+import { geminiToChat } from './gemini-to-chat.js';
+import { GeminiStreamTranslator, chatToGemini } from './chat-to-gemini.js';
+import { geminiErrorBody } from './gemini-envelope.js';
+
+/** Gemini frames its stream as bare `data:` events with CRLF line ends. */
+function geminiEvent(payload: unknown): string {
+  return `data: ${JSON.stringify(payload)}\r\n\r\n`;
+}
+
+/**
+ * POST /v1beta/models/{model}:generateContent and :streamGenerateContent: forwarded as they are
+ * to Gemini endpoints, translated onto chat for the others; one engine either way.
+ */
+export async function handleGenerateContent(
+  deps: ChatHandlerDeps,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  model: string,
+  stream: boolean,
+): Promise<void> {
+  const body = (request.body ?? {}) as GeminiApiRequest;
+  const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
+  const { translation, strictRefusal } = translateForPolicy(
+    (strict) => geminiToChat(model, body, { stream, strict }),
+    strict,
+  );
+  const responseId = deps.ids.next('');
+  const native = {
+    call: { api: 'gemini-generate-content' as const, body: body as Record<string, unknown>, stream, clientHeaders: {} },
+    errorEvent: (error: GatewayError) => geminiEvent(geminiErrorBody(error)),
+  };
+  await runChatRequest(
+    deps,
+    request,
+    reply,
+    translation.chat,
+    {
+      whole(completion, headers) {
+        reply.headers(headers).send(chatToGemini(completion, responseId));
+      },
+      async stream(chunks, headers, fail, usage) {
+        const translator = new GeminiStreamTranslator(headers['x-gateway-model'] ?? model, responseId);
+        const raw = reply.raw;
+        reply.hijack();
+        raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.id, ...headers });
+        raw.flushHeaders();
+        const write = async (payloads: unknown[]) => {
+          if (payloads.length === 0 || raw.destroyed) return;
+          if (
+            !raw.write(payloads.map(geminiEvent).join('')) &&
+            (await waitForDrain(raw, deps.writeStallMs)) === 'stalled'
+          )
+            throw clientStalled(deps.writeStallMs);
+        };
+        try {
+          for await (const chunk of chunks) await write(translator.push(chunk));
+          await write(translator.finish(usage()));
+          raw.end();
+        } catch (error) {
+          const gatewayError =
+            error instanceof GatewayError
+              ? error
+              : new GatewayError(500, 'server_error', 'internal_error', 'The stream failed.');
+          fail(gatewayError);
+          if (raw.destroyed) return;
+          raw.end(geminiEvent(geminiErrorBody(gatewayError)));
+        }
+      },
+    },
+    { dropped: translation.dropped, optionalSearchParam: translation.optionalSearchParam, strictRefusal },
+    native,
+  );
+}
