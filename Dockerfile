@@ -1,8 +1,9 @@
 # syntax=docker/dockerfile:1
 # Multi-stage image: the build stage compiles TypeScript and the native SQLite module; the
 # runtime stage carries only compiled JavaScript, production dependencies and the catalog data.
+# Node 22 LTS: better-sqlite3 12 aborts under Node 24 (docs/deploy.md, "Node versions").
 
-FROM node:20-bookworm-slim AS build
+FROM node:22-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles from source when no prebuilt binary can be fetched.
 RUN apt-get update \
@@ -15,7 +16,7 @@ COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
-FROM node:20-bookworm-slim AS runtime
+FROM node:22-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \

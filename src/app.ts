@@ -435,11 +435,12 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     clock,
     ids,
     publicUrl: config.server.publicUrl,
-    providers: config.providers,
+    // Accessors, not values: a config reload replaces these (CONVENTIONS 14).
+    providers: () => config.providers,
     catalog,
     stats,
     rankings,
-    templates: routingSettings.templates,
+    templates: () => routing.settings.templates,
     isKnownModel: (modelId) => directory.get(modelId) !== undefined,
     announcer,
     metering,
@@ -469,9 +470,13 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     reloadConfig(next) {
       // Everything is built before anything is swapped: a bad config leaves the running one whole.
       const nextDirectory = new ModelDirectory(next, routableCatalogModels(catalogData, next));
+      const nextCatalog = new ModelCatalog(catalogData, next, nextDirectory.list());
       const settings = parseRoutingSettings(next);
       const templates = deps.routing?.overrides?.templates ?? configRoutingTemplates(settings.templates);
       directory.replaceWith(nextDirectory);
+      // The catalog, provider and rankings routes, and through them the console's pages and its
+      // playground's list, read these: everything derived from providers and models follows.
+      catalog.replaceWith(nextCatalog);
       logScrubber(logger)?.replace(secretsOf(next));
       routing.settings = settings;
       routing.templates = templates;

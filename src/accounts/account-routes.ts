@@ -4,6 +4,7 @@ import type { Store } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { RoutingTemplate } from '../routing/resolve-routing-templates.js';
+import type { TemplateLookup } from './keys/api-key-input.js';
 import type { ModelCatalog } from '../catalog/model-catalog.js';
 import type { UsageStatsService } from '../statistics/usage-stats-service.js';
 import type { RankingsService } from '../rankings/rankings-service.js';
@@ -36,11 +37,12 @@ export interface AccountRoutesOptions {
   clock: Clock;
   ids: IdGenerator;
   publicUrl: string;
-  providers: ProviderConfig[];
+  /** Read per request: a config reload replaces providers, templates and the catalog's models. */
+  providers: () => readonly ProviderConfig[];
   catalog: ModelCatalog;
   stats: UsageStatsService;
   rankings: RankingsService;
-  templates: readonly RoutingTemplate[];
+  templates: () => readonly RoutingTemplate[];
   isKnownModel: (modelId: string) => boolean;
   announcer: KeyChangeAnnouncer;
   metering: Metering | null;
@@ -95,7 +97,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
       clock: options.clock,
       ids: options.ids,
       isKnownModel: options.isKnownModel,
-      templates: new Map(options.templates.map((template) => [template.id, template])),
+      templates: liveTemplateLookup(options.templates),
       announcer: options.announcer,
     });
     registerTransactionsRoutes(signedIn, { store: options.store });
@@ -123,3 +125,9 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     });
   });
 };
+
+/** get/has over whatever templates are in service at the time of the call (they change on reload). */
+function liveTemplateLookup(templates: () => readonly RoutingTemplate[]): TemplateLookup {
+  const find = (id: string) => templates().find((template) => template.id === id);
+  return { get: find, has: (id) => find(id) !== undefined };
+}

@@ -128,8 +128,8 @@ function applyConfig(
 
 /** The merged catalog, in memory (a few hundred records): filters and sorts run over it directly. */
 export class ModelCatalog {
-  readonly models: CatalogModel[];
-  private readonly byId = new Map<string, CatalogModel>();
+  private sortedModels: CatalogModel[];
+  private byId = new Map<string, CatalogModel>();
 
   /** `routed`: the routable models (the model directory's), whose endpoints the catalog-only models take. */
   constructor(data: CatalogData, config: Pick<GatewayConfig, 'models' | 'providers'>, routed: ModelConfig[] = []) {
@@ -150,7 +150,7 @@ export class ModelCatalog {
       byKey.set(key, model);
       merged.add(model);
     }
-    this.models = [...merged].sort((a, b) => a.id.localeCompare(b.id));
+    this.sortedModels = [...merged].sort((a, b) => a.id.localeCompare(b.id));
     for (const model of this.models) {
       model.searchText = [model.id, model.name, model.author, model.description, ...model.aliases]
         .join('\n')
@@ -168,6 +168,20 @@ export class ModelCatalog {
           toEndpoint(endpoint, providerNames.get(endpoint.providerId) ?? endpoint.providerId),
         );
     }
+  }
+
+  /** Every model, by id. A new array after a reload (callers may cache what they derive from it by identity). */
+  get models(): CatalogModel[] {
+    return this.sortedModels;
+  }
+
+  /**
+   * Takes the models of a catalog built from a reloaded config. Whoever holds this catalog (the
+   * catalog, provider and rankings routes) sees the new models from the next request on.
+   */
+  replaceWith(next: ModelCatalog): void {
+    this.sortedModels = next.sortedModels;
+    this.byId = next.byId;
   }
 
   /** By id or by one of its aliases (dated versions, provider spellings). */

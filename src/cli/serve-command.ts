@@ -4,7 +4,7 @@ import { ConfigReloader } from '../config/config-reloader.js';
 import { createProviderRegistry } from '../providers/provider-registry.js';
 import { createLogger } from '../shared/logger.js';
 import { startGateway } from '../gateway-runtime.js';
-import { bootstrapAdmin, type BootstrapResult } from '../users/bootstrap-admin.js';
+import { bootstrapAdmin, skippedBootstrapNotice, type BootstrapResult } from '../users/bootstrap-admin.js';
 import type { CliContext } from './cli-context.js';
 
 /**
@@ -21,6 +21,10 @@ export async function serve(context: CliContext): Promise<void> {
     // Printed before the port opens: whoever sees the port answer can already read the credentials.
     const admin = await bootstrapAdmin(runtime.auth, runtime.store, context.env);
     if (admin) printFirstAccount(admin);
+    else {
+      const notice = await skippedBootstrapNotice(runtime.store, context.env);
+      if (notice) process.stdout.write(`note: ${notice}\n`);
+    }
   });
   const lines = [
     `gateway listening on ${gateway.url}`,

@@ -83,5 +83,9 @@ function changedRestartFields(before: GatewayConfig, after: GatewayConfig): stri
   for (const section of RESTART_SECTIONS)
     if (JSON.stringify(before.sections[section] ?? {}) !== JSON.stringify(after.sections[section] ?? {}))
       changed.push(section);
+  // The breakers are built once with their thresholds; the rest of `routing:` reloads.
+  const breakerOf = (config: GatewayConfig) =>
+    JSON.stringify((config.sections.routing as { circuit_breaker?: unknown } | undefined)?.circuit_breaker ?? {});
+  if (breakerOf(before) !== breakerOf(after)) changed.push('routing.circuit_breaker');
   return changed;
 }

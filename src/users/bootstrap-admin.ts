@@ -1,10 +1,10 @@
 import type { Auth } from './create-auth.js';
 import type { Store } from '../store/database.js';
-import { countUsers } from './user-repository.js';
+import { countUsers, findUserByEmail } from './user-repository.js';
 import { createUser } from './create-user.js';
 import { ConflictError } from '../shared/errors.js';
 import { generatePassword } from './password-policy.js';
-import { ensureFirstAdmin } from './user-roles.js';
+import { ensureFirstAdmin, getRole } from './user-roles.js';
 
 export interface BootstrapResult {
   email: string;
@@ -50,4 +50,23 @@ export async function bootstrapAdmin(
   }
   await ensureFirstAdmin(store.db, Date.now());
   return { email, generatedPassword };
+}
+
+/**
+ * Why GATEWAY_ADMIN_EMAIL did nothing, when it is set and the store already had accounts: a line
+ * for the start-up log (a tour run on a store an earlier start filled must not fail silently).
+ * Null when the variable is unset.
+ */
+export async function skippedBootstrapNotice(
+  store: Store,
+  env: Record<string, string | undefined>,
+): Promise<string | null> {
+  const email = env.GATEWAY_ADMIN_EMAIL?.trim().toLowerCase();
+  if (!email) return null;
+  const accounts = await countUsers(store.db);
+  const existing = await findUserByEmail(store.db, email);
+  const reason = `the store already has ${accounts} account${accounts === 1 ? '' : 's'}, so GATEWAY_ADMIN_EMAIL and GATEWAY_ADMIN_PASSWORD create nothing (they apply to an empty store only)`;
+  if (existing)
+    return `${reason}; ${existing.email} exists (role ${await getRole(store.db, existing.id)}), its password unchanged`;
+  return `${reason}; ${email} does not exist: create it with gateway users create --email ${email} --password … (add --exists-ok to reuse it if it does)`;
 }

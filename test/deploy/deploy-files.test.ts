@@ -47,7 +47,10 @@ describe('Dockerfile', () => {
   it('builds in one stage and runs compiled output from a slim one, as a non-root user', () => {
     expect(stages.length).toBeGreaterThanOrEqual(2);
     expect(stages[0].name).toBe('build');
-    for (const stage of stages) expect(stage.from).toMatch(/^node:20[-.\w]*-slim$/);
+    // Node 22 LTS, within package.json's engines (Node 20 reached its end of life in April 2026;
+    // Node 24 waits for better-sqlite3 13, docs/deploy.md "Node versions").
+    for (const stage of stages) expect(stage.from).toMatch(/^node:22[-.\w]*-slim$/);
+    expect(JSON.parse(read('package.json')).engines.node).toBe('>=22 <24');
     const build = ops(stages[0], 'RUN').map((item) => item.args);
     expect(build.some((command) => command.includes('npm run build'))).toBe(true);
     expect(build.some((command) => command.includes('npm prune --omit=dev'))).toBe(true);

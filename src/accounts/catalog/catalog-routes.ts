@@ -49,13 +49,27 @@ const CatalogQuerySchema = Type.Object(
 
 const CATALOG_MAX_AGE = 60;
 
-/** GET /api-account/models, /models/filters, /models/{model_path}: the public catalog. */
-export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalog, stats: UsageStatsService): void {
-  const filters = catalogFilterValues(catalog.models);
-  const known: KnownValues = {
+function knownValuesOf(filters: ReturnType<typeof catalogFilterValues>): KnownValues {
+  return {
     authors: new Set(filters.authors.map((entry) => entry.value)),
     providers: new Set(filters.providers.map((entry) => entry.value)),
     tags: new Set(filters.tags.map((entry) => entry.value)),
+  };
+}
+
+/** GET /api-account/models, /models/filters, /models/{model_path}: the public catalog. */
+export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalog, stats: UsageStatsService): void {
+  // Derived from the catalog's models, again only when a config reload replaced them.
+  let derivedFrom: readonly unknown[] | undefined;
+  let filters = catalogFilterValues(catalog.models);
+  let known: KnownValues = knownValuesOf(filters);
+  const current = () => {
+    if (derivedFrom !== catalog.models) {
+      derivedFrom = catalog.models;
+      filters = catalogFilterValues(catalog.models);
+      known = knownValuesOf(filters);
+    }
+    return { filters, known };
   };
 
   app.get('/models', {
@@ -74,7 +88,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
         limit: raw.limit ?? 50,
         offset: raw.offset ?? 0,
       };
-      checkKnownValues(query, known);
+      checkKnownValues(query, current().known);
       const popularity = query.sort === 'popularity' ? await stats.popularity() : new Map<string, number>();
       const { data, total } = queryCatalog(catalog.models, query, popularity);
       return sendCacheable(
@@ -92,7 +106,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
       tags: ['catalog'],
       response: answers(CatalogFiltersSchema),
     },
-    handler: async (request, reply) => sendCacheable(request, reply, filters, CATALOG_MAX_AGE),
+    handler: async (request, reply) => sendCacheable(request, reply, current().filters, CATALOG_MAX_AGE),
   });
 
   // model_path may contain slashes (anthropic/claude-sonnet-4), hence the wildcard.

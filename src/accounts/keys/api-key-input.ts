@@ -13,10 +13,13 @@ import type { RoutingTemplate } from '../../routing/resolve-routing-templates.js
  * unique priorities and are allowed by allowed_models, templates exist, manual routing has models
  * to route to. Each failure is a 400 naming the parameter.
  */
+/** The routing templates in service (a Map, or a view that follows config reloads). */
+export type TemplateLookup = Pick<ReadonlyMap<string, RoutingTemplate>, 'get' | 'has'>;
+
 export interface KeyInputContext {
   now: number;
   isKnownModel(modelId: string): boolean;
-  templates: ReadonlyMap<string, RoutingTemplate>;
+  templates: TemplateLookup;
 }
 
 /** The routing settings checked together, since each constrains the others. */

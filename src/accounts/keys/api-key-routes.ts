@@ -18,7 +18,13 @@ import {
   type ApiKeyChanges,
 } from '../../keys/api-key-repository.js';
 import { generateApiKey, hashApiKey, maskParts } from '../../keys/api-key-format.js';
-import { toApiKeyChanges, toDefaultModelsChanges, toNewApiKey, type KeyInputContext } from './api-key-input.js';
+import {
+  toApiKeyChanges,
+  toDefaultModelsChanges,
+  toNewApiKey,
+  type KeyInputContext,
+  type TemplateLookup,
+} from './api-key-input.js';
 import { toApiKeyView } from './api-key-view.js';
 import { keySpendViews } from '../../keys/key-spend-view.js';
 import {
@@ -43,7 +49,7 @@ export interface ApiKeyRouteDeps {
   clock: Clock;
   ids: IdGenerator;
   isKnownModel(modelId: string): boolean;
-  templates: ReadonlyMap<string, RoutingTemplate>;
+  templates: TemplateLookup;
   announcer: KeyChangeAnnouncer;
 }
 

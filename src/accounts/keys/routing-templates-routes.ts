@@ -5,7 +5,8 @@ import type { RoutingTemplate } from '../../routing/resolve-routing-templates.js
 /** GET /api-account/routing-templates: public, like the catalog; `available` says what is served here. */
 export function registerRoutingTemplatesRoute(
   app: FastifyInstance,
-  templates: readonly RoutingTemplate[],
+  /** Read per request: a config reload replaces the templates. */
+  templates: () => readonly RoutingTemplate[],
   isKnownModel: (modelId: string) => boolean,
 ): void {
   app.get('/routing-templates', {
@@ -16,7 +17,7 @@ export function registerRoutingTemplatesRoute(
     },
     async handler() {
       return {
-        data: templates.map((template) => ({
+        data: templates().map((template) => ({
           id: template.id,
           name: template.name,
           description: template.description,

@@ -33,21 +33,39 @@ const StatsQuerySchema = Type.Object(
 
 const union = (lists: string[][]) => [...new Set(lists.flat())].sort();
 
-/** GET /api-account/providers, /providers/{id}, /providers/{id}/stats. */
+/** Active = configured and serving at least one model; each with its models. */
+function activeProviders(providers: readonly ProviderConfig[], models: readonly CatalogModel[]) {
+  const modelsOf = new Map<string, CatalogModel[]>();
+  for (const model of models)
+    for (const endpoint of model.endpoints)
+      modelsOf.set(endpoint.providerId, [...(modelsOf.get(endpoint.providerId) ?? []), model]);
+  return { modelsOf, active: providers.filter((provider) => modelsOf.has(provider.id)) };
+}
+
+/**
+ * GET /api-account/providers, /providers/{id}, /providers/{id}/stats. `providers` is read per
+ * request (a config reload replaces the list and the catalog); what is derived from them is
+ * recomputed only when either changed.
+ */
 export function registerProviderRoutes(
   app: FastifyInstance,
-  providers: ProviderConfig[],
+  providers: () => readonly ProviderConfig[],
   catalog: ModelCatalog,
   stats: UsageStatsService,
 ): void {
-  // Active = configured and serving at least one model.
-  const modelsOf = new Map<string, CatalogModel[]>();
-  for (const model of catalog.models)
-    for (const endpoint of model.endpoints)
-      modelsOf.set(endpoint.providerId, [...(modelsOf.get(endpoint.providerId) ?? []), model]);
-  const active = providers.filter((provider) => modelsOf.has(provider.id));
+  let derivedFrom: [readonly ProviderConfig[], readonly CatalogModel[]] | undefined;
+  let derived: ReturnType<typeof activeProviders> | undefined;
+  const current = () => {
+    const [list, models] = [providers(), catalog.models];
+    if (!derived || derivedFrom?.[0] !== list || derivedFrom[1] !== models) {
+      derived = activeProviders(list, models);
+      derivedFrom = [list, models];
+    }
+    return derived;
+  };
+  const modelsOf = { get: (id: string) => current().modelsOf.get(id) };
   const find = (id: string) => {
-    const provider = active.find((candidate) => candidate.id === id);
+    const provider = current().active.find((candidate) => candidate.id === id);
     if (!provider)
       throw new NotFoundError(`The provider '${id}' does not exist or serves no model.`, 'provider_not_found', 'id');
     return provider;
@@ -72,7 +90,7 @@ export function registerProviderRoutes(
       response: answers(ProviderListSchema),
     },
     handler: async (request, reply) =>
-      sendCacheable(request, reply, { data: await Promise.all(active.map(summary)) }, 30),
+      sendCacheable(request, reply, { data: await Promise.all(current().active.map(summary)) }, 30),
   });
 
   app.get('/providers/:id', {
