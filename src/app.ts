@@ -53,7 +53,7 @@ import { ApiKeySchema } from './accounts/keys/api-key-schemas.js';
 import { randomBytes } from 'node:crypto';
 import { Observability, type ObservabilityOptions } from './observability/observability.js';
 import type { ReadinessCheck } from './observability/health-routes.js';
-import { migrationsCheck, storeCheck } from './observability/readiness-checks.js';
+import { migrationsCheck, settlementCheck, storeCheck } from './observability/readiness-checks.js';
 import { registerConsoleStatic } from './http/console-static.js';
 import { registerPasswordResetPage } from './http/password-reset-page.js';
 import { originCheck } from './http/origin-check.js';
@@ -454,7 +454,12 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       await recorder.flush();
     },
   });
-  observability.registerRoutes(app, [storeCheck(store), migrationsCheck(store), ...(deps.readinessChecks ?? [])]);
+  observability.registerRoutes(app, [
+    storeCheck(store),
+    migrationsCheck(store),
+    ...(metering ? [settlementCheck(() => metering.settlementStalled())] : []),
+    ...(deps.readinessChecks ?? []),
+  ]);
   if (deps.auth) registerPasswordResetPage(app);
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await registerConsoleStatic(app, deps.consoleDir);

@@ -3,6 +3,7 @@ import type { Store } from '../store/database.js';
 import { findUserByEmail } from '../users/user-repository.js';
 import { applyLedgerEntry, getBalance, hasLedgerEntry, listLedgerEntries } from '../credits/credit-ledger.js';
 import { balanceMismatches } from '../credits/ledger-balance-check.js';
+import { usageChargeDrift } from '../metering/usage-charge-check.js';
 import type { RedisHotCounters } from '../metering/redis-hot-counters.js';
 import { nanosToUsd, parseUsdAmount } from '../metering/money.js';
 import { parseFlags, requireFlags, wholeNumberFlag, type FlagSpecs } from './cli-arguments.js';
@@ -140,12 +141,29 @@ async function reconcile(target: CreditsTarget, write: (text: string) => void): 
           )
           .join('')}`,
   );
+  const usage = await usageChargeDrift(target.store.db);
+  write(
+    usage.length === 0
+      ? 'usage: every answered request with a cost is charged once, at its full cost\n'
+      : `usage: ${usage.length} users have answered requests not charged in full (events with a cost and no charge are expected only while billing.require_credits was off):\n${usage
+          .slice(0, 50)
+          .map(
+            (drift) =>
+              `  user ${drift.userId}: ${drift.uncharged} uncharged (${nanosToUsd(drift.unchargedNanos)} USD), ${drift.cut} charged below their cost (${nanosToUsd(drift.cutNanos)} USD short), ${drift.orphanCharges} charges without their usage event\n`,
+          )
+          .join('')}`,
+  );
   if (!target.counters) {
     write(
       'hot counters: no REDIS_URL, so each serving process keeps its own in memory, loads them from the ledger at first use and polls it every second for entries written elsewhere; nothing shared to rebuild\n',
     );
     return;
   }
+  const unwritten = await target.counters.unwrittenSettlements();
+  if (unwritten > 0)
+    write(
+      `settlements: ${unwritten} answered requests are still in the Redis stream, not yet written to the store (the figures above are behind by them until the instances write them)\n`,
+    );
   const drift = await target.counters.reconcile(Date.now());
   write(
     drift.length === 0

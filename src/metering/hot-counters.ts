@@ -28,6 +28,20 @@ export interface AdmissionCheck {
   monthlyQuota: number | null;
   lifetimeLimit: number | null;
   now: number;
+  /** Redis only: this instance's outage lease on the user, kept topped up by the same step. */
+  lease?: LeaseRequest;
+}
+
+/** What an admission asks of the instance's outage lease (see outage-leases.ts). */
+export interface LeaseRequest {
+  id: string;
+  /** What the instance already spent of its lease: the lease never goes below it. */
+  floor: number;
+  /** The lease is topped up to 1/share of the free balance when below half of that; 0: never. */
+  share: number;
+  expiresAt: number;
+  /** The hold may take from this lease when the free balance is short. */
+  mayConvert: boolean;
 }
 
 export type HoldOutcome = 'held' | 'insufficient_credits' | 'quota_exceeded' | 'credit_limit_exceeded';
@@ -37,8 +51,12 @@ export interface AdmissionDecision {
   rate: RateCheck | null;
   /** null when no hold was asked for or the rate check refused first. */
   hold: HoldOutcome | null;
-  /** The hold was taken in the store (Redis down), not in the hot counters. */
-  inStore?: boolean;
+  /** The hold was taken from this instance's outage lease (Redis did not answer). */
+  fromLease?: boolean;
+  /** Redis only, when a lease was asked about: the lease after this step and the balance left free. */
+  lease?: { amount: number; free: number };
+  /** Refused for credit, but the instance's own lease could cover it (ask again with mayConvert). */
+  leaseCouldCover?: boolean;
 }
 
 /** What a finished request changes in the hot counters, and its durable record for the store. */
@@ -56,6 +74,8 @@ export interface Settlement {
   tokens: { limits: KeyLimits; delta: number } | null;
   record: SettlementRecord;
   now: number;
+  /** Admitted from the outage lease: the charge leaves this lease (the hold was never in Redis). */
+  leaseDebit?: { id: string; amount: number };
 }
 
 /** Counters of one user or key, as the ledger says and as the hot counters say. */

@@ -17,8 +17,8 @@ export interface MeteredRequest {
   reservedTokens: number;
   keyLimits: KeyLimits | null;
   hold: Hold | null;
-  /** The hold is in the store (Redis was down at admission). */
-  holdInStore: boolean;
+  /** The hold was taken from this instance's outage lease (Redis did not answer at admission). */
+  fromLease: boolean;
   /** Sends the response's held-back end once the settlement is durable. */
   releaseEnd: () => void;
 }

@@ -15,6 +15,12 @@ export interface MeteringSettings {
   holdTtlMs: number;
   /** limits.settlement_claim_ms: how long a dead instance's unwritten settlements wait before another instance writes them. */
   settlementClaimMs: number;
+  /**
+   * limits.outage_lease_fraction: with Redis in fail-open mode, the part of a user's free balance
+   * each instance keeps set aside to spend while Redis does not answer (0: none, requests that
+   * hold credit are refused with 503 during a Redis fault). Default 0.25.
+   */
+  outageLeaseFraction: number;
   /** limits.settlement_spill_file: where settlements wait on disk while the store is down (default beside the SQLite file, or ./data). */
   settlementSpillFile: string | null;
 }
@@ -34,6 +40,7 @@ const LimitsSection = Type.Object(
     hold_ttl_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: Number.MAX_SAFE_INTEGER })),
     settlement_spill_file: Type.Optional(Type.String({ minLength: 1 })),
     settlement_claim_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: Number.MAX_SAFE_INTEGER })),
+    outage_lease_fraction: Type.Optional(Type.Number({ minimum: 0, maximum: 0.5 })),
   },
   { additionalProperties: true },
 );
@@ -48,5 +55,6 @@ export function readMeteringSettings(config: Pick<GatewayConfig, 'sections'>): M
     holdTtlMs: limits.hold_ttl_ms ?? 15 * 60_000,
     settlementClaimMs: limits.settlement_claim_ms ?? 30_000,
     settlementSpillFile: limits.settlement_spill_file ?? null,
+    outageLeaseFraction: limits.outage_lease_fraction ?? 0.25,
   };
 }

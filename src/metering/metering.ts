@@ -16,7 +16,9 @@ import type { AdmissionCheck, AdmissionDecision, CounterDrift, Hold, HotCounters
 import { MemoryHotCounters } from './memory-hot-counters.js';
 import { RedisHotCounters } from './redis-hot-counters.js';
 import { storeCounterSource, type CounterSource } from './counter-source.js';
-import { holdInStore, storeHeld } from '../credits/store-holds.js';
+import { storeHeld } from '../credits/store-holds.js';
+import { OutageLeases } from './outage-leases.js';
+import { SentSettlements } from './sent-settlements.js';
 import { StreamSettlementWriter } from './stream-settlement-writer.js';
 import { LimitsUnavailableError } from './limits-unavailable.js';
 import { mayHaveReachedRedis, UnansweredHolds } from './unanswered-holds.js';
@@ -43,6 +45,9 @@ function defaultSpillFile(store: Store): string {
     ? `${store.description.slice('sqlite:'.length)}-settlement-spill.jsonl`
     : resolve('data', 'settlement-spill.jsonl');
 }
+
+/** Readiness turns not-ready when no settlement pass has completed for this long. */
+const SETTLEMENT_STALL_MS = 10_000;
 
 /** A response's end never waits longer than this for its settlement to be durable. */
 const END_WAIT_MS = 5000;
@@ -85,6 +90,10 @@ export class Metering implements RequestAdmission, CompletionObserver {
   private readonly streamWriter: StreamSettlementWriter | undefined;
   /** Rate windows of this instance, used while Redis is down in fail-open mode. */
   private readonly local: MemoryHotCounters | undefined;
+  /** Redis, fail-open: what this instance may spend of each user's balance while Redis does not answer. */
+  private readonly leases: OutageLeases | undefined;
+  /** Records sent to the Redis stream and not yet seen written (written here if Redis loses them). */
+  private readonly sent: SentSettlements | undefined;
   private readonly requests = new WeakMap<CompletionOutcome, MeteredRequest>();
   private readonly source: CounterSource;
   /** Settlements Redis refused (down): written to the store directly; their holds are released when it is back. */
@@ -105,14 +114,21 @@ export class Metering implements RequestAdmission, CompletionObserver {
       const counters = this.redisCounters;
       this.unanswered = new UnansweredHolds((hold) => counters.releaseHold(hold, deps.clock.now()), deps.clock);
       this.local = new MemoryHotCounters(source);
+      this.sent = new SentSettlements();
       this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, null, this.writerOptions());
+      const instanceId = `${hostname()}:${process.pid}:${deps.ids.next('')}`;
+      if (this.settings.redisFailureMode === 'open' && this.settings.outageLeaseFraction > 0)
+        this.leases = new OutageLeases(instanceId, {
+          share: Math.max(2, Math.round(1 / this.settings.outageLeaseFraction)),
+          ttlMs: this.settings.holdTtlMs,
+        });
       this.streamWriter = new StreamSettlementWriter(
         deps.redis,
         this.redisCounters,
         deps.store,
         deps.logger,
         deps.clock,
-        `${hostname()}:${process.pid}:${deps.ids.next('')}`,
+        instanceId,
         { claimIdleMs: this.settings.settlementClaimMs, blockMs: deps.options?.streamBlockMs },
       );
     } else {
@@ -150,7 +166,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
   async start(): Promise<void> {
     if (this.redisCounters && !(await this.redisCounters.ready())) {
       this.deps.logger.warn(
-        `Redis is not reachable yet; ${this.settings.redisFailureMode === 'open' ? 'rate limits run per instance and credit holds in the store (fail-open)' : 'requests with limits or credits are refused (fail-closed)'} until it is`,
+        `Redis is not reachable yet; ${this.settings.redisFailureMode === 'open' ? "rate limits run per instance and credit only from this instance's outage lease (fail-open)" : 'requests with limits or credits are refused (fail-closed)'} until it is`,
       );
     }
     if (this.counters instanceof MemoryHotCounters) {
@@ -162,7 +178,11 @@ export class Metering implements RequestAdmission, CompletionObserver {
     await this.writer.start();
     this.streamWriter?.start();
     if (this.redisCounters) void this.startupCheck(this.redisCounters);
-    this.repairTimer = setInterval(() => void this.repairMissed(), 1000);
+    this.repairTimer = setInterval(() => {
+      void this.repairMissed();
+      void this.returnIdleLeases();
+      void this.checkGeneration();
+    }, 1000);
     this.repairTimer.unref();
   }
 
@@ -188,6 +208,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
     await this.streamWriter?.stop();
     await this.repairMissed();
     await this.unanswered?.sweep();
+    await this.returnLeases(this.leases?.unused() ?? []);
     this.unwatchLedger();
     await this.counters.close();
     await this.local?.close();
@@ -205,6 +226,11 @@ export class Metering implements RequestAdmission, CompletionObserver {
     return this.unanswered?.size ?? 0;
   }
 
+  /** Why settlement is stalled on this instance (null: it is not), for readiness. */
+  settlementStalled(limitMs = SETTLEMENT_STALL_MS): string | null {
+    return this.streamWriter?.stalled(limitMs) ?? null;
+  }
+
   /** Settlements waiting for the store: in this process's writer, and (Redis) in the shared stream. */
   get backlog(): number {
     return this.writer.pending + (this.streamWriter?.streamLength ?? 0);
@@ -217,7 +243,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
       reservedTokens: 0,
       keyLimits: null,
       hold: null,
-      holdInStore: false,
+      fromLease: false,
       releaseEnd: deferResponseEnd(reply.raw, END_WAIT_MS),
     };
     this.requests.set(outcome, metered);
@@ -266,7 +292,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
     if (hold) {
       if (decision.hold !== 'held') throw holdRefusal(decision.hold ?? 'insufficient_credits');
       metered.hold = hold;
-      metered.holdInStore = decision.inStore === true;
+      metered.fromLease = decision.fromLease === true;
     }
   }
 
@@ -293,13 +319,15 @@ export class Metering implements RequestAdmission, CompletionObserver {
           metered?.keyLimits?.tpmLimit && event.key_id
             ? { limits: metered.keyLimits, delta: event.total_tokens - metered.reservedTokens }
             : null,
-        record: {
-          event,
-          charge,
-          storeHold: metered?.hold && metered.holdInStore ? { id: metered.hold.id, userId: metered.hold.userId } : null,
-        },
+        record: { event, charge, storeHold: null },
         now: this.deps.clock.now(),
       };
+      if (metered?.fromLease && metered.hold && this.leases) {
+        // Admitted from the lease while Redis was away: the hold was never in Redis; the charge
+        // leaves the lease when Redis takes the settlement (or when the repair after the fault runs).
+        this.leases.settled(metered.hold.userId, metered.hold.amount, settlement.charge);
+        if (settlement.charge > 0) settlement.leaseDebit = { id: this.leases.id, amount: settlement.charge };
+      }
       if (metered) this.endsAwaitingWrite.set(event.id, metered.releaseEnd);
       if (this.counters instanceof MemoryHotCounters) this.counters.settleNow(settlement);
       else this.settleInRedis(settlement);
@@ -332,12 +360,24 @@ export class Metering implements RequestAdmission, CompletionObserver {
 
   private async decide(check: AdmissionCheck): Promise<AdmissionDecision> {
     if (!this.redisCounters) return this.counters.admit(check);
+    const userId = check.hold?.trackUser ? check.hold.userId : null;
+    const leases = userId ? this.leases : undefined;
+    let lease = leases?.request(userId!, check.hold!.amount, check.now);
     try {
-      return await this.redisCounters.admit(check);
+      for (let attempt = 0; ; attempt++) {
+        leases?.sending(userId!, lease);
+        const decision = await this.redisCounters.admit({ ...check, lease });
+        leases?.answered(userId!, lease, decision.lease, this.deps.clock.now());
+        // Short of free balance, but this instance's own lease covers it: asked again, allowed to take from it.
+        if (!decision.leaseCouldCover || attempt > 0 || !leases) return decision;
+        lease = leases.request(userId!, check.hold!.amount, check.now, true);
+      }
     } catch (error) {
       // Sent and unanswered (Redis paused): it may still take the hold when it wakes up, and no
-      // settlement would release it (this request holds in the store, or is refused).
-      if (check.hold && mayHaveReachedRedis(error)) this.unanswered!.add(check.hold);
+      // settlement would release it (this request is served from the lease, or refused).
+      const reached = mayHaveReachedRedis(error);
+      if (check.hold && reached) this.unanswered!.add(check.hold);
+      leases?.unanswered(userId!, lease, reached);
       this.warn(error, 'admission');
       if (this.settings.redisFailureMode === 'closed') throw new LimitsUnavailableError(error);
       return this.admitWithoutRedis(check).catch((storeError) => {
@@ -347,10 +387,11 @@ export class Metering implements RequestAdmission, CompletionObserver {
   }
 
   /**
-   * Redis is down (fail-open): rate windows are kept per instance, but money is not: the credit
-   * hold is one locked conditional update in the store, shared by every instance. A key's quota
-   * and credit limit are checked against its stored spend (without the other instances' open
-   * requests: a key may overshoot by what is in flight).
+   * Redis does not answer (fail-open): rate windows are kept per instance, but money is not: a
+   * credit hold is admitted only from this instance's outage lease (set aside in Redis before the
+   * fault), and refused with 503 beyond it, so what every instance spends meanwhile stays within
+   * the balance. A key's quota and credit limit are checked against its stored spend (a key may
+   * overshoot by what is in flight).
    */
   private async admitWithoutRedis(check: AdmissionCheck): Promise<AdmissionDecision> {
     const local = await this.local!.admit({ ...check, hold: null });
@@ -363,14 +404,23 @@ export class Metering implements RequestAdmission, CompletionObserver {
       if (check.lifetimeLimit !== null && check.lifetimeLimit - spend.totalSpend <= 0)
         return { ...local, hold: 'credit_limit_exceeded' };
     }
-    if (hold.trackUser && !(await holdInStore(this.deps.store, hold, now)))
-      return { ...local, hold: 'insufficient_credits' };
-    return { ...local, hold: 'held', inStore: hold.trackUser };
+    if (!hold.trackUser) return { ...local, hold: 'held' };
+    if (!this.leases?.spend(hold.userId, hold.amount, now)) {
+      throw new LimitsUnavailableError(
+        new Error('Redis does not answer and this instance has no outage lease left for the account'),
+      );
+    }
+    return { ...local, hold: 'held', fromLease: true };
   }
 
   private settleInRedis(settlement: Settlement): void {
-    this.redisCounters!.settle(settlement).then(
-      () => this.releaseEnds([settlement.record]),
+    this.redisCounters!.settleFromLease(settlement).then(
+      ({ entryId, lease }) => {
+        this.sent?.add(entryId, settlement.record);
+        if (settlement.leaseDebit && settlement.userId)
+          this.leases?.debited(settlement.userId, settlement.leaseDebit.amount, lease);
+        this.releaseEnds([settlement.record]);
+      },
       (error) => {
         // Redis refused the settlement: the record goes to the store from here, and the counters
         // are repaired (hold released, accounts reloaded from the ledger) once Redis answers again.
@@ -390,8 +440,18 @@ export class Metering implements RequestAdmission, CompletionObserver {
       const missed = this.missedInRedis;
       this.missedInRedis = [];
       try {
-        for (const settlement of missed) await this.redisCounters.releaseOnly(settlement);
+        // Reloaded from the ledger (which has these charges now) before their holds and lease
+        // amounts are let go: in between, the money counts twice, never not at all.
         const drift = await this.redisCounters.reconcile(this.deps.clock.now());
+        while (missed.length > 0) {
+          const settlement = missed[0];
+          const debit = settlement.leaseDebit;
+          if (debit && settlement.userId) {
+            const after = await this.redisCounters.shrinkLease(settlement.userId, debit.id, debit.amount);
+            this.leases?.debited(settlement.userId, debit.amount, after);
+          } else await this.redisCounters.releaseOnly(settlement);
+          missed.shift();
+        }
         this.deps.logger.info(
           { settlements: missed.length, drifted: drift.length },
           `Redis is back: released ${missed.length} holds of settlements written directly to the store and reloaded the counters`,
@@ -404,6 +464,52 @@ export class Metering implements RequestAdmission, CompletionObserver {
       // Still down: tried again in a second.
     } finally {
       this.repairing = false;
+    }
+  }
+
+  /**
+   * Once a second: has Redis lost its data (another generation)? Then the records this instance
+   * had sent to the lost stream are written to the store from here (answers already sent must be
+   * recorded and charged); else the ones Redis has written are let go.
+   */
+  private checkingGeneration = false;
+  private async checkGeneration(): Promise<void> {
+    if (!this.redisCounters || !this.sent || this.checkingGeneration) return;
+    this.checkingGeneration = true;
+    try {
+      const { generation, oldest } = await this.redisCounters.generation(this.deps.ids.next('gen_'));
+      const lost = this.sent.checked(generation, oldest);
+      if (lost.length === 0) return;
+      this.deps.logger.error(
+        { settlements: lost.length },
+        `Redis lost its data (restarted without persistence?): writing the ${lost.length} settlements this instance had sent to its stream to the store directly; run Redis with appendonly yes`,
+      );
+      for (const record of lost) this.writer.enqueue(record);
+    } catch {
+      // Redis down: checked again in a second.
+    } finally {
+      this.checkingGeneration = false;
+    }
+  }
+
+  private async returnIdleLeases(): Promise<void> {
+    if (this.leases) await this.returnLeases(this.leases.idle(this.deps.clock.now()));
+  }
+
+  /** Gives leases back to the balance (idle ones, or all unused ones at shutdown); Redis down: kept. */
+  private async returnLeases(userIds: string[]): Promise<void> {
+    const leases = this.leases;
+    if (!leases || !this.redisCounters) return;
+    for (const userId of userIds) {
+      leases.shrinkStarted(userId);
+      let after: number | null = null;
+      try {
+        after = await this.redisCounters.shrinkLease(userId, leases.id, leases.of(userId)?.amount ?? 0);
+      } catch {
+        return;
+      } finally {
+        leases.shrinkEnded(userId, after);
+      }
     }
   }
 
@@ -421,7 +527,7 @@ export class Metering implements RequestAdmission, CompletionObserver {
     this.lastWarning = now;
     this.deps.logger.warn(
       { err: error, mode: this.settings.redisFailureMode },
-      `Redis failed during ${what}; ${this.settings.redisFailureMode === 'open' ? 'rate limits are enforced per instance from memory and credit holds in the store (fail-open)' : 'requests with limits or credits are refused with 503 (fail-closed)'} until it answers`,
+      `Redis failed during ${what}; ${this.settings.redisFailureMode === 'open' ? "rate limits are enforced per instance from memory and credit only from this instance's outage lease (fail-open)" : 'requests with limits or credits are refused with 503 (fail-closed)'} until it answers`,
     );
   }
 

@@ -23,12 +23,16 @@ import {
   LOAD_USER_SCRIPT,
   PEEK_SCRIPT,
   SETTLE_SCRIPT,
+  SHRINK_LEASE_SCRIPT,
+  GENERATION_SCRIPT,
 } from './redis-hot-scripts.js';
 
 type Arg = string | number;
 interface ScriptedRedis extends Redis {
   hotAdmit(...args: Arg[]): Promise<Arg[]>;
-  hotSettle(...args: Arg[]): Promise<string>;
+  hotSettle(...args: Arg[]): Promise<[string, number]>;
+  hotShrinkLease(...args: Arg[]): Promise<number>;
+  hotGeneration(...args: Arg[]): Promise<[string, string]>;
   hotBeginWrite(...args: Arg[]): Promise<number>;
   hotAckSettlements(...args: Arg[]): Promise<number>;
   hotEndLedgerWrite(...args: Arg[]): Promise<number>;
@@ -80,6 +84,8 @@ export class RedisHotCounters implements HotCounters {
       ['hotLoadUser', 2, LOAD_USER_SCRIPT],
       ['hotLoadKey', 2, LOAD_KEY_SCRIPT],
       ['hotBalance', 3, BALANCE_SCRIPT],
+      ['hotShrinkLease', 3, SHRINK_LEASE_SCRIPT],
+      ['hotGeneration', 2, GENERATION_SCRIPT],
     ];
     for (const [name, numberOfKeys, lua] of scripts) redis.defineCommand(name, { numberOfKeys, lua });
     // Variable key counts: the number of keys is the first argument.
@@ -123,6 +129,11 @@ export class RedisHotCounters implements HotCounters {
           check.monthlyQuota ?? '',
           check.lifetimeLimit ?? '',
           monthOf(now),
+          check.lease && hold?.trackUser ? check.lease.id : '',
+          check.lease?.floor ?? 0,
+          check.lease?.share ?? 0,
+          check.lease?.expiresAt ?? 0,
+          check.lease?.mayConvert ? '1' : '0',
         )
       ).map(Number);
       const code = reply[0];
@@ -133,7 +144,8 @@ export class RedisHotCounters implements HotCounters {
         else await this.loadKey(check.keyId, false);
         continue;
       }
-      const [, refused, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs] = reply;
+      const [, refused, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs, lease, free] = reply;
+      const leaseFigures = lease !== undefined && lease >= 0 ? { lease: { amount: lease, free } } : {};
       const rateCheck: RateCheck | null = rate
         ? {
             allowed: code !== 4,
@@ -148,7 +160,8 @@ export class RedisHotCounters implements HotCounters {
           }
         : null;
       if (code === 4) return { rate: rateCheck, hold: null };
-      return { rate: rateCheck, hold: hold ? HOLD_CODES[code] : null };
+      if (code === 5) return { rate: rateCheck, hold: 'insufficient_credits', leaseCouldCover: true, ...leaseFigures };
+      return { rate: rateCheck, hold: hold ? HOLD_CODES[code] : null, ...leaseFigures };
     }
   }
 
@@ -156,9 +169,29 @@ export class RedisHotCounters implements HotCounters {
     await this.settleScript(settlement, JSON.stringify(settlement.record));
   }
 
+  /** Settles; resolves with the stream entry id and the lease after when the settlement debited one (else -1). */
+  async settleFromLease(settlement: Settlement): Promise<{ entryId: string; lease: number }> {
+    return this.settleScript(settlement, JSON.stringify(settlement.record));
+  }
+
+  /** This Redis's data generation (set if it has none) and the oldest unwritten settlement's entry id. */
+  async generation(candidate: string): Promise<{ generation: string; oldest: string }> {
+    const [generation, oldest] = await this.redis.hotGeneration(
+      `${this.prefix}hot:generation`,
+      this.streamKey,
+      candidate,
+    );
+    return { generation, oldest };
+  }
+
   /** Releases the hold and moves nothing else (the record went to the store another way). */
   async releaseOnly(settlement: Settlement): Promise<void> {
-    await this.settleScript({ ...settlement, charge: 0, keySpend: 0, tokens: null }, '');
+    await this.settleScript({ ...settlement, charge: 0, keySpend: 0, tokens: null, leaseDebit: undefined }, '');
+  }
+
+  /** Takes an amount out of an instance's outage lease; resolves with the lease after. */
+  async shrinkLease(userId: string, leaseId: string, amount: number): Promise<number> {
+    return Number(await this.redis.hotShrinkLease(...this.accountKeys(`u:${userId}`), leaseId, amount));
   }
 
   /**
@@ -184,9 +217,9 @@ export class RedisHotCounters implements HotCounters {
     );
   }
 
-  private async settleScript(settlement: Settlement, record: string): Promise<void> {
+  private async settleScript(settlement: Settlement, record: string): Promise<{ entryId: string; lease: number }> {
     const { hold, userId, keyId } = settlement;
-    await this.redis.hotSettle(
+    const [entryId, lease] = await this.redis.hotSettle(
       keyId ? this.bucket('tpm', keyId) : this.none(),
       ...this.accountKeys(userId ? `u:${userId}` : null),
       ...this.accountKeys(keyId ? `k:${keyId}` : null),
@@ -201,7 +234,10 @@ export class RedisHotCounters implements HotCounters {
       record,
       userId ? '1' : '0',
       keyId ? '1' : '0',
+      settlement.leaseDebit?.id ?? '',
+      settlement.leaseDebit?.amount ?? 0,
     );
+    return { entryId, lease: Number(lease) };
   }
 
   async balance(userId: string, now: number): Promise<{ balance: number; held: number }> {
@@ -262,7 +298,11 @@ export class RedisHotCounters implements HotCounters {
     const members = await this.redis.smembers(this.loadedSet());
     for (const member of members) {
       const id = member.slice(2);
-      const previous = member.startsWith('u:') ? await this.loadUser(id, now, true) : await this.loadKey(id, true);
+      // A store write left by a killed instance keeps loads waiting until its lease runs out: wait it out.
+      const patience = this.writeLeaseMs + 5_000;
+      const previous = member.startsWith('u:')
+        ? await this.loadUser(id, now, true, patience)
+        : await this.loadKey(id, true, patience);
       if (previous.replaced !== previous.expected)
         drift.push({
           entity: `${member.startsWith('u:') ? 'user' : 'key'} ${id}`,
@@ -271,6 +311,11 @@ export class RedisHotCounters implements HotCounters {
         });
     }
     return drift;
+  }
+
+  /** Settlements in the stream not yet written to the store (all instances'). */
+  async unwrittenSettlements(): Promise<number> {
+    return this.redis.xlen(this.streamKey);
   }
 
   async close(): Promise<void> {
@@ -282,9 +327,10 @@ export class RedisHotCounters implements HotCounters {
    * the load script proves no store write of this user began or ended in between; while one is
    * under way the load waits for it.
    */
-  private async loadUser(userId: string, now: number, force: boolean) {
+  private async loadUser(userId: string, now: number, force: boolean, patienceMs = LOAD_PATIENCE_MS) {
     const key = this.account(`u:${userId}`);
-    for (let attempt = 0; attempt < 500; attempt++) {
+    const deadline = Date.now() + patienceMs;
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
       const [loaded, epoch, busy] = await this.redis.hotPeek(key, Date.now(), 'bal');
       if (Number(loaded) === 1 && !force) return { replaced: null, expected: 0 };
       if (Number(busy) === 1) {
@@ -307,12 +353,15 @@ export class RedisHotCounters implements HotCounters {
       }
       await pause(attempt);
     }
-    throw new Error(`the balance of user ${userId} could not be loaded: store writes kept overlapping`);
+    throw new Error(
+      `the balance of user ${userId} could not be loaded: store writes kept overlapping for ${Math.round(patienceMs / 1000)} s`,
+    );
   }
 
-  private async loadKey(keyId: string, force: boolean) {
+  private async loadKey(keyId: string, force: boolean, patienceMs = LOAD_PATIENCE_MS) {
     const key = this.account(`k:${keyId}`);
-    for (let attempt = 0; attempt < 500; attempt++) {
+    const deadline = Date.now() + patienceMs;
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
       const [loaded, epoch, busy] = await this.redis.hotPeek(key, Date.now(), 'tot');
       if (Number(loaded) === 1 && !force) return { replaced: null, expected: 0 };
       if (Number(busy) === 1) {
@@ -337,7 +386,9 @@ export class RedisHotCounters implements HotCounters {
       }
       await pause(attempt);
     }
-    throw new Error(`the spend of key ${keyId} could not be loaded: store writes kept overlapping`);
+    throw new Error(
+      `the spend of key ${keyId} could not be loaded: store writes kept overlapping for ${Math.round(patienceMs / 1000)} s`,
+    );
   }
 
   private accountsOf(records: SettlementRecord[]): string[] {
@@ -373,6 +424,9 @@ export class RedisHotCounters implements HotCounters {
     return `${this.prefix}limit:${kind}:${keyId}`;
   }
 }
+
+/** How long a load on the request path waits for overlapping store writes before giving up (503). */
+const LOAD_PATIENCE_MS = 10_000;
 
 function pause(attempt: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, Math.min(2 + attempt, 20)));

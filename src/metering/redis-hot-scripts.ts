@@ -4,7 +4,7 @@
  * (`u:<user id>` or `k:<key id>` after the prefix `hot:`): a hash of counters, a hash of open
  * holds (id → amount) and a sorted set of their expiry times.
  *
- * User hash: bal (balance, absent until loaded), pend (charges settled and not yet in the store),
+ * User hash: bal (balance, absent until loaded), lsum (the part of held that is instances' outage leases), pend (charges settled and not yet in the store),
  * held (sum of open holds), ep (bumped by every store write's end), inf / infx (store writes
  * under way and the latest their lease runs to). Key hash: tot (lifetime spend), mo / m (month
  * and its spend), p:<YYYY-MM> (spend settled and not yet in the store), held, ep, inf, infx.
@@ -16,18 +16,45 @@ const SWEEP = `
 local function sweep(owner, hash, zset, now)
   local expired = redis.call('ZRANGEBYSCORE', zset, '-inf', now, 'LIMIT', 0, 500)
   local freed = 0
+  local leased = 0
   for _, id in ipairs(expired) do
     local amount = redis.call('HGET', hash, id)
     if amount then
       freed = freed + tonumber(amount)
+      if string.sub(id, 1, 6) == 'lease:' then leased = leased + tonumber(amount) end
       redis.call('HDEL', hash, id)
     end
     redis.call('ZREM', zset, id)
   end
   if freed > 0 then redis.call('HINCRBY', owner, 'held', -freed) end
+  if leased > 0 then redis.call('HINCRBY', owner, 'lsum', -leased) end
 end
 local function num(key, field)
   return tonumber(redis.call('HGET', key, field) or '0')
+end
+`;
+
+/**
+ * An instance's outage lease on a user: a hold with the id `lease:<instance>` (so it expires
+ * like one), also summed in `lsum` so the balance shown leaves it out. setLease moves the
+ * difference in and out of `held`. Reply value: the lease after.
+ */
+const LEASE = `
+local function setLease(owner, hash, zset, id, amount, expiresAt)
+  local before = tonumber(redis.call('HGET', hash, id) or '0')
+  if amount <= 0 then
+    redis.call('HDEL', hash, id)
+    redis.call('ZREM', zset, id)
+    amount = 0
+  else
+    redis.call('HSET', hash, id, string.format('%d', amount))
+    if expiresAt then redis.call('ZADD', zset, expiresAt, id) end
+  end
+  if amount ~= before then
+    redis.call('HINCRBY', owner, 'held', amount - before)
+    redis.call('HINCRBY', owner, 'lsum', amount - before)
+  end
+  return amount
 end
 `;
 
@@ -42,12 +69,17 @@ end
  * One admission: rate windows, key quota and lifetime limit, available balance, then the hold.
  * KEYS: rpm bucket, tpm bucket, user hash, user holds, user expiry, key hash, key holds, key expiry.
  * ARGV: now, tokens, rpm limit (0 none), tpm limit (0 none), hold id ('' none), amount, expiresAt,
- * track user (1/0), track key (1/0), monthly quota ('' none), lifetime limit ('' none), month.
+ * track user (1/0), track key (1/0), monthly quota ('' none), lifetime limit ('' none), month,
+ * lease id ('' none), lease floor (what the instance already spent of it), lease share (the lease
+ * is topped up to 1/share of the free balance when below half of that; 0 none), lease expiry,
+ * may convert (1: the hold may take from the instance's own lease when the free balance is short).
  * Reply: {code, refused by (1 rpm, 2 tpm), retry after ms, rpm remaining, rpm reset ms, tpm
- * remaining, tpm reset ms}; code 0 admitted, 1 insufficient credits, 2 quota exceeded, 3 credit
- * limit exceeded, 4 rate limited, -1 the user's counters must be loaded, -2 the key's.
+ * remaining, tpm reset ms, lease after (-1 untouched), free balance after}; code 0 admitted, 1
+ * insufficient credits, 2 quota exceeded, 3 credit limit exceeded, 4 rate limited, 5 short of
+ * credit unless it takes from the instance's lease (ask again with may convert), -1 the user's
+ * counters must be loaded, -2 the key's.
  */
-export const ADMIT_SCRIPT = `${SWEEP}
+export const ADMIT_SCRIPT = `${SWEEP}${LEASE}
 local now = tonumber(ARGV[1])
 local holding = ARGV[5] ~= ''
 local trackUser = holding and ARGV[8] == '1'
@@ -79,7 +111,7 @@ for i = 1, 2 do
     end
   end
 end
-local reply = { 0, refused, 0, -1, 0, -1, 0 }
+local reply = { 0, refused, 0, -1, 0, -1, 0, -1, 0 }
 for i = 1, 2 do
   local r = results[i]
   if r then
@@ -107,11 +139,27 @@ if holding then
       return reply
     end
   end
+  local leaseId = ARGV[13]
+  local lease = 0
+  local convert = 0
   if trackUser then
     sweep(KEYS[3], KEYS[4], KEYS[5], now)
-    if num(KEYS[3], 'bal') - num(KEYS[3], 'held') < tonumber(ARGV[6]) then
-      reply[1] = 1
-      return reply
+    local amount = tonumber(ARGV[6])
+    local free = num(KEYS[3], 'bal') - num(KEYS[3], 'held')
+    if leaseId ~= '' then lease = tonumber(redis.call('HGET', KEYS[4], leaseId) or '0') end
+    if free < amount then
+      -- Short: only this instance's own lease, beyond what it already spent of it, may make up the rest.
+      reply[8] = lease
+      reply[9] = free
+      if leaseId == '' or lease - tonumber(ARGV[14]) < amount - free then
+        reply[1] = 1
+        return reply
+      end
+      if ARGV[17] ~= '1' then
+        reply[1] = 5
+        return reply
+      end
+      convert = amount - free
     end
   end
   local owners = {}
@@ -121,6 +169,19 @@ if holding then
     redis.call('HSET', KEYS[i + 1], ARGV[5], ARGV[6])
     redis.call('ZADD', KEYS[i + 2], ARGV[7], ARGV[5])
     redis.call('HINCRBY', KEYS[i], 'held', ARGV[6])
+  end
+  if trackUser and leaseId ~= '' then
+    if convert > 0 then lease = setLease(KEYS[3], KEYS[4], KEYS[5], leaseId, lease - convert, nil) end
+    local free = num(KEYS[3], 'bal') - num(KEYS[3], 'held')
+    local share = tonumber(ARGV[15])
+    local want = math.max(lease, tonumber(ARGV[14]))
+    if share > 0 and free > 0 then
+      local target = math.floor(free / share)
+      if lease < target / 2 then want = math.max(want, target) end
+    end
+    if want > 0 or lease > 0 then lease = setLease(KEYS[3], KEYS[4], KEYS[5], leaseId, want, tonumber(ARGV[16])) end
+    reply[8] = lease
+    reply[9] = num(KEYS[3], 'bal') - num(KEYS[3], 'held')
   end
 end
 for i = 1, 2 do
@@ -135,10 +196,11 @@ return reply
  * to the settlement stream, in the same atomic step.
  * KEYS: tpm bucket, user hash, user holds, user expiry, key hash, key holds, key expiry, stream.
  * ARGV: now, hold id ('' none), charge, key spend, month, tpm delta, tpm limit (0 none),
- * record ('' none: only release), has user (1/0), has key (1/0).
- * Reply: the stream entry id ('' without a record).
+ * record ('' none: only release), has user (1/0), has key (1/0), lease id ('' none), lease debit
+ * (a request admitted from the lease while Redis was away: its charge leaves the lease).
+ * Reply: {the stream entry id ('' without a record), the lease after (-1 none)}.
  */
-export const SETTLE_SCRIPT = `${SWEEP}
+export const SETTLE_SCRIPT = `${SWEEP}${LEASE}
 local function release(owner, hash, zset, id)
   local amount = redis.call('HGET', hash, id)
   if amount then
@@ -186,8 +248,23 @@ if limit > 0 and delta ~= 0 then
     redis.call('DEL', KEYS[1])
   end
 end
-if ARGV[8] == '' then return '' end
-return redis.call('XADD', KEYS[8], '*', 'r', ARGV[8])
+local leaseAfter = -1
+if hasUser and ARGV[11] and ARGV[11] ~= '' then
+  local lease = tonumber(redis.call('HGET', KEYS[3], ARGV[11]) or '0')
+  leaseAfter = setLease(KEYS[2], KEYS[3], KEYS[4], ARGV[11], lease - math.min(lease, tonumber(ARGV[12])), nil)
+end
+if ARGV[8] == '' then return { '', leaseAfter } end
+return { redis.call('XADD', KEYS[8], '*', 'r', ARGV[8]), leaseAfter }
+`;
+
+/**
+ * Shrinks an instance's lease by an amount (the lease returned when idle, or a charge written to
+ * the store while Redis was away). KEYS: user hash, holds, expiry. ARGV: lease id, amount.
+ * Reply: the lease after.
+ */
+export const SHRINK_LEASE_SCRIPT = `${LEASE}
+local lease = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
+return setLease(KEYS[1], KEYS[2], KEYS[3], ARGV[1], lease - math.min(lease, tonumber(ARGV[2])), nil)
 `;
 
 /** KEYS: account hashes. ARGV: now, lease ms. Marks a store write of these accounts as under way. */
@@ -307,8 +384,26 @@ redis.call('SADD', KEYS[2], ARGV[6])
 return { 1, previous }
 `;
 
-/** KEYS: user hash, user holds, user expiry. ARGV: now. Reply: {balance ('' not loaded), held}. */
+/**
+ * KEYS: user hash, user holds, user expiry. ARGV: now. Reply: {balance ('' not loaded), held by
+ * requests (the instances' outage leases left out: they are not spent, only set aside)}.
+ */
 export const BALANCE_SCRIPT = `${SWEEP}
 sweep(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]))
-return { redis.call('HGET', KEYS[1], 'bal') or '', redis.call('HGET', KEYS[1], 'held') or '0' }
+return { redis.call('HGET', KEYS[1], 'bal') or '', string.format('%d', num(KEYS[1], 'held') - num(KEYS[1], 'lsum')) }
+`;
+
+/**
+ * The generation of this Redis's data: a random id set once; a Redis that restarted without its
+ * data has none (or, once an instance noticed, another one). Also the oldest entry of the
+ * settlement stream: every entry before it was written to the store and deleted.
+ * KEYS: generation key, stream. ARGV: a new generation id (set only when there is none).
+ * Reply: {generation, oldest stream entry id ('' empty)}.
+ */
+export const GENERATION_SCRIPT = `
+redis.call('SET', KEYS[1], ARGV[1], 'NX')
+local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
+local oldest = ''
+if first[1] then oldest = first[1][1] end
+return { redis.call('GET', KEYS[1]), oldest }
 `;

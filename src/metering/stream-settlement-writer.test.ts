@@ -9,6 +9,7 @@ import { RedisHotCounters } from './redis-hot-counters.js';
 import { storeCounterSource } from './counter-source.js';
 import { SETTLEMENT_GROUP, StreamSettlementWriter } from './stream-settlement-writer.js';
 import type { Settlement } from './hot-counters.js';
+import { startOwnRedis } from '../../test/helpers/own-redis.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const lines: string[] = [];
@@ -104,4 +105,63 @@ describe('settlement stream writer', () => {
     expect(await counters.reconcile(Date.now())).toEqual([]);
     expect((await counters.balance('user-1', Date.now())).balance).toBe(9_500);
   });
+
+  it('reports a stall while no pass completes (readiness turns not-ready), and none once passes complete again', async () => {
+    testStore = await createTestStore('postgres');
+    const { store } = testStore;
+    const redis = await startOwnRedis();
+    const base = openRedis(redis.url);
+    const counters = new RedisHotCounters(base, storeCounterSource(store), { prefix: 'stall:' });
+    const clock = { now: () => Date.now() };
+    const writer = new StreamSettlementWriter(base, counters, store, logger, clock, 'one', { blockMs: 10 });
+    closers.push(async () => {
+      redis.resume();
+      await writer.stop();
+      await counters.close();
+      base.disconnect();
+      await redis.stop();
+    });
+    expect(await counters.ready()).toBe(true);
+    writer.start();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(writer.stalled(1000)).toBeNull();
+    redis.pause();
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(writer.stalled(1000)).toMatch(/settlements have not been written for \d+ s/);
+    redis.resume();
+    const deadline = Date.now() + 10_000;
+    while (writer.stalled(1000) !== null && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(writer.stalled(1000)).toBeNull();
+  }, 30_000);
+
+  it('after Redis lost the stream and its group (restarted without its data), creates the group again and goes on writing', async () => {
+    testStore = await createTestStore('postgres');
+    const { store } = testStore;
+    const base = openRedis(REDIS_URL);
+    const counters = new RedisHotCounters(base, storeCounterSource(store), { prefix: `test:${randomId(10)}:` });
+    const clock = { now: () => Date.now() };
+    const writer = new StreamSettlementWriter(base, counters, store, logger, clock, 'one', { blockMs: 10 });
+    closers.push(async () => {
+      await writer.stop();
+      await counters.close();
+      base.disconnect();
+    });
+    await applyLedgerEntry(store, { userId: 'user-1', kind: 'grant', amount: 10_000, reference: 'grant:1' });
+    expect(await counters.ready()).toBe(true);
+    await counters.balance('user-1', Date.now());
+    writer.start();
+    await counters.settle(settlement('usage_a', 100));
+    const until = async (balance: number) => {
+      const deadline = Date.now() + 10_000;
+      while ((await getBalance(store, 'user-1')) !== balance && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      return getBalance(store, 'user-1');
+    };
+    expect(await until(9_900)).toBe(9_900);
+    await counters.redis.del(counters.streamKey);
+    await counters.settle(settlement('usage_b', 100));
+    expect(await until(9_800)).toBe(9_800);
+    expect(lines.join('')).toMatch(/lost its consumer group/);
+  }, 30_000);
 });

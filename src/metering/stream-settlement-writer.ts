@@ -39,6 +39,9 @@ export class StreamSettlementWriter {
   /** Entries in the stream (all instances'), read at most once a second: the backlog metric. */
   streamLength = 0;
   private lastLength = 0;
+  /** When a pass last completed (read, wrote, acknowledged): readiness reports a stall past a limit. */
+  private lastProgress = 0;
+  private lastError: unknown;
 
   constructor(
     base: Redis,
@@ -63,6 +66,7 @@ export class StreamSettlementWriter {
   }
 
   start(): void {
+    this.lastProgress = this.clock.now();
     this.running = true;
     this.loop = this.run();
   }
@@ -84,6 +88,19 @@ export class StreamSettlementWriter {
     await this.reader.quit().catch(() => this.reader.disconnect());
   }
 
+  /**
+   * Why settlement is stalled (null: it is not): no pass has completed for `limitMs` (the store
+   * refuses writes, or Redis the reads). Readiness turns not-ready on it, so a stalled instance
+   * stops getting traffic whose usage and charges it cannot record.
+   */
+  stalled(limitMs: number): string | null {
+    if (!this.running) return null;
+    const idle = this.clock.now() - this.lastProgress;
+    if (idle < limitMs) return null;
+    const reason = (this.lastError as Error | undefined)?.message ?? 'no answer';
+    return `settlements have not been written for ${Math.round(idle / 1000)} s (${reason})`;
+  }
+
   /** Writes everything in the stream now (tests, shutdown): new entries and any left pending. */
   async flush(): Promise<void> {
     for (;;) {
@@ -96,7 +113,9 @@ export class StreamSettlementWriter {
     while (this.running) {
       try {
         await this.drainOnce();
+        this.lastProgress = this.clock.now();
       } catch (error) {
+        this.lastError = error;
         this.onFailure(error);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
@@ -158,22 +177,42 @@ export class StreamSettlementWriter {
     const args: (string | number)[] = ['GROUP', GROUP, this.consumer, 'COUNT', this.maxBatch];
     if (from === '>' && blockMs > 0) args.push('BLOCK', blockMs);
     args.push('STREAMS', this.counters.streamKey, from);
-    const reply = (await this.reader.call('XREADGROUP', ...args)) as Array<[string, Array<[string, string[]]>]> | null;
+    const reply = (await this.reader.call('XREADGROUP', ...args).catch((error) => this.lostGroup(error))) as Array<
+      [string, Array<[string, string[]]>]
+    > | null;
     return parseEntries(reply?.[0]?.[1] ?? []);
+  }
+
+  /**
+   * NOGROUP: the stream and its group are gone (Redis restarted without its data, or the key was
+   * deleted). The group is created again on the next pass; before issue 25 the writer remembered
+   * it forever and every read failed, so usage and charges stopped being written.
+   */
+  private lostGroup(error: unknown): never {
+    if (String((error as Error)?.message).includes('NOGROUP')) {
+      if (this.groupReady)
+        this.logger.error(
+          'the settlement stream lost its consumer group (Redis restarted without its data?): creating it again; settlements that were in the lost stream are not in the store unless Redis keeps its data (appendonly)',
+        );
+      this.groupReady = false;
+    }
+    throw error;
   }
 
   /** Entries another consumer read and left unacknowledged for claimIdleMs (its instance died). */
   private async claim() {
-    const reply = (await this.reader.call(
-      'XAUTOCLAIM',
-      this.counters.streamKey,
-      GROUP,
-      this.consumer,
-      this.claimIdleMs,
-      '0-0',
-      'COUNT',
-      this.maxBatch,
-    )) as [string, Array<[string, string[]] | null>];
+    const reply = (await this.reader
+      .call(
+        'XAUTOCLAIM',
+        this.counters.streamKey,
+        GROUP,
+        this.consumer,
+        this.claimIdleMs,
+        '0-0',
+        'COUNT',
+        this.maxBatch,
+      )
+      .catch((error) => this.lostGroup(error))) as [string, Array<[string, string[]] | null>];
     const claimed = parseEntries((reply?.[1] ?? []).filter((entry): entry is [string, string[]] => entry !== null));
     if (claimed.length > 0)
       this.logger.warn({ count: claimed.length }, 'took over settlements another instance read and never wrote');

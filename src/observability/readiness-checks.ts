@@ -38,3 +38,14 @@ export function redisCheck(ping: () => Promise<unknown>): ReadinessCheck {
     },
   };
 }
+
+/** Usage and charges are being written (a stalled settlement writer turns the instance not-ready). */
+export function settlementCheck(stalled: () => string | null): ReadinessCheck {
+  return {
+    name: 'settlement',
+    async check() {
+      const reason = stalled();
+      if (reason) throw new Error(reason);
+    },
+  };
+}

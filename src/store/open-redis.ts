@@ -2,29 +2,81 @@ import { Redis, type RedisOptions } from 'ioredis';
 import { DEFAULT_REDIS_SETTINGS, type RedisSettings } from '../config/gateway-config.js';
 
 const COMMAND_TIMED_OUT = 'Command timed out';
+/** A timer that fires this much later than asked means the event loop was blocked meanwhile. */
+const LAG_TOLERANCE_MS = 25;
+/** How many times a command's time is given again because the loop was blocked (bounds the wait). */
+const MAX_LAG_EXTENSIONS = 5;
+/** Timeouts in a row, with no reply between them, after which the connection is dropped. */
+const TIMEOUTS_BEFORE_RECONNECT = 2;
+
+/** What GatewayRedis needs of ioredis's Command (its own timer field is filled so ioredis sets none). */
+interface TimedCommand {
+  isResolved: boolean;
+  promise: Promise<unknown>;
+  reject(error: Error): void;
+  _commandTimeoutTimer?: NodeJS.Timeout;
+}
 
 /**
- * A Redis client that never makes a request wait on a Redis in trouble:
+ * A Redis client that never makes a request wait on a Redis in trouble, and does not mistake a
+ * slow event loop for one:
  * - every command has a short timeout, and nothing is queued while disconnected (a command
  *   fails at once), so each feature's fail-open or fail-closed choice applies within milliseconds;
- * - a command that times out on a connection that looked healthy (a paused or overloaded Redis)
- *   drops that connection and reconnects: until Redis answers again the client is not ready, so
- *   later commands fail at once instead of each waiting out its own timeout;
+ * - the timeout counts only time the event loop was free: a timer that fired late (the loop was
+ *   busy, e.g. parsing a 9 MB body) first lets the loop read the replies that arrived meanwhile
+ *   (they are read after timers run), and if the command is still unanswered gives it its time
+ *   again (at most five times). Before issue 25 such a timeout sent the request down the fallback
+ *   path although Redis had answered;
+ * - a connection is dropped and reconnected only after two timeouts in a row with no reply in
+ *   between (a paused or overloaded Redis): until Redis answers again the client is not ready, so
+ *   later commands fail at once instead of each waiting out its own timeout. One slow command
+ *   does not drop the connection for every other request;
  * - commands that were in flight are never sent again on the new connection (a credit hold whose
  *   reply was lost must not be taken twice).
  * `duplicate()` keeps all of this for the connections features derive from it.
  */
 export class GatewayRedis extends Redis {
+  private timeoutsInARow = 0;
+
   override sendCommand(...args: Parameters<Redis['sendCommand']>): unknown {
-    const [command] = args;
-    const wasReady = this.status === 'ready';
+    const command = args[0] as unknown as TimedCommand;
+    const timeoutMs = this.options.commandTimeout;
+    if (typeof timeoutMs === 'number' && !command._commandTimeoutTimer) this.armTimeout(command, timeoutMs);
     const result = super.sendCommand(...args);
-    if (wasReady && typeof this.options.commandTimeout === 'number') {
-      command.promise.catch((error: unknown) => {
-        if ((error as Error)?.message === COMMAND_TIMED_OUT && this.status === 'ready') this.disconnect(true);
-      });
-    }
+    command.promise.then(
+      () => (this.timeoutsInARow = 0),
+      () => undefined,
+    );
     return result;
+  }
+
+  /** ioredis's own command timer, except that time the event loop was blocked does not count. */
+  private armTimeout(command: TimedCommand, timeoutMs: number): void {
+    let extensions = 0;
+    const arm = () => {
+      const due = performance.now() + timeoutMs;
+      command._commandTimeoutTimer = setTimeout(() => {
+        const late = performance.now() - due;
+        // Replies that arrived while the loop was blocked are read in the poll phase, after timers.
+        setImmediate(() => {
+          if (command.isResolved) return;
+          if (late > LAG_TOLERANCE_MS && extensions < MAX_LAG_EXTENSIONS) {
+            extensions++;
+            arm();
+            return;
+          }
+          command.reject(new Error(COMMAND_TIMED_OUT));
+          this.timedOut();
+        });
+      }, timeoutMs);
+    };
+    arm();
+  }
+
+  private timedOut(): void {
+    if (++this.timeoutsInARow < TIMEOUTS_BEFORE_RECONNECT || this.status !== 'ready') return;
+    this.timeoutsInARow = 0;
+    this.disconnect(true);
   }
 
   override duplicate(override?: Partial<RedisOptions>): GatewayRedis {

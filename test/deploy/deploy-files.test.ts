@@ -110,6 +110,15 @@ describe('compose.yaml', () => {
     expect(services.migrate.environment.DATABASE_URL).toBe(services['gateway-1'].environment.DATABASE_URL);
   });
 
+  it('runs Redis with append-only persistence on a volume (the settlement stream must survive a restart)', () => {
+    const command = (services.redis.command as string[]).join(' ');
+    expect(command).toContain('--appendonly yes');
+    expect(command).toMatch(/--appendfsync (everysec|always)/);
+    expect(command).toContain('--maxmemory-policy noeviction');
+    expect(services.redis.volumes).toEqual(['redis-data:/data']);
+    expect(Object.keys((compose as unknown as { volumes: Record<string, unknown> }).volumes)).toContain('redis-data');
+  });
+
   it('mounts files that exist, and a config file the gateway accepts', () => {
     for (const service of Object.values(services))
       for (const volume of service.volumes ?? []) {

@@ -11,6 +11,9 @@ import { openRedis } from '../../src/store/open-redis.js';
 import { openStore } from '../../src/store/database.js';
 import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
 import { chat } from './metering-helpers.js';
+import { RedisHotCounters } from '../../src/metering/redis-hot-counters.js';
+import { storeCounterSource } from '../../src/metering/counter-source.js';
+import type { SettlementRecord } from '../../src/metering/settlement-record.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const CLI = [
@@ -87,6 +90,39 @@ describe('credits on the command line with shared hot counters (Redis)', () => {
     expect((await gateway.gateway.metering!.balanceOf(gateway.userId)).balance).toBe(afterOne + 5000);
     expect(runCli(['credits', 'reconcile']).stdout).toContain('hot counters: rebuilt from the ledger, no drift');
   }, 180_000);
+});
+
+describe('credits reconcile right after an instance was killed (issue 25, item 7)', () => {
+  it('waits for the dead instance’s store write to stop counting, then reports; compares answers with charges', async () => {
+    // Served (and loaded in the counters) first, so the account is one reconcile rebuilds.
+    await applyLedgerEntry(gateway.testStore.store, {
+      userId: gateway.userId,
+      kind: 'grant',
+      amount: 1_000_000,
+      reference: 'grant:killed-writer',
+    });
+    const served = await chat(gateway.url, gateway.apiKey, { max_tokens: 10 });
+    expect(served.status).toBe(200);
+    await served.text();
+    await gateway.gateway.metering!.flush();
+    // An instance announced a settlement write of this user and was killed before it ended: loads
+    // of the account wait until that write's lease (15 s here) runs out.
+    const killed = new RedisHotCounters(openRedis(redis.url), storeCounterSource(gateway.testStore.store), {
+      writeLeaseMs: 15_000,
+    });
+    expect(await killed.ready()).toBe(true);
+    const record = {
+      charge: true,
+      event: { id: 'usage_killed', user_id: gateway.userId, key_id: null, cost_nanos: 1, created_at: Date.now() },
+    } as unknown as SettlementRecord;
+    await killed.beginWrite([record], Date.now());
+    await killed.close();
+    const reconcile = runCli(['credits', 'reconcile']);
+    expect(reconcile.stderr).not.toMatch(/kept overlapping/);
+    expect(reconcile.status).toBe(0);
+    expect(reconcile.stdout).toContain('usage: every answered request with a cost is charged once, at its full cost');
+    expect(reconcile.stdout).toMatch(/hot counters: rebuilt from the ledger/);
+  }, 120_000);
 });
 
 describe('credits on the command line without Redis (counters in the serving process)', () => {

@@ -84,7 +84,7 @@ describe('health routes', () => {
   it('is ready with the store reachable and migrated, flips to 503 when it goes away, and back', async () => {
     expect(await ready(gateway.url)).toEqual({
       status: 200,
-      body: { status: 'ready', checks: { store: 'ok', migrations: 'ok' } },
+      body: { status: 'ready', checks: { store: 'ok', migrations: 'ok', settlement: 'ok' } },
     });
 
     proxy.cut();

@@ -1,0 +1,43 @@
+import { describe, expect, it } from 'vitest';
+import { compareEntryIds, SentSettlements } from './sent-settlements.js';
+import type { SettlementRecord } from './settlement-record.js';
+
+const record = (id: string) => ({ charge: true, event: { id } }) as unknown as SettlementRecord;
+
+describe('settlements sent to Redis and not yet seen written', () => {
+  it('lets go of entries older than the stream’s oldest (written), keeps the rest', () => {
+    const sent = new SentSettlements();
+    sent.checked('g1', '');
+    sent.add('10-0', record('a'));
+    sent.add('10-1', record('b'));
+    sent.add('11-0', record('c'));
+    expect(sent.checked('g1', '10-1')).toEqual([]);
+    expect(sent.size).toBe(2);
+    expect(sent.checked('g1', '')).toEqual([]);
+    expect(sent.size).toBe(0);
+  });
+
+  it('hands back every record it holds when Redis comes back with another generation (its data lost)', () => {
+    const sent = new SentSettlements();
+    sent.checked('g1', '');
+    sent.add('10-0', record('a'));
+    sent.add('12-0', record('b'));
+    expect(sent.checked('g2', '5-0').map((entry) => entry.event.id)).toEqual(['a', 'b']);
+    expect(sent.size).toBe(0);
+  });
+
+  it('stays bounded, counting what it let go', () => {
+    const sent = new SentSettlements(2);
+    sent.add('1-0', record('a'));
+    sent.add('2-0', record('b'));
+    sent.add('3-0', record('c'));
+    expect(sent.size).toBe(2);
+    expect(sent.dropped).toBe(1);
+  });
+
+  it('orders entry ids by time, then sequence', () => {
+    expect(compareEntryIds('9-5', '10-0')).toBeLessThan(0);
+    expect(compareEntryIds('10-2', '10-10')).toBeLessThan(0);
+    expect(compareEntryIds('10-0', '10-0')).toBe(0);
+  });
+});

@@ -1,0 +1,57 @@
+import type { SettlementRecord } from './settlement-record.js';
+
+/**
+ * Settlement records this instance appended to the Redis stream and has not yet seen written.
+ * Redis deletes an entry once an instance wrote it to the store, so every entry older than the
+ * stream's oldest is written. If Redis comes back without its data (a new generation), the
+ * stream is gone with the records of answers already sent: this instance writes the ones it
+ * still holds to the store itself (idempotent, by event id), so they are recorded and charged.
+ */
+export class SentSettlements {
+  private readonly sent = new Map<string, SettlementRecord>();
+  private generation: string | null = null;
+  /** Records let go because the bound was reached (a long store outage). */
+  dropped = 0;
+
+  constructor(private readonly max = 50_000) {}
+
+  get size(): number {
+    return this.sent.size;
+  }
+
+  add(entryId: string, record: SettlementRecord): void {
+    if (!entryId) return;
+    if (this.sent.size >= this.max) {
+      const [oldest] = this.sent.keys();
+      this.sent.delete(oldest);
+      this.dropped++;
+    }
+    this.sent.set(entryId, record);
+  }
+
+  /**
+   * What Redis says now. Returns the records to write to the store directly: all still held when
+   * the generation changed (Redis lost its data), none otherwise (the written ones are let go).
+   */
+  checked(generation: string, oldest: string): SettlementRecord[] {
+    if (this.generation !== null && generation !== this.generation) {
+      this.generation = generation;
+      const lost = [...this.sent.values()];
+      this.sent.clear();
+      return lost;
+    }
+    this.generation = generation;
+    for (const entryId of this.sent.keys()) {
+      if (oldest !== '' && compareEntryIds(entryId, oldest) >= 0) continue;
+      this.sent.delete(entryId);
+    }
+    return [];
+  }
+}
+
+/** Orders stream entry ids ("<ms>-<seq>"). */
+export function compareEntryIds(a: string, b: string): number {
+  const [aMs, aSeq] = a.split('-').map(Number);
+  const [bMs, bSeq] = b.split('-').map(Number);
+  return aMs - bMs || aSeq - bSeq;
+}
