@@ -325,7 +325,7 @@ export interface paths {
                 })[];
             messages: ({
               /** @enum {string} */
-              role: 'user' | 'assistant';
+              role: 'user' | 'assistant' | 'system';
               /** @description a string or content blocks */
               content:
                 | string
@@ -354,8 +354,8 @@ export interface paths {
             top_p?: number;
             top_k?: number;
             thinking?: {
-              /** @enum {string} */
-              type: 'enabled' | 'disabled';
+              /** @description enabled (with budget_tokens), adaptive or disabled */
+              type: string;
             } & {
               [key: string]: unknown;
             };
@@ -363,6 +363,66 @@ export interface paths {
               [key: string]: unknown;
             };
             stream?: boolean;
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/messages/count_tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Count the tokens of a message (Anthropic Messages API)
+     * @description Native on models served by Anthropic (the provider counts); on others the gateway's o200k estimate. `?beta=true` is accepted as on /v1/messages.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description An Anthropic count_tokens request. */
+      requestBody: {
+        content: {
+          'application/json': {
+            model: string;
+            messages: ({
+              /** @enum {string} */
+              role: 'user' | 'assistant' | 'system';
+              /** @description a string or content blocks */
+              content:
+                | string
+                | ({
+                    type: string;
+                  } & {
+                    [key: string]: unknown;
+                  })[];
+            } & {
+              [key: string]: unknown;
+            })[];
           } & {
             [key: string]: unknown;
           };
@@ -434,6 +494,105 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1beta/models/{*}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Gemini API: get a model */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          '*': string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Gemini API: generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents
+     * @description POST /v1beta/models/{model}:{method}. Key in x-goog-api-key, ?key= or Authorization. Native to Gemini endpoints, translated for the others; streamGenerateContent answers SSE (alt=sse).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          '*': string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1beta/models': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Gemini API: list models */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -907,7 +1066,9 @@ export interface paths {
           min_context?: number;
           sort?: 'name' | 'price' | 'context' | 'popularity' | 'newest';
           order?: 'asc' | 'desc';
+          /** @description rows per page, 1 to 500 (default 50) */
           limit?: number;
+          /** @description rows to skip (default 0) */
           offset?: number;
         };
         header?: never;
@@ -2024,6 +2185,15 @@ export interface paths {
           };
         };
         /** @description Every error, on every path (CONTRACT §3). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
         503: {
           headers: {
             [name: string]: unknown;
@@ -2689,6 +2859,7 @@ export interface paths {
               end_date: string;
               currency: string;
               totals: {
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -2702,6 +2873,7 @@ export interface paths {
               };
               daily: {
                 date: string;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -2715,6 +2887,7 @@ export interface paths {
               }[];
               by_model: {
                 model: string;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -2729,6 +2902,7 @@ export interface paths {
               by_key: {
                 key_id: string;
                 name: string | null;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -2739,6 +2913,16 @@ export interface paths {
                 cost: number;
                 /** @description cost, exact nano-USD */
                 cost_nanos: number;
+              }[];
+              /** @description Failed requests (status >= 400) by status and error code, most frequent first */
+              failures: {
+                /** @description HTTP status answered */
+                status: number;
+                /** @description The error envelope code */
+                error_code: string | null;
+                requests: number;
+                /** @description Model ids (or unknown ids asked for), most frequent first */
+                models: string[];
               }[];
             };
           };
@@ -3416,6 +3600,7 @@ export interface paths {
           end_date?: string;
           /** @description rows per page: default 50 (JSON); CSV without a limit exports every row, up to 100000 */
           limit?: number;
+          /** @description rows to skip (default 0) */
           offset?: number;
           /** @description csv answers text/csv (so does Accept: text/csv without a format); default json */
           format?: 'json' | 'csv';
@@ -3830,9 +4015,11 @@ export interface paths {
     /** The user’s orders, newest first */
     get: {
       parameters: {
-        query: {
-          limit: number;
-          offset: number;
+        query?: {
+          /** @description rows per page, 1 to 100 (default 20) */
+          limit?: number;
+          /** @description rows to skip (default 0) */
+          offset?: number;
         };
         header?: never;
         path?: never;
@@ -4131,7 +4318,9 @@ export interface paths {
         query?: {
           /** @description Part of the email or the name, any case */
           search?: string;
+          /** @description rows per page, 1 to 200 (default 50) */
           limit?: number;
+          /** @description rows to skip (default 0) */
           offset?: number;
         };
         header?: never;
@@ -4771,6 +4960,7 @@ export interface paths {
               end_date: string;
               currency: string;
               totals: {
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -4784,6 +4974,7 @@ export interface paths {
               };
               daily: {
                 date: string;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -4797,6 +4988,7 @@ export interface paths {
               }[];
               by_model: {
                 model: string;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -4811,6 +5003,7 @@ export interface paths {
               by_key: {
                 key_id: string;
                 name: string | null;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -4821,6 +5014,16 @@ export interface paths {
                 cost: number;
                 /** @description cost, exact nano-USD */
                 cost_nanos: number;
+              }[];
+              /** @description Failed requests (status >= 400) by status and error code, most frequent first */
+              failures: {
+                /** @description HTTP status answered */
+                status: number;
+                /** @description The error envelope code */
+                error_code: string | null;
+                requests: number;
+                /** @description Model ids (or unknown ids asked for), most frequent first */
+                models: string[];
               }[];
             };
           };
@@ -5000,7 +5203,9 @@ export interface paths {
           action?: string;
           /** @description Only actions on this account */
           target_user_id?: string;
+          /** @description rows per page, 1 to 200 (default 50) */
           limit?: number;
+          /** @description rows to skip (default 0) */
           offset?: number;
         };
         header?: never;
@@ -5102,6 +5307,7 @@ export interface paths {
     get: {
       parameters: {
         query?: {
+          /** @description rows per page, 1 to 500 (default 100) */
           limit?: number;
         };
         header?: never;
