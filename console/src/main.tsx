@@ -5,6 +5,7 @@ import { RouterProvider } from 'react-router';
 import { SessionProvider } from './session/session';
 import { ApiError } from './api/client';
 import { router } from './routes';
+import { watchTableLabels } from './layout/table-labels';
 import './styles.css';
 
 // Dialogs lock scrolling with a <style> element they insert at run time (radix-ui, through
@@ -24,7 +25,9 @@ const queryClient = new QueryClient({
   },
 });
 
-createRoot(document.getElementById('root')!).render(
+const root = document.getElementById('root')!;
+watchTableLabels(root);
+createRoot(root).render(
   <StrictMode>
     <QueryClientProvider client={queryClient}>
       <SessionProvider>

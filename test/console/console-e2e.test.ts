@@ -176,7 +176,7 @@ describe('web console in a real browser', { timeout: 60_000 }, () => {
     expect(fullKey).toMatch(/^sk-gw-/);
     await shot('keys-created');
     await page.getByRole('button', { name: 'I have copied it' }).click();
-    await page.getByRole('cell', { name: 'e2e app', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Edit e2e app' }).waitFor();
     expect(await page.locator('tbody').textContent()).toContain('120 rpm');
     await shot('keys');
 
@@ -247,7 +247,7 @@ describe('web console in a real browser', { timeout: 60_000 }, () => {
     const confirm = page.getByRole('alertdialog');
     await confirm.getByText('This cannot be undone.').waitFor();
     await confirm.getByRole('button', { name: 'Revoke key' }).click();
-    await page.getByRole('cell', { name: 'e2e app', exact: true }).waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'Edit e2e app' }).waitFor({ state: 'detached' });
     const client = new OpenAI({ baseURL: `${base}/v1`, apiKey: fullKey, maxRetries: 0 });
     await expect(
       client.chat.completions.create({ model: 'mock/chat', messages: [{ role: 'user', content: 'Hi' }] }),

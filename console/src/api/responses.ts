@@ -39,6 +39,15 @@ export interface Usage {
   daily: (UsageFigures & { date: string })[];
   by_model: (UsageFigures & { model: string })[];
   by_key: (UsageFigures & { key_id: string; name: string })[];
+  /** Failed requests by status and error code; those refused before any provider are not in `requests`. */
+  failures: UsageFailure[];
+}
+
+export interface UsageFailure {
+  status: number;
+  error_code: string | null;
+  requests: number;
+  models: string[];
 }
 
 export interface Order {

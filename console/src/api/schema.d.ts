@@ -384,6 +384,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/messages/count_tokens': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Count the tokens of a message (Anthropic Messages API)
+     * @description Native on models served by Anthropic (the provider counts); on others the gateway's o200k estimate. `?beta=true` is accepted as on /v1/messages.
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      /** @description An Anthropic count_tokens request. */
+      requestBody: {
+        content: {
+          'application/json': {
+            model: string;
+            messages: ({
+              /** @enum {string} */
+              role: 'user' | 'assistant' | 'system';
+              /** @description a string or content blocks */
+              content:
+                | string
+                | ({
+                    type: string;
+                  } & {
+                    [key: string]: unknown;
+                  })[];
+            } & {
+              [key: string]: unknown;
+            })[];
+          } & {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/embeddings': {
     parameters: {
       query?: never;
@@ -434,6 +494,105 @@ export interface paths {
         };
       };
     };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1beta/models/{*}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Gemini API: get a model */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          '*': string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    /**
+     * Gemini API: generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents
+     * @description POST /v1beta/models/{model}:{method}. Key in x-goog-api-key, ?key= or Authorization. Native to Gemini endpoints, translated for the others; streamGenerateContent answers SSE (alt=sse).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          '*': string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1beta/models': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Gemini API: list models */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path?: never;
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    put?: never;
+    post?: never;
     delete?: never;
     options?: never;
     head?: never;
@@ -2026,6 +2185,15 @@ export interface paths {
           };
         };
         /** @description Every error, on every path (CONTRACT §3). */
+        429: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
         503: {
           headers: {
             [name: string]: unknown;
@@ -2691,6 +2859,7 @@ export interface paths {
               end_date: string;
               currency: string;
               totals: {
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -2704,6 +2873,7 @@ export interface paths {
               };
               daily: {
                 date: string;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -2717,6 +2887,7 @@ export interface paths {
               }[];
               by_model: {
                 model: string;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -2731,6 +2902,7 @@ export interface paths {
               by_key: {
                 key_id: string;
                 name: string | null;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -2741,6 +2913,16 @@ export interface paths {
                 cost: number;
                 /** @description cost, exact nano-USD */
                 cost_nanos: number;
+              }[];
+              /** @description Failed requests (status >= 400) by status and error code, most frequent first */
+              failures: {
+                /** @description HTTP status answered */
+                status: number;
+                /** @description The error envelope code */
+                error_code: string | null;
+                requests: number;
+                /** @description Model ids (or unknown ids asked for), most frequent first */
+                models: string[];
               }[];
             };
           };
@@ -5267,6 +5449,7 @@ export interface paths {
               end_date: string;
               currency: string;
               totals: {
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -5280,6 +5463,7 @@ export interface paths {
               };
               daily: {
                 date: string;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -5293,6 +5477,7 @@ export interface paths {
               }[];
               by_model: {
                 model: string;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -5307,6 +5492,7 @@ export interface paths {
               by_key: {
                 key_id: string;
                 name: string | null;
+                /** @description Requests that reached a model; those refused before any provider was tried are in failures */
                 requests: number;
                 prompt_tokens: number;
                 completion_tokens: number;
@@ -5317,6 +5503,16 @@ export interface paths {
                 cost: number;
                 /** @description cost, exact nano-USD */
                 cost_nanos: number;
+              }[];
+              /** @description Failed requests (status >= 400) by status and error code, most frequent first */
+              failures: {
+                /** @description HTTP status answered */
+                status: number;
+                /** @description The error envelope code */
+                error_code: string | null;
+                requests: number;
+                /** @description Model ids (or unknown ids asked for), most frequent first */
+                models: string[];
               }[];
             };
           };

@@ -6,6 +6,7 @@ import {
   formatDay,
   formatDuration,
   formatMoney,
+  formatMoneyExact,
   formatPercent,
   formatPricePerMillion,
   formatTokensPerSecond,
@@ -19,6 +20,15 @@ describe('formatting', () => {
     expect(formatMoney(1234.5, 'USD', 'en-US')).toBe('$1,234.50');
     expect(formatMoney(0, 'USD', 'en-US')).toBe('$0.00');
     expect(formatMoney(19.99, 'eur', 'de-DE')).toBe('19,99\u00a0€');
+  });
+
+  it('never rounds a balance up to the next cent: $9.999818 is not "$10.00" (issue 28)', () => {
+    expect(formatMoney(9.999818, 'USD', 'en-US')).toBe('$9.9998');
+    expect(formatMoney(0.019999, 'USD', 'en-US')).toBe('$0.0199');
+    expect(formatMoney(10.5, 'USD', 'en-US')).toBe('$10.50');
+    expect(formatMoney(-3.14159, 'USD', 'en-US')).toBe('-$3.1415');
+    expect(formatMoneyExact(9.999818, 'USD', 'en-US')).toBe('$9.999818');
+    expect(formatMoneyExact(25, 'USD', 'en-US')).toBe('$25.00');
   });
 
   it('keeps significant digits of sub-cent usage costs instead of showing $0.00', () => {

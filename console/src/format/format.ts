@@ -16,11 +16,25 @@ export function formatMoney(amount: number, currency = 'USD', locale = defaultLo
       maximumSignificantDigits: 3,
     }).format(amount);
   }
+  // Whole cents read as usual ($25.00). Anything finer keeps four decimals, cut rather than rounded, so
+  // a balance of $9.999818 reads $9.9998 and never "$10.00", which would promise money that is not there.
+  const wholeCents = Math.abs(amount * 100 - Math.round(amount * 100)) < 1e-6;
   return new Intl.NumberFormat(locale, {
     style: 'currency',
     currency: code,
     minimumFractionDigits: 2,
-    maximumFractionDigits: 2,
+    maximumFractionDigits: wholeCents ? 2 : 4,
+    roundingMode: 'trunc',
+  } as Intl.NumberFormatOptions).format(amount);
+}
+
+/** The exact amount, for a tooltip: every nano-USD digit there is ($9.999818), at least two decimals. */
+export function formatMoneyExact(amount: number, currency = 'USD', locale = defaultLocale()): string {
+  return new Intl.NumberFormat(locale, {
+    style: 'currency',
+    currency: currency.toUpperCase(),
+    minimumFractionDigits: 2,
+    maximumFractionDigits: 9,
   }).format(amount);
 }
 

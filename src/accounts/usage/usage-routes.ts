@@ -8,6 +8,7 @@ import { nanosToUsdNumber } from '../../metering/money.js';
 import { usageReport, type UsageTotals } from '../../metering/usage-report.js';
 import { formatDay, parseDateRange } from '../../metering/usage-date-range.js';
 import { BalanceSchema, UsageReportSchema } from './usage-schemas.js';
+import { usageFailures, withoutUnsent } from './usage-failures.js';
 
 export interface UsageRouteDeps {
   store: Store;
@@ -81,7 +82,11 @@ export async function usageResponse(
   query: { start_date?: string; end_date?: string },
 ) {
   const range = parseDateRange(query, deps.clock.now());
-  const report = await usageReport(deps.store.db, userId, range.startMs, range.endMs);
+  const [fullReport, { unsent, failures }] = await Promise.all([
+    usageReport(deps.store.db, userId, range.startMs, range.endMs),
+    usageFailures(deps.store.db, userId, range.startMs, range.endMs),
+  ]);
+  const report = withoutUnsent(fullReport, unsent);
   return {
     start_date: range.startDate,
     end_date: range.endDate,
@@ -90,5 +95,11 @@ export async function usageResponse(
     daily: report.daily.map((day) => ({ date: formatDay(day.day), ...totalsJson(day) })),
     by_model: report.byModel.map((model) => ({ model: model.model, ...totalsJson(model) })),
     by_key: report.byKey.map((key) => ({ key_id: key.keyId, name: key.name, ...totalsJson(key) })),
+    failures: failures.map((failure) => ({
+      status: failure.status,
+      error_code: failure.errorCode,
+      requests: failure.requests,
+      models: failure.models,
+    })),
   };
 }

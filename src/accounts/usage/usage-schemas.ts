@@ -6,7 +6,9 @@ const usd = (what: string) => ({
 });
 
 const totals = {
-  requests: Type.Integer(),
+  requests: Type.Integer({
+    description: 'Requests that reached a model; those refused before any provider was tried are in failures',
+  }),
   prompt_tokens: Type.Integer(),
   completion_tokens: Type.Integer(),
   cached_tokens: Type.Integer(),
@@ -30,4 +32,13 @@ export const UsageReportSchema = Type.Object({
   daily: Type.Array(Type.Object({ date: Type.String(), ...totals })),
   by_model: Type.Array(Type.Object({ model: Type.String(), ...totals })),
   by_key: Type.Array(Type.Object({ key_id: Type.String(), name: Type.Union([Type.String(), Type.Null()]), ...totals })),
+  failures: Type.Array(
+    Type.Object({
+      status: Type.Integer({ description: 'HTTP status answered' }),
+      error_code: Type.Union([Type.String(), Type.Null()], { description: 'The error envelope code' }),
+      requests: Type.Integer(),
+      models: Type.Array(Type.String(), { description: 'Model ids (or unknown ids asked for), most frequent first' }),
+    }),
+    { description: 'Failed requests (status >= 400) by status and error code, most frequent first' },
+  ),
 });

@@ -8,6 +8,7 @@ import { EmptyState, ErrorState, PageHeader, QueryView, Stat } from '../../layou
 import { StatusBadge } from '../../components/status-badge';
 import { formatDateTime, formatMoney, formatPercent } from '../../format/format';
 import { parseCreditAmount, PENDING_ORDER_KEY } from './checkout-amount';
+import { Money } from '../../components/money';
 
 const PAGE_SIZE = 10;
 const PRESETS = [10, 25, 50, 100];
@@ -238,7 +239,15 @@ export default function CreditsPage() {
       <div className="grid stats">
         <Stat
           label="Available balance"
-          value={balance.data ? formatMoney(balance.data.available, balance.data.currency) : balance.error ? '—' : '…'}
+          value={
+            balance.data ? (
+              <Money amount={balance.data.available} currency={balance.data.currency} />
+            ) : balance.error ? (
+              '—'
+            ) : (
+              '…'
+            )
+          }
           hint={
             balance.data && balance.data.held > 0
               ? `${formatMoney(balance.data.held)} held by requests in flight`

@@ -12,10 +12,13 @@ import {
   monthToDateRange,
 } from '../../format/format';
 import { useSession } from '../../session/session';
+import { Money } from '../../components/money';
+import { ModelLink, useRoutableModelIds } from '../../components/model-link';
 
 /** Balance, this month's spend, the last 30 days of traffic and the models it went to. */
 export default function DashboardPage() {
   const { user } = useSession();
+  const known = useRoutableModelIds();
   const last30 = lastDaysRange(30);
   const month = monthToDateRange();
   const balance = useQuery(balanceQuery);
@@ -44,7 +47,15 @@ export default function DashboardPage() {
       <div className="grid stats">
         <Stat
           label="Credit balance"
-          value={balance.data ? formatMoney(balance.data.available, balance.data.currency) : balance.error ? '—' : '…'}
+          value={
+            balance.data ? (
+              <Money amount={balance.data.available} currency={balance.data.currency} />
+            ) : balance.error ? (
+              '—'
+            ) : (
+              '…'
+            )
+          }
           hint={
             balance.data && balance.data.held > 0
               ? `${formatMoney(balance.data.held, balance.data.currency)} held by requests in flight`
@@ -124,7 +135,7 @@ export default function DashboardPage() {
                     .map((row) => (
                       <tr key={row.model}>
                         <td>
-                          <Link to={`/models/${row.model}`}>{row.model}</Link>
+                          <ModelLink id={row.model} known={known} />
                         </td>
                         <td className="number">{formatCount(row.requests)}</td>
                         <td className="number">{formatCount(row.total_tokens)}</td>

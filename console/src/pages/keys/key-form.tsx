@@ -99,11 +99,16 @@ export function KeyForm({
             <select
               id="key-routingMode"
               value={values.routingMode}
+              aria-describedby="key-routingMode-hint"
               onChange={(event) => set('routingMode', event.target.value as 'code' | 'manual')}
             >
-              <option value="code">Code: the request names the model</option>
-              <option value="manual">Manual: the default models decide</option>
+              <option value="code">Code</option>
+              <option value="manual">Manual</option>
             </select>
+            {/* Short option labels so a narrow select never cuts them; the meaning goes in the hint. */}
+            <p id="key-routingMode-hint" className="field-hint">
+              {values.routingMode === 'code' ? 'The request names the model.' : 'The default models decide.'}
+            </p>
           </div>
           <div className="field">
             <label htmlFor="key-templateId">Routing template</label>

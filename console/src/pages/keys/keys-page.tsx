@@ -88,13 +88,9 @@ export default function KeysPage() {
                 <thead>
                   <tr>
                     <th scope="col">Name</th>
-                    <th scope="col">Key</th>
                     <th scope="col">Status</th>
                     <th scope="col" className="number">
                       Spend this month
-                    </th>
-                    <th scope="col" className="number">
-                      Spend total
                     </th>
                     <th scope="col">Limits</th>
                     <th scope="col">Last used</th>
@@ -109,13 +105,15 @@ export default function KeysPage() {
                       <td>
                         <strong>{key.name}</strong>
                         {key.description && <div className="muted">{key.description}</div>}
+                        <div className="mono muted">{key.masked_key}</div>
                       </td>
-                      <td className="mono">{key.masked_key}</td>
                       <td>
                         <StatusBadge status={key.status} />
                       </td>
-                      <td className="number">{formatMoney(key.spend_this_month)}</td>
-                      <td className="number">{formatMoney(key.spend_total)}</td>
+                      <td className="number">
+                        {formatMoney(key.spend_this_month)}
+                        <div className="muted">{formatMoney(key.spend_total)} total</div>
+                      </td>
                       <td>{limitsText(key)}</td>
                       <td>{formatDateTime(key.last_used_at, undefined, 'Never')}</td>
                       <td>

@@ -100,10 +100,7 @@ function ModelDetail({ model }: { model: CatalogModel }) {
                   <th scope="col">Provider</th>
                   <th scope="col">Status</th>
                   <th scope="col" className="number">
-                    Input
-                  </th>
-                  <th scope="col" className="number">
-                    Output
+                    Price in / out
                   </th>
                   <th scope="col" className="number">
                     Context
@@ -115,10 +112,7 @@ function ModelDetail({ model }: { model: CatalogModel }) {
                     Uptime
                   </th>
                   <th scope="col" className="number">
-                    Latency p50
-                  </th>
-                  <th scope="col" className="number">
-                    First token p50
+                    Latency / first token p50
                   </th>
                   <th scope="col" className="number">
                     Throughput
@@ -134,13 +128,18 @@ function ModelDetail({ model }: { model: CatalogModel }) {
                     <td>
                       <StatusBadge status={endpoint.status} />
                     </td>
-                    <td className="number">{formatPricePerMillion(endpoint.pricing.prompt)}</td>
-                    <td className="number">{formatPricePerMillion(endpoint.pricing.completion)}</td>
+                    {/* Paired values share a cell so ten measures fit beside the sidebar at 1024 px. */}
+                    <td className="number">
+                      <div>{formatPricePerMillion(endpoint.pricing.prompt)}</div>
+                      <div>{formatPricePerMillion(endpoint.pricing.completion)}</div>
+                    </td>
                     <td className="number">{formatContext(endpoint.context_length)}</td>
                     <td className="number">{formatCount(endpoint.stats_24h?.requests ?? 0)}</td>
                     <td className="number">{formatPercent(endpoint.stats_24h?.uptime)}</td>
-                    <td className="number">{formatDuration(endpoint.stats_24h?.latency_ms.p50)}</td>
-                    <td className="number">{formatDuration(endpoint.stats_24h?.ttft_ms.p50)}</td>
+                    <td className="number">
+                      <div>{formatDuration(endpoint.stats_24h?.latency_ms.p50)}</div>
+                      <div>{formatDuration(endpoint.stats_24h?.ttft_ms.p50)}</div>
+                    </td>
                     <td className="number">{formatTokensPerSecond(endpoint.stats_24h?.tokens_per_second)}</td>
                   </tr>
                 ))}

@@ -50,6 +50,7 @@ const usage: Usage = {
       ...zero,
     },
   ],
+  failures: [],
   by_key: [
     {
       key_id: 'key_1',

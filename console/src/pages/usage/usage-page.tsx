@@ -7,6 +7,9 @@ import { EmptyState, PageHeader, QueryView, Stat } from '../../layout/page-state
 import { TimeSeriesChart } from '../../charts/time-series-chart';
 import { formatCompact, formatCount, formatDay, formatMoney, lastDaysRange } from '../../format/format';
 import { downloadCsv, usageToCsv } from './usage-csv';
+import { ModelLink, useRoutableModelIds } from '../../components/model-link';
+import { FailuresTable } from '../../components/failures-table';
+import { Money } from '../../components/money';
 
 function Breakdown({
   title,
@@ -57,22 +60,32 @@ function Breakdown({
 }
 
 function UsageReport({ usage }: { usage: Usage }) {
+  const known = useRoutableModelIds();
+  const failures = usage.failures.length > 0 && <FailuresTable failures={usage.failures} />;
   if (usage.totals.requests === 0)
     return (
-      <EmptyState title="No requests in this range">
-        <p>
-          Pick a wider range, or send a request with one of your <Link to="/keys">API keys</Link>.
-        </p>
-      </EmptyState>
+      <>
+        <EmptyState title="No requests in this range">
+          <p>
+            Pick a wider range, or send a request with one of your <Link to="/keys">API keys</Link>.
+          </p>
+        </EmptyState>
+        {failures}
+      </>
     );
   const days = (day: string) => formatDay(day);
+  const failedCount = usage.failures.reduce((sum, failure) => sum + failure.requests, 0);
   return (
     <>
       <div className="grid stats">
-        <Stat label="Requests" value={formatCount(usage.totals.requests)} />
+        <Stat
+          label="Requests"
+          value={formatCount(usage.totals.requests)}
+          hint={failedCount > 0 ? `${formatCount(failedCount)} failed, listed below` : undefined}
+        />
         <Stat label="Prompt tokens" value={formatCount(usage.totals.prompt_tokens)} />
         <Stat label="Completion tokens" value={formatCount(usage.totals.completion_tokens)} />
-        <Stat label="Cost" value={formatMoney(usage.totals.cost, usage.currency)} />
+        <Stat label="Cost" value={<Money amount={usage.totals.cost} currency={usage.currency} />} />
       </div>
       <div className="grid two-columns section">
         <section className="card chart-card">
@@ -123,7 +136,7 @@ function UsageReport({ usage }: { usage: Usage }) {
           rows={usage.by_model.map((row) => ({
             ...row,
             id: row.model,
-            label: <Link to={`/models/${row.model}`}>{row.model}</Link>,
+            label: <ModelLink id={row.model} known={known} />,
           }))}
         />
         <Breakdown
@@ -136,6 +149,7 @@ function UsageReport({ usage }: { usage: Usage }) {
           }))}
         />
       </div>
+      {failures}
     </>
   );
 }
