@@ -1,7 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { testConfigText } from '../helpers/test-gateway.js';
-import { createTestStore, TEST_POSTGRES_URL, type TestStore } from '../helpers/test-store.js';
+import { startOwnPostgres, type OwnPostgres } from '../helpers/own-postgres.js';
+import { openStore, type Store } from '../../src/store/database.js';
+import { migrateToLatest } from '../../src/store/migrate.js';
+import { sql } from 'kysely';
 import { startChildGateway, type ChildGateway } from '../helpers/child-gateway.js';
 import { startOwnRedis, type OwnRedis } from '../helpers/own-redis.js';
 import { createAuth, migrateAuthTables } from '../../src/users/create-auth.js';
@@ -41,9 +44,17 @@ interface Account {
   unavailable: number;
 }
 
-describe('metering chaos: Redis paused, Redis restarted empty twice, an instance SIGKILLed', () => {
+describe('metering chaos: Redis paused, Redis restarted empty twice, an instance SIGKILLed, PostgreSQL restarted', () => {
   let upstream: MockUpstream | undefined;
-  let testStore: TestStore | undefined;
+  // A cluster of the test's own (restarted mid-run), never the shared server; one database per mode.
+  let postgres: OwnPostgres | undefined;
+  let openedStore: Store | undefined;
+  beforeAll(async () => {
+    postgres = await startOwnPostgres();
+  }, 60_000);
+  afterAll(async () => {
+    await postgres?.destroy();
+  }, 60_000);
   let redis: OwnRedis | undefined;
   let children: ChildGateway[] = [];
   afterEach(async () => {
@@ -51,11 +62,12 @@ describe('metering chaos: Redis paused, Redis restarted empty twice, an instance
     for (const child of children) if (child.process.exitCode === null) child.process.kill('SIGKILL');
     children = [];
     await redis?.stop();
-    await testStore?.cleanup();
+    await openedStore?.destroy();
+    openedStore = undefined;
     await upstream?.close();
   });
 
-  async function accounts(store: TestStore['store']): Promise<Account[]> {
+  async function accounts(store: Store): Promise<Account[]> {
     const auth = createAuth(store, 'test-secret-test-secret-test-secret', { baseUrl: 'http://127.0.0.1' });
     await migrateAuthTables(auth, store);
     const result: Account[] = [];
@@ -86,21 +98,31 @@ describe('metering chaos: Redis paused, Redis restarted empty twice, an instance
 
   async function run(mode: 'open' | 'closed') {
     upstream = await startMockUpstream({ scenario: { chunkCount: 10, chunkGapMs: 2, latencyMs: 10 } });
-    testStore = await createTestStore('postgres');
+    const began = Date.now();
+    const phases: string[] = [];
+    const mark = (phase: string) => phases.push(`${phase} ${((Date.now() - began) / 1000).toFixed(1)} s`);
+    const database = `chaos_${mode}`;
+    const admin = openStore(postgres!.url, { poolSize: 1 });
+    await admin.db.executeQuery(sql.raw(`CREATE DATABASE ${database}`).compile(admin.db));
+    await admin.destroy();
+    const databaseUrl = postgres!.url.replace(/\/postgres$/, `/${database}`);
+    const store = openStore(databaseUrl, { poolSize: 5 });
+    openedStore = store;
+    await migrateToLatest(store);
     redis = await startOwnRedis();
-    const { store } = testStore;
     const all = await accounts(store);
     const env = {
       CHILD_CONFIG: testConfigText(
         upstream.url,
         `billing:\n  require_credits: true\nlimits:\n  redis_failure_mode: ${mode}\n  hold_ttl_ms: 5000\n  settlement_claim_ms: 1000\n`,
       ),
-      DATABASE_URL: TEST_POSTGRES_URL,
-      PGOPTIONS: `-c search_path=${testStore.searchPath}`,
+      DATABASE_URL: databaseUrl,
       REDIS_URL: redis.url,
       CHILD_REDIS_PREFIX: `chaos:${randomId(8)}:`,
     };
+    mark('store and Redis ready');
     const instances = await Promise.all([startChildGateway(env), startChildGateway(env)]);
+    mark('instances ready');
     children.push(...instances);
     const live = new Set(instances);
 
@@ -147,6 +169,13 @@ describe('metering chaos: Redis paused, Redis restarted empty twice, an instance
     };
     const load = Promise.all(Array.from({ length: 8 }, (_, index) => worker(index)));
     const at = (fraction: number) => new Promise((resolve) => setTimeout(resolve, fraction * LOAD_SECONDS * 1000));
+    const postgresStarted: string[] = [];
+    const postmasterStart = async () => {
+      const { rows } = await sql<{ started: string }>`SELECT pg_postmaster_start_time()::text AS started`.execute(
+        store.db,
+      );
+      return rows[0].started;
+    };
     const chaos = (async () => {
       await at(0.15);
       redis!.pause();
@@ -163,7 +192,16 @@ describe('metering chaos: Redis paused, Redis restarted empty twice, an instance
       const again = await startChildGateway(env);
       children.push(again);
       live.add(again);
-      await at(0.2);
+      mark('instance killed and replaced');
+      await at(0.1);
+      // PostgreSQL restarted (fast shutdown cuts every connection) and down ~1 s before it is back.
+      postgresStarted.push(await postmasterStart());
+      await postgres!.stop();
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      await postgres!.start();
+      postgresStarted.push(await postmasterStart());
+      mark('PostgreSQL restarted');
+      await at(0.1);
       await redis!.kill();
       await redis!.start();
       await at(0.15);
@@ -175,8 +213,12 @@ describe('metering chaos: Redis paused, Redis restarted empty twice, an instance
     await chaos;
     running = false;
     await load;
+    mark('load over');
     // Graceful stops write what each instance holds; the killed one's entries were taken over.
     for (const child of live) await child.stop();
+    mark('instances stopped');
+    // The restart really happened: the server that answers now is not the one from before.
+    expect(postgresStarted[1]).not.toBe(postgresStarted[0]);
 
     const table: Array<Record<string, string | number>> = [];
     for (const account of all) {
@@ -230,7 +272,10 @@ describe('metering chaos: Redis paused, Redis restarted empty twice, an instance
     }
     expect(await usageChargeDrift(store.db)).toEqual([]);
     expect(await balanceMismatches(store.db)).toEqual([]);
-    console.log(`chaos accounting (${LOAD_SECONDS} s of load, ${mode}):\n${JSON.stringify(table, null, 1)}`);
+    mark('checked');
+    console.log(
+      `chaos accounting (${LOAD_SECONDS} s of load, ${mode}; ${phases.join(', ')}):\n${JSON.stringify(table, null, 1)}`,
+    );
     // The small account ran out: it was refused for credit, never served beyond its balance.
     expect(all[0].refused).toBeGreaterThan(0);
   }
