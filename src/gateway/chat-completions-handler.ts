@@ -4,6 +4,7 @@ import { validateChatRequest } from './validate-chat-request.js';
 import { streamCompletion } from './stream-completion.js';
 import { runRequest } from './engine/request-engine.js';
 import { openChat, readChatCompletion, type ChatEngineDeps } from './engine/open-chat.js';
+import { chatCandidates } from './chat-eligible.js';
 
 export { isRetriable } from '../routing/open-with-fallback.js';
 
@@ -17,6 +18,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
     await runRequest(deps, request, reply, {
       routed: body,
       streamed: body.stream === true,
+      eligible: (planned) => chatCandidates(planned, body.model),
       open: (run) => openChat(deps, run),
       async render(opened, run, headers) {
         const { outcome } = run;
