@@ -15,6 +15,8 @@ export interface CatalogQuery {
   /** USD per million prompt tokens. */
   max_prompt_price?: number;
   min_context?: number;
+  /** Only the models this gateway can route (with at least one endpoint). */
+  available?: boolean;
   sort: CatalogSort;
   order?: 'asc' | 'desc';
   limit: number;
@@ -67,6 +69,7 @@ export function queryCatalog(
     query.max_prompt_price === undefined ? undefined : Math.round(query.max_prompt_price * 1_000_000);
   const matches = models.filter((model) => {
     if (text && !model.searchText.includes(text)) return false;
+    if (query.available && model.endpoints.length === 0) return false;
     if (query.author !== undefined && model.author !== query.author) return false;
     if (query.provider !== undefined && !model.endpoints.some((endpoint) => endpoint.providerId === query.provider))
       return false;
@@ -99,17 +102,44 @@ export function queryCatalog(
         return model.createdAt;
     }
   };
-  const keyed = matches.map((model) => ({ model, key: value(model) }));
+  // Before the chosen sort: in the default order (most used) the models this gateway serves come first;
+  // when searching, the better match. An explicit sort (name, price, context, newest) is kept as asked.
+  const keyed = matches.map((model) => ({
+    model,
+    key: value(model),
+    routable: query.sort === 'popularity' && model.endpoints.length === 0 ? 1 : 0,
+    relevance: text ? matchRank(model, text) : 0,
+  }));
+  // Equal usage (most of a large catalog has none) reads newest first: "claude" lists current models.
+  const tieBreak = (a: CatalogModel, b: CatalogModel) =>
+    (query.sort === 'popularity' ? (b.createdAt ?? 0) - (a.createdAt ?? 0) : 0) || a.id.localeCompare(b.id);
   keyed.sort((a, b) => {
-    if (a.key === null || b.key === null)
-      return a.key === b.key ? a.model.id.localeCompare(b.model.id) : a.key === null ? 1 : -1;
+    const first = a.routable - b.routable || a.relevance - b.relevance;
+    if (first !== 0) return first;
+    if (a.key === null || b.key === null) return a.key === b.key ? tieBreak(a.model, b.model) : a.key === null ? 1 : -1;
     const compared = typeof a.key === 'string' ? a.key.localeCompare(b.key as string) : a.key - (b.key as number);
-    return compared * direction || a.model.id.localeCompare(b.model.id);
+    return compared * direction || tieBreak(a.model, b.model);
   });
   return {
     data: keyed.slice(query.offset, query.offset + query.limit).map((entry) => entry.model),
     total: matches.length,
   };
+}
+
+/**
+ * How well a model matches the search text (lower is better): 0 the id, its last segment or the name
+ * exactly; 1 the name or the id's last segment starting with it; 2 any word of the id or name starting
+ * with it; 3 anywhere else (description, aliases).
+ */
+export function matchRank(model: Pick<CatalogModel, 'id' | 'name'>, text: string): number {
+  const id = model.id.toLowerCase();
+  const name = model.name.toLowerCase();
+  const slug = id.slice(id.lastIndexOf('/') + 1);
+  if (id === text || slug === text || name === text) return 0;
+  if (slug.startsWith(text) || name.startsWith(text)) return 1;
+  const words = `${id} ${name}`.split(/[\s/:._-]+/);
+  if (words.some((word) => word.startsWith(text))) return 2;
+  return 3;
 }
 
 /** Values and counts for /models/filters. */

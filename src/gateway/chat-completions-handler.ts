@@ -4,6 +4,7 @@ import { validateChatRequest } from './validate-chat-request.js';
 import { streamCompletion } from './stream-completion.js';
 import { runRequest } from './engine/request-engine.js';
 import { openChat, readChatCompletion, type ChatEngineDeps } from './engine/open-chat.js';
+import { chatCandidates } from './chat-eligible.js';
 
 export { isRetriable } from '../routing/open-with-fallback.js';
 
@@ -18,6 +19,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
       routed: body,
       streamed: body.stream === true,
       affinityKey: typeof body.prompt_cache_key === 'string' ? body.prompt_cache_key : null,
+      eligible: (planned) => chatCandidates(planned, body.model),
       open: (run) => openChat(deps, run),
       async render(opened, run, headers) {
         const { outcome } = run;

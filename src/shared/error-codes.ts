@@ -55,6 +55,10 @@ export const ERROR_CODES = {
     ...BAD_REQUEST,
     meaning: '`/v1/embeddings` with a model whose output modalities lack `embeddings`',
   },
+  model_not_chat: {
+    ...BAD_REQUEST,
+    meaning: '`/v1/chat/completions` with a model that only creates embeddings (output modalities without `text`)',
+  },
   invalid_json: { ...BAD_REQUEST, meaning: 'the body is empty or not valid JSON' },
   invalid_request: { ...BAD_REQUEST, meaning: 'the web framework refused the request without a code of its own' },
   unsupported_content: { ...BAD_REQUEST, meaning: 'a message content part the provider cannot take (e.g. audio)' },

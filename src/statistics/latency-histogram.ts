@@ -1,7 +1,9 @@
 /**
  * Fixed latency buckets, so percentiles can be read from summed rollups instead of raw events.
- * Each value is the bucket's upper bound in milliseconds; a percentile is reported as the upper
- * bound of the bucket holding it (the last bucket, open-ended, reports its lower bound).
+ * Each value is the bucket's upper bound in milliseconds. A percentile is interpolated linearly
+ * inside the bucket holding it (values spread evenly between its bounds), not read as the bucket's
+ * edge: requests of 17–20 ms used to read "25 ms" for p50 and p95 alike. The last bucket, open-ended,
+ * reports its lower bound.
  */
 export const LATENCY_BUCKET_BOUNDS_MS = [
   25,
@@ -49,23 +51,26 @@ export const TTFT_COLUMNS = Array.from(
 export function histogramPercentile(counts: readonly number[], p: number): number | null {
   const total = counts.reduce((sum, count) => sum + count, 0);
   if (total === 0) return null;
-  const rank = Math.max(1, Math.ceil(p * total));
-  let cumulative = 0;
+  const rank = p * total;
+  let before = 0;
   for (let index = 0; index < counts.length; index++) {
-    cumulative += counts[index];
-    if (cumulative >= rank) {
-      const bound = LATENCY_BUCKET_BOUNDS_MS[index];
-      return Number.isFinite(bound) ? bound : LATENCY_BUCKET_BOUNDS_MS[index - 1];
+    const count = counts[index];
+    if (count > 0 && before + count >= rank) {
+      const upper = LATENCY_BUCKET_BOUNDS_MS[index];
+      const lower = index === 0 ? 0 : LATENCY_BUCKET_BOUNDS_MS[index - 1];
+      if (!Number.isFinite(upper)) return lower;
+      // How far into the bucket's values the rank falls, as a share of the bucket's width.
+      const position = Math.min(1, Math.max(0, (rank - before) / count));
+      return Math.round((lower + (upper - lower) * position) * 10) / 10;
     }
+    before += count;
   }
   return null;
 }
 
-/** What a raw recount would report: the bucket bound of the true p-th value (for tests and audits). */
+/** What a raw recount would report: the same estimate from the raw values' histogram (for tests and audits). */
 export function rawPercentileBucket(values: number[], p: number): number | null {
-  if (values.length === 0) return null;
-  const sorted = [...values].sort((a, b) => a - b);
-  const value = sorted[Math.max(1, Math.ceil(p * sorted.length)) - 1];
-  const bound = LATENCY_BUCKET_BOUNDS_MS[latencyBucketIndex(value)];
-  return Number.isFinite(bound) ? bound : LATENCY_BUCKET_BOUNDS_MS[HISTOGRAM_SIZE - 2];
+  const counts = new Array<number>(HISTOGRAM_SIZE).fill(0);
+  for (const value of values) counts[latencyBucketIndex(value)] += 1;
+  return histogramPercentile(counts, p);
 }

@@ -135,6 +135,15 @@ describe('GET /api-account/models', () => {
     expect(dates).toEqual([...dates].sort().reverse());
   });
 
+  it('available=true keeps only the models this gateway routes, and they lead the default order', async () => {
+    const available = (await get('/api-account/models?available=true&limit=500')).body;
+    expect(available.total).toBeGreaterThan(0);
+    expect(available.data.every((model: { routable: boolean }) => model.routable)).toBe(true);
+    const all = (await get('/api-account/models?limit=500')).body.data as { routable: boolean }[];
+    const firstUnroutable = all.findIndex((model) => !model.routable);
+    expect(firstUnroutable).toBe(available.total);
+  });
+
   it.each([
     ['sort=cheapest', 'sort'],
     ['order=up', 'order'],

@@ -54,6 +54,19 @@ models:
         upstream_model: mock-model
         pricing: { prompt: 0.5, completion: 1.5 }
         context_length: 128000
+  - id: mock/other
+    name: Other Chat
+    endpoints:
+      - provider: mock
+        upstream_model: mock-model
+        pricing: { prompt: 0.5, completion: 1.5 }
+  - id: mock/embed
+    name: Mock Embed
+    output_modalities: [embeddings]
+    endpoints:
+      - provider: mock
+        upstream_model: mock-embed
+        pricing: { prompt: 0.02, completion: 0 }
 billing:
   payment_provider: sandbox
   require_credits: true
@@ -239,6 +252,12 @@ describe('web console in a real browser', { timeout: 60_000 }, () => {
     expect(stats).toContain('first token');
     expect(await answer.textContent()).toContain('lorem ipsum');
     await shot('playground');
+    // Only chat models are offered, and an answer keeps the model that wrote it (issue 28).
+    const offered = await page.getByLabel('Model', { exact: true }).locator('option').allTextContents();
+    expect(offered).toContain('mock/other');
+    expect(offered).not.toContain('mock/embed');
+    await page.getByLabel('Model', { exact: true }).selectOption('mock/other');
+    expect(await answer.getByText('mock/chat', { exact: true }).count()).toBe(1);
   });
 
   it('revokes a key after confirmation, and the SDK is refused at once', async () => {

@@ -194,6 +194,23 @@ describe('bad input is a 400 in the OpenAI envelope', () => {
   });
 });
 
+describe('the other way round (issue 28)', () => {
+  it('refuses a chat completion on an embedding-only model with a 400 model_not_chat, before any upstream call', async () => {
+    const before = fakes.requests.length;
+    const response = await fetch(`${gateway.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.apiKey}` },
+      body: JSON.stringify({ model: 'test/embed-oai', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(400);
+    const envelope = (await response.json()) as any;
+    expect(openApiErrors('ErrorResponse', envelope)).toBeNull();
+    expect(envelope.error).toMatchObject({ type: 'invalid_request_error', code: 'model_not_chat', param: 'model' });
+    expect(envelope.error.message).toContain('/v1/embeddings');
+    expect(fakes.requests).toHaveLength(before);
+  });
+});
+
 describe('metered and limited like chat', () => {
   it('records usage and cost (reported tokens, or an estimate when the provider reports none)', async () => {
     const before = (await usageEvents(gateway, 0)).length;

@@ -1064,6 +1064,8 @@ export interface paths {
           /** @description USD per million prompt tokens */
           max_prompt_price?: number;
           min_context?: number;
+          /** @description Only the models this gateway can route */
+          available?: boolean;
           sort?: 'name' | 'price' | 'context' | 'popularity' | 'newest';
           order?: 'asc' | 'desc';
           /** @description rows per page, 1 to 500 (default 50) */

@@ -39,6 +39,7 @@ const CatalogQuerySchema = Type.Object(
     tag: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     max_prompt_price: Type.Optional(Type.Number({ minimum: 0, description: 'USD per million prompt tokens' })),
     min_context: Type.Optional(Type.Integer({ minimum: 1 })),
+    available: Type.Optional(Type.Boolean({ description: 'Only the models this gateway can route' })),
     sort: Type.Optional(enumOf(CATALOG_SORTS)),
     order: Type.Optional(enumOf(['asc', 'desc'])),
     limit: limitParameter(500, 50),

@@ -5,7 +5,13 @@ import type { CatalogFilters, CatalogPage, FilterValue } from '../../api/respons
 import type { paths } from '../../api/schema';
 import { EmptyState, PageHeader, QueryView } from '../../layout/page-states';
 import { formatContext, formatCount, formatPricePerMillion } from '../../format/format';
-import { PAGE_SIZE, readCatalogFilters, writeCatalogFilters, type CatalogFiltersState } from './catalog-query';
+import {
+  naturalOrder,
+  PAGE_SIZE,
+  readCatalogFilters,
+  writeCatalogFilters,
+  type CatalogFiltersState,
+} from './catalog-query';
 
 type CatalogQuery = NonNullable<paths['/api-account/models']['get']['parameters']['query']>;
 
@@ -67,6 +73,7 @@ export default function ModelsPage() {
     input_modality: state.input_modality
       ? [state.input_modality as NonNullable<CatalogQuery['input_modality']>[number]]
       : undefined,
+    available: state.available || undefined,
     sort: state.sort as CatalogQuery['sort'],
     order: state.order,
     limit: PAGE_SIZE,
@@ -81,7 +88,10 @@ export default function ModelsPage() {
 
   return (
     <>
-      <PageHeader title="Models" description="Every model the catalog knows: prices, context and who serves it here." />
+      <PageHeader
+        title="Models"
+        description="Every model the catalog knows: prices, context and who serves it here. The models you can call here come first."
+      />
       <div className="toolbar" role="search">
         <div className="field grow">
           <label htmlFor="catalog-search">Search</label>
@@ -127,7 +137,11 @@ export default function ModelsPage() {
         />
         <div className="field">
           <label htmlFor="catalog-sort">Sort by</label>
-          <select id="catalog-sort" value={state.sort} onChange={(event) => update({ sort: event.target.value })}>
+          <select
+            id="catalog-sort"
+            value={state.sort}
+            onChange={(event) => update({ sort: event.target.value, order: naturalOrder(event.target.value) })}
+          >
             {['popularity', ...sorts.filter((sort) => sort !== 'popularity')].map((sort) => (
               <option key={sort} value={sort}>
                 {SORT_LABELS[sort] ?? sort}
@@ -146,6 +160,14 @@ export default function ModelsPage() {
             <option value="desc">Descending</option>
           </select>
         </div>
+        <label className="inline-check toolbar-check">
+          <input
+            type="checkbox"
+            checked={state.available}
+            onChange={(event) => update({ available: event.target.checked })}
+          />
+          Available here
+        </label>
       </div>
       <QueryView query={models} label="Loading models">
         {(page) =>
@@ -160,7 +182,7 @@ export default function ModelsPage() {
               <p className="muted" aria-live="polite">
                 {formatCount(page.total)} models
               </p>
-              <ul className="model-list" aria-label="Models" style={{ listStyle: 'none', padding: 0, margin: 0 }}>
+              <ul className="model-list" aria-label="Models">
                 {page.data.map((model) => (
                   <li key={model.id}>
                     <Link className="card model-row" to={`/models/${model.id}`}>

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap, unwrapAs } from '../../api/client';
@@ -7,11 +7,14 @@ import { EmptyState, PageHeader, QueryView } from '../../layout/page-states';
 import { useSession } from '../../session/session';
 import { formatCount, formatDuration, formatMoney } from '../../format/format';
 import { streamChat, turnCost, type ChatMessage, type StreamUsage } from './chat-stream';
+import { chatModels } from './chat-models';
 
 interface Turn {
   id: number;
   role: 'user' | 'assistant';
   content: string;
+  /** The model that wrote an answer: switching the model later must not relabel it. */
+  model?: string;
   usage?: StreamUsage;
   cost?: number | null;
   firstTokenMs?: number;
@@ -110,9 +113,10 @@ export default function PlaygroundPage() {
   const nextId = useRef(1);
   const transcriptEnd = useRef<HTMLDivElement>(null);
 
+  const offered = useMemo(() => (models.data ? chatModels(models.data.data) : []), [models.data]);
   useEffect(() => {
-    if (!model && models.data?.data.length) setModel(models.data.data[0].id);
-  }, [model, models.data]);
+    if (offered.length > 0 && !offered.some((entry) => entry.id === model)) setModel(offered[0].id);
+  }, [model, offered]);
   useEffect(() => {
     transcriptEnd.current?.scrollIntoView?.({ block: 'nearest' });
   }, [turns]);
@@ -138,7 +142,7 @@ export default function PlaygroundPage() {
     const text = prompt.trim();
     if (!text || running || !model) return;
     const userTurn: Turn = { id: nextId.current++, role: 'user', content: text };
-    const answer: Turn = { id: nextId.current++, role: 'assistant', content: '' };
+    const answer: Turn = { id: nextId.current++, role: 'assistant', content: '', model };
     const history: ChatMessage[] = [
       ...(system.trim() ? [{ role: 'system' as const, content: system.trim() }] : []),
       ...turns.filter((turn) => !turn.error).map((turn) => ({ role: turn.role, content: turn.content })),
@@ -202,8 +206,8 @@ export default function PlaygroundPage() {
         <KeySetup onKey={setApiKey} />
       ) : (
         <QueryView query={models} label="Loading models">
-          {({ data }) =>
-            data.length === 0 ? (
+          {() =>
+            offered.length === 0 ? (
               <EmptyState title="No models are configured">
                 <p>Configure a provider to try models here.</p>
               </EmptyState>
@@ -213,7 +217,7 @@ export default function PlaygroundPage() {
                   <div className="field">
                     <label htmlFor="playground-model">Model</label>
                     <select id="playground-model" value={model} onChange={(event) => setModel(event.target.value)}>
-                      {data.map((entry) => (
+                      {offered.map((entry) => (
                         <option key={entry.id} value={entry.id}>
                           {entry.id}
                         </option>
@@ -273,7 +277,7 @@ export default function PlaygroundPage() {
                     )}
                     {turns.map((turn) => (
                       <article key={turn.id} className={`turn ${turn.role}`} data-testid={`turn-${turn.role}`}>
-                        <div className="turn-role">{turn.role === 'user' ? 'You' : model}</div>
+                        <div className="turn-role">{turn.role === 'user' ? 'You' : turn.model}</div>
                         {turn.content || (turn.role === 'assistant' && !turn.error && running ? '…' : '')}
                         {turn.error && (
                           <p className="field-problem" role="alert">
