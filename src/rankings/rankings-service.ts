@@ -176,8 +176,11 @@ export class RankingsService {
   async speed(window: StatsWindow = '24h', limit = 20) {
     const { granularity, count } = STATS_WINDOWS[window];
     const rows = await this.stats.totals(granularity, count, ['model_id']);
+    // Like with like: output tokens per second of chat models. An embedding model writes no output
+    // tokens, and any throughput it showed (input read at 20,000 tok/s) would lead the ranking unfairly.
+    const chats = (modelId: string) => this.catalog.get(modelId)?.outputModalities.includes('text') ?? true;
     const measured = rows
-      .filter((row) => row.totals.sums.successes >= SPEED_MIN_REQUESTS)
+      .filter((row) => row.totals.sums.successes >= SPEED_MIN_REQUESTS && chats(row.modelId!))
       .map((row) => ({ ...this.modelInfo(row.modelId!), ...describeTotals(row.totals) }));
     const entry = (row: (typeof measured)[number]) => ({
       model_id: row.model_id,

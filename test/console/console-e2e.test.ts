@@ -308,6 +308,9 @@ describe('web console in a real browser', { timeout: 60_000 }, () => {
     await page.goto(`${base}/rankings`);
     await page.getByRole('cell', { name: /Mock Chat/ }).waitFor();
     await shot('rankings');
+    // "Today" charts today, by hour, and says which span it shows (it used to chart 7 days).
+    await page.getByLabel('Window').selectOption('day');
+    await page.getByRole('heading', { name: 'Hourly tokens by model, last 24 hours' }).waitFor();
   });
 
   it('has a dark theme and fits a phone', async () => {

@@ -17,6 +17,8 @@ export interface SeriesSpec {
   color?: string;
 }
 
+import { isSparse } from './sparse-series';
+
 const PALETTE = ['var(--chart-1)', 'var(--chart-2)', 'var(--chart-3)', 'var(--chart-4)', 'var(--chart-5)'];
 
 /**
@@ -64,7 +66,11 @@ export function TimeSeriesChart<T extends object>({
   return (
     <figure className="chart" style={{ height, margin: 0 }} aria-label={summary}>
       <ResponsiveContainer width="100%" height="100%">
-        {kind === 'bar' ? (
+        {kind === 'bar' ||
+        isSparse(
+          data,
+          series.map((item) => item.key),
+        ) ? (
           <BarChart data={data} margin={{ top: 8, right: 8, bottom: 0, left: 0 }}>
             {common}
             {series.map((item, index) => (

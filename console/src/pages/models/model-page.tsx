@@ -4,6 +4,7 @@ import { api, unwrapAs } from '../../api/client';
 import type { CatalogModel } from '../../api/responses';
 import { PageHeader, QueryView } from '../../layout/page-states';
 import { CopyButton } from '../../components/copy-button';
+import { CodeSnippetsPanel } from '../../components/code-snippets-panel';
 import { StatusBadge } from '../../components/status-badge';
 import {
   formatContext,
@@ -148,6 +149,12 @@ function ModelDetail({ model }: { model: CatalogModel }) {
           </div>
         )}
       </section>
+      {model.endpoints.length > 0 && (
+        <section className="section">
+          <h2>Use it</h2>
+          <CodeSnippetsPanel modelId={model.id} />
+        </section>
+      )}
       {model.links.length > 0 && (
         <section className="section">
           <h2>Links</h2>

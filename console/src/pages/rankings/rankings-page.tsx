@@ -16,6 +16,8 @@ import {
 } from '../../format/format';
 
 type Window = 'day' | 'week' | 'month';
+const SPANS: Record<Window, string> = { day: 'last 24 hours', week: 'last 7 days', month: 'last 30 days' };
+const formatHour = (iso: string) => new Date(iso).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 type Metric = 'tokens' | 'requests' | 'users';
 
 function LeaderboardTable({ window }: { window: Window }) {
@@ -74,7 +76,10 @@ function LeaderboardTable({ window }: { window: Window }) {
 
 function MetricChart({ window }: { window: Window }) {
   const [metric, setMetric] = useState<Metric>('tokens');
-  const chartWindow = window === 'month' ? 'month' : 'week';
+  // Each window charts its own span: today by hour. Distinct users are counted per day only, so that
+  // metric shows the last 7 days for "Today" and says so in the heading.
+  const chartWindow: Window = metric === 'users' && window === 'day' ? 'week' : window;
+  const hourly = chartWindow === 'day';
   const chart = useQuery({
     queryKey: ['rankings-chart', metric, chartWindow],
     queryFn: () =>
@@ -86,7 +91,9 @@ function MetricChart({ window }: { window: Window }) {
   return (
     <section className="card chart-card section">
       <div className="page-header" style={{ marginBottom: '0.5rem' }}>
-        <h2>Daily {metric} by model</h2>
+        <h2>
+          {hourly ? 'Hourly' : 'Daily'} {metric} by model, {SPANS[chartWindow]}
+        </h2>
         <div className="field">
           <label htmlFor="rankings-metric">Metric</label>
           <select id="rankings-metric" value={metric} onChange={(event) => setMetric(event.target.value as Metric)}>
@@ -99,7 +106,7 @@ function MetricChart({ window }: { window: Window }) {
       <QueryView query={chart} label="Loading the chart">
         {(data) => {
           if (data.series.length === 0) return <EmptyState title="Nothing measured yet" />;
-          const dates = data.series[0].points.map((point) => point.date);
+          const dates = data.series[0].points.map((point) => (hourly ? point.start : point.date));
           const rows = dates.map((date, index) =>
             Object.fromEntries([
               ['date', date],
@@ -112,9 +119,9 @@ function MetricChart({ window }: { window: Window }) {
               xKey="date"
               stacked
               series={data.series.map((series) => ({ key: series.model_id, label: series.name }))}
-              formatX={(day) => formatDay(day)}
+              formatX={(value) => (hourly ? formatHour(value) : formatDay(value))}
               formatY={(value) => formatCompact(value)}
-              summary={`Daily ${metric} of the top ${data.series.length} models`}
+              summary={`${hourly ? 'Hourly' : 'Daily'} ${metric} of the top ${data.series.length} models, ${SPANS[chartWindow]}`}
             />
           );
         }}
