@@ -349,6 +349,8 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     observers,
     routing,
     admission: metering ?? undefined,
+    pricer: metering ?? undefined,
+    includeCost: config.server.includeCost,
     writeStallMs: config.server.streamWriteStallMs,
     unsupportedParams: config.server.unsupportedParams,
   };
@@ -363,6 +365,8 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     observers,
     routing,
     admission: metering ?? undefined,
+    pricer: metering ?? undefined,
+    includeCost: config.server.includeCost,
   };
   registerEmbeddingsRoute(app, embeddingsDeps, authenticate);
   registerGeminiRoutes(app, { chat: chatDeps, embeddings: embeddingsDeps }, authenticate, (error) =>

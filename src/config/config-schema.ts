@@ -90,6 +90,8 @@ export const ServerConfigSchema = Type.Object(
     stream_write_stall_ms: Type.Optional(Type.Integer({ minimum: 100 })),
     /** Parameters a translated endpoint cannot express: dropped and named in x-gateway-dropped-params, or refused. */
     unsupported_params: Type.Optional(Type.Union([Type.Literal('drop'), Type.Literal('refuse')])),
+    /** Every answer reports its cost (usage.cost), asked or not (default: only when the body has usage.include). */
+    include_cost: Type.Optional(Type.Boolean()),
     shutdown_grace_ms: Type.Optional(Type.Integer({ minimum: 0 })),
     /** How far V8's old generation may grow past the live heap, in percent (0: V8's own heuristics). */
     heap_growth_percent: Type.Optional(Type.Integer({ minimum: 0, maximum: 1000 })),

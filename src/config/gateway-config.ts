@@ -79,6 +79,8 @@ export interface ServerConfig {
   streamWriteStallMs: number;
   /** What to do with request parameters the chosen endpoint cannot express: drop and name them, or refuse (400). */
   unsupportedParams: 'drop' | 'refuse';
+  /** server.include_cost: usage.cost in every answer, asked or not. */
+  includeCost: boolean;
   /** V8's old-generation growth past the live heap, in percent; 0 leaves V8's heuristics (src/shared/heap-growth.ts). */
   heapGrowthPercent: number;
 }

@@ -194,6 +194,7 @@ function resolveConfig(
       requestTimeoutMs: server.request_timeout_ms ?? 30_000,
       streamWriteStallMs: server.stream_write_stall_ms ?? 30_000,
       unsupportedParams: server.unsupported_params ?? 'drop',
+      includeCost: server.include_cost ?? false,
       heapGrowthPercent: server.heap_growth_percent ?? 50,
     },
     databaseUrl,

@@ -32,10 +32,12 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
             clock: deps.clock,
             requestId: request.id,
             writeStallMs: deps.writeStallMs,
+            answerUsage: run.costIncluded ? run.answerUsage : undefined,
           });
           return;
         }
         const completion = await readChatCompletion(opened, outcome, deps.clock);
+        if (run.costIncluded) completion.usage = run.answerUsage(outcome.usage) ?? undefined;
         reply.headers(headers).send(completion);
       },
     });

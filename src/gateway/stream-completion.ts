@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { GatewayError, UpstreamError } from '../shared/errors.js';
-import type { ChatCompletionChunk, ChatCompletionRequest } from '../shared/openai-types.js';
+import type { ChatCompletionChunk, ChatCompletionRequest, Usage } from '../shared/openai-types.js';
 import type { Clock } from '../shared/clock.js';
 import { SSE_DONE, SSE_HEADERS, clientStalled, sseData, sseError, waitForDrain } from './sse.js';
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
@@ -20,6 +20,8 @@ export interface StreamCompletionInput {
   requestId: string;
   /** server.stream_write_stall_ms: how long a client may take none of the stream before it is cut. */
   writeStallMs?: number;
+  /** Set when the answer reports its cost: the final usage chunk is then always sent, with `cost`. */
+  answerUsage?: (usage: Usage | null) => Usage | null;
 }
 
 /**
@@ -63,14 +65,15 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
   const finish = () => {
     finished = true;
     let tail = '';
-    if (includeUsage && outcome.usage) {
+    const usage = input.answerUsage ? input.answerUsage(outcome.usage) : includeUsage ? outcome.usage : null;
+    if (usage) {
       const usageChunk: ChatCompletionChunk = {
         id: opened.context.completionId,
         object: 'chat.completion.chunk',
         created: opened.context.created,
         model: opened.context.publicModel,
         choices: [],
-        usage: outcome.usage,
+        usage,
       };
       tail += sseData(usageChunk);
     }

@@ -13,6 +13,38 @@ export interface TokenCounts {
   reasoningTokens: number;
 }
 
+/** The parts of a request's cost in pico-USD (exact integers: tokens × micro-USD per million tokens). */
+export interface CostPartsPico {
+  prompt: bigint;
+  cacheRead: bigint;
+  cacheWrite: bigint;
+  completion: bigint;
+  request: bigint;
+}
+
+/** The cost of a request split by what is priced (pico-USD, exact). computeCostNanos sums these. */
+export function computeCostParts(
+  tokens: TokenCounts,
+  pricing: Pricing,
+  options: { perRequest: boolean },
+): CostPartsPico {
+  const cached = clampCount(tokens.cachedTokens);
+  const cacheWrite = clampCount(tokens.cacheWriteTokens);
+  const uncachedPrompt = Math.max(0, clampCount(tokens.promptTokens) - cached - cacheWrite);
+  return {
+    prompt: BigInt(uncachedPrompt) * BigInt(pricing.promptMicros),
+    cacheRead: BigInt(cached) * BigInt(pricing.cacheReadMicros ?? pricing.promptMicros),
+    cacheWrite: BigInt(cacheWrite) * BigInt(pricing.cacheWriteMicros ?? pricing.promptMicros),
+    completion: BigInt(clampCount(tokens.completionTokens)) * BigInt(pricing.completionMicros),
+    request: options.perRequest ? BigInt(pricing.perRequestMicros) * 1_000_000n : 0n,
+  };
+}
+
+/** Pico-USD → nano-USD, rounding half up (the one rounding of every charge). */
+export function picoToNanos(pico: bigint): number {
+  return Number((pico + 500n) / 1000n);
+}
+
 /**
  * The cost of a request in nano-USD. Prices are integer micro-USD per million tokens, so
  * tokens × price is an exact integer count of pico-USD; it is divided by 1000 once, at the end,
@@ -20,16 +52,8 @@ export interface TokenCounts {
  * division is exact, so the figure is exactly tokens × price.
  */
 export function computeCostNanos(tokens: TokenCounts, pricing: Pricing, options: { perRequest: boolean }): number {
-  const cached = clampCount(tokens.cachedTokens);
-  const cacheWrite = clampCount(tokens.cacheWriteTokens);
-  const uncachedPrompt = Math.max(0, clampCount(tokens.promptTokens) - cached - cacheWrite);
-  let pico =
-    BigInt(uncachedPrompt) * BigInt(pricing.promptMicros) +
-    BigInt(cached) * BigInt(pricing.cacheReadMicros ?? pricing.promptMicros) +
-    BigInt(cacheWrite) * BigInt(pricing.cacheWriteMicros ?? pricing.promptMicros) +
-    BigInt(clampCount(tokens.completionTokens)) * BigInt(pricing.completionMicros);
-  if (options.perRequest) pico += BigInt(pricing.perRequestMicros) * 1_000_000n;
-  return Number((pico + 500n) / 1000n);
+  const parts = computeCostParts(tokens, pricing, options);
+  return picoToNanos(parts.prompt + parts.cacheRead + parts.cacheWrite + parts.completion + parts.request);
 }
 
 /** The most a request can cost: its prompt estimate plus every output token it may produce. */

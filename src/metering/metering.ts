@@ -6,9 +6,11 @@ import type { GatewayConfig, Pricing } from '../config/gateway-config.js';
 import type { Store } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
-import type { CompletionObserver, CompletionOutcome } from '../routing/completion-outcome.js';
+import type { CompletionObserver, CompletionOutcome, PricedOutcome } from '../routing/completion-outcome.js';
 import type { ModelDirectory } from '../routing/model-directory.js';
 import type { AdmissionInput, RequestAdmission } from '../gateway/request-admission.js';
+import type { AnswerPricer } from '../gateway/engine/answer-cost.js';
+import type { ChatCompletionRequest } from '../shared/openai-types.js';
 import { getBalance } from '../credits/credit-ledger.js';
 import { watchLedgerWithCounters } from './ledger-counters-watch.js';
 import { estimatePromptSize, estimatePromptTokens } from './estimate-tokens.js';
@@ -21,7 +23,7 @@ import { StreamSettlementWriter } from './stream-settlement-writer.js';
 import { LimitsUnavailableError } from './limits-unavailable.js';
 import { mayHaveReachedRedis, UnansweredHolds } from './unanswered-holds.js';
 import { readMeteringSettings, type MeteringSettings } from './metering-settings.js';
-import { buildUsageEvent } from './usage-event.js';
+import { buildUsageEvent, priceOutcome } from './usage-event.js';
 import { UsageWriter, type UsageWriterOptions } from './usage-writer.js';
 import type { UsageEventsTable } from './metering-schema.js';
 import { monthOf } from './key-spend.js';
@@ -74,7 +76,7 @@ export interface MeteringDeps {
  * hold becomes the charge in the counters at once; the usage event and ledger charge go to the
  * store behind the request, through the Redis settlement stream or the in-process writer).
  */
-export class Metering implements RequestAdmission, CompletionObserver {
+export class Metering implements RequestAdmission, CompletionObserver, AnswerPricer {
   readonly settings: MeteringSettings;
   readonly counters: HotCounters;
   /** The store writer of this instance (without Redis: every settlement; with it: those Redis refused). */
@@ -307,6 +309,19 @@ export class Metering implements RequestAdmission, CompletionObserver {
       metered?.releaseEnd();
       this.deps.logger.error({ err: error, requestId: outcome.requestId }, 'could not meter a request');
     }
+  }
+
+  /**
+   * Prices the request as it stands and freezes the figure on the outcome: settlement then
+   * charges exactly what the answer reports (usage.cost). Call only once the usage is final.
+   */
+  priceAnswer(outcome: CompletionOutcome, request: ChatCompletionRequest): PricedOutcome {
+    outcome.priced ??= priceOutcome({
+      outcome,
+      pricing: this.pricingOf(outcome),
+      estimatePrompt: () => estimatePromptTokens(this.requests.get(outcome)?.request ?? request),
+    });
+    return outcome.priced;
   }
 
   /** Balance (every settled charge included) and open holds, for the account API. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
 import type { Pricing } from '../config/gateway-config.js';
-import { buildUsageEvent } from './usage-event.js';
+import { buildUsageEvent, priceOutcome } from './usage-event.js';
 
 const pricing: Pricing = {
   promptMicros: 500_000,
@@ -111,5 +111,41 @@ describe('buildUsageEvent', () => {
         estimatePrompt: () => 0,
       }).cost_nanos,
     ).toBe(0);
+  });
+});
+
+describe('priceOutcome (usage.cost in the answer)', () => {
+  const usage = {
+    prompt_tokens: 100,
+    completion_tokens: 40,
+    total_tokens: 140,
+    prompt_tokens_details: { cached_tokens: 60, cache_write_tokens: 10 },
+  };
+
+  it('splits the charge by part; the parts are the cost', () => {
+    const priced = priceOutcome({ outcome: outcome({ usage }), pricing, estimatePrompt: () => 0 });
+    // 30 uncached × 0.5 + 60 cached × 0.25 + 10 written × 0.5 (no cache_write price) + 40 × 1.5 µUSD, + 10 µUSD.
+    expect(priced.parts).toEqual({
+      promptNanos: 15_000,
+      cacheReadNanos: 15_000,
+      cacheWriteNanos: 5_000,
+      completionNanos: 60_000,
+      requestNanos: 10_000,
+    });
+    expect(priced.costNanos).toBe(105_000);
+    expect(buildUsageEvent({ id: 'u', outcome: outcome({ usage }), pricing, estimatePrompt: () => 0 }).cost_nanos).toBe(
+      105_000,
+    );
+  });
+
+  it('settlement charges the priced figure the answer reported, even if the outcome changes afterwards', () => {
+    const answered = outcome({ usage });
+    answered.priced = priceOutcome({ outcome: answered, pricing, estimatePrompt: () => 0 });
+    // The client went away after the last chunk: recorded as a failure, but it was told (and owes) the cost.
+    answered.status = 499;
+    answered.errorCode = 'client_closed_request';
+    const event = buildUsageEvent({ id: 'u', outcome: answered, pricing, estimatePrompt: () => 0 });
+    expect(event.cost_nanos).toBe(105_000);
+    expect(event.status).toBe(499);
   });
 });

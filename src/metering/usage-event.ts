@@ -1,6 +1,6 @@
 import type { Pricing } from '../config/gateway-config.js';
-import type { CompletionOutcome } from '../routing/completion-outcome.js';
-import { computeCostNanos, type TokenCounts } from './compute-cost.js';
+import type { CompletionOutcome, PricedOutcome } from '../routing/completion-outcome.js';
+import { computeCostParts, picoToNanos, type TokenCounts } from './compute-cost.js';
 import { estimateOutputTokens } from './estimate-tokens.js';
 import type { UsageEventsTable } from './metering-schema.js';
 
@@ -22,11 +22,10 @@ export interface UsageEventInput {
  */
 export function buildUsageEvent(input: UsageEventInput): UsageEventsTable {
   const { outcome } = input;
-  const tokens = tokensOf(input);
-  const succeeded = outcome.status < 400;
-  const cost = input.pricing
-    ? computeCostNanos(tokens.counts, input.pricing, { perRequest: succeeded && outcome.modelId !== null })
-    : 0;
+  // An answer that already told the client its cost is charged exactly that (priced once).
+  const priced = outcome.priced ?? priceOutcome(input);
+  const tokens = { counts: priced, estimated: priced.estimated };
+  const cost = priced.costNanos;
   const generationMs =
     outcome.timeToFirstTokenMs !== null && outcome.streamed
       ? outcome.latencyMs - outcome.timeToFirstTokenMs
@@ -63,7 +62,32 @@ export function buildUsageEvent(input: UsageEventInput): UsageEventsTable {
   };
 }
 
-function tokensOf(input: UsageEventInput): { counts: TokenCounts; estimated: boolean } {
+/**
+ * The tokens and cost of a request as it stands (pure): the one pricing of every charge, used by
+ * settlement and by answers that report their cost (usage.cost).
+ */
+export function priceOutcome(input: Omit<UsageEventInput, 'id'>): PricedOutcome {
+  const { outcome } = input;
+  const tokens = tokensOf(input);
+  const succeeded = outcome.status < 400;
+  const none = { promptNanos: 0, cacheReadNanos: 0, cacheWriteNanos: 0, completionNanos: 0, requestNanos: 0 };
+  if (!input.pricing) return { ...tokens.counts, estimated: tokens.estimated, costNanos: 0, parts: none };
+  const pico = computeCostParts(tokens.counts, input.pricing, { perRequest: succeeded && outcome.modelId !== null });
+  return {
+    ...tokens.counts,
+    estimated: tokens.estimated,
+    costNanos: picoToNanos(pico.prompt + pico.cacheRead + pico.cacheWrite + pico.completion + pico.request),
+    parts: {
+      promptNanos: picoToNanos(pico.prompt),
+      cacheReadNanos: picoToNanos(pico.cacheRead),
+      cacheWriteNanos: picoToNanos(pico.cacheWrite),
+      completionNanos: picoToNanos(pico.completion),
+      requestNanos: picoToNanos(pico.request),
+    },
+  };
+}
+
+function tokensOf(input: Omit<UsageEventInput, 'id'>): { counts: TokenCounts; estimated: boolean } {
   const { usage, outputCharacters, status, modelId } = input.outcome;
   if (usage) {
     return {

@@ -35,6 +35,32 @@ export interface CompletionOutcome {
   latencyMs: number;
   timeToFirstTokenMs: number | null;
   attempts: AttemptRecord[];
+  /**
+   * Set once the answer told the client its cost (usage.cost): the tokens and charge, frozen.
+   * Settlement charges exactly this, so the figure in the answer is the ledger's to the unit.
+   */
+  priced?: PricedOutcome;
+}
+
+/** A request's tokens and cost as priced by metering (nano-USD, integer). */
+export interface PricedOutcome {
+  promptTokens: number;
+  completionTokens: number;
+  cachedTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  /** The tokens are the gateway's estimate (the provider reported none). */
+  estimated: boolean;
+  /** The charge: what the usage event and the ledger record. */
+  costNanos: number;
+  /** The charge by part, each rounded to the nano-USD on its own (their sum may differ from costNanos by rounding). */
+  parts: {
+    promptNanos: number;
+    cacheReadNanos: number;
+    cacheWriteNanos: number;
+    completionNanos: number;
+    requestNanos: number;
+  };
 }
 
 /** Observers of finished requests (metering, statistics). Called off the response path; must not throw. */

@@ -96,6 +96,32 @@ describe("chat answers validate against OpenAI's OpenAPI document whatever the u
     expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('Hi there');
   });
 
+  it('answers with usage.cost and cost_details (usage: {include: true}) still conform, whole and streamed', async () => {
+    upstream.answer({ headers: { 'content-type': 'application/json' }, body: JSON.stringify(sparseCompletion) });
+    const completion = await client.chat.completions.create({
+      model: 'test/chat',
+      messages,
+      usage: { include: true },
+    } as OpenAI.Chat.Completions.ChatCompletionCreateParamsNonStreaming);
+    expect((completion.usage as any).cost).toEqual(expect.any(Number));
+    expect(openApiErrors('CreateChatCompletionResponse', completion)).toBeNull();
+
+    upstream.answer({
+      headers: { 'content-type': 'text/event-stream' },
+      body: sparseChunks.map((chunk) => `data: ${JSON.stringify(chunk)}\n\n`).join('') + 'data: [DONE]\n\n',
+    });
+    const stream = await client.chat.completions.create({
+      model: 'test/chat',
+      messages,
+      stream: true,
+      usage: { include: true },
+    } as OpenAI.Chat.Completions.ChatCompletionCreateParamsStreaming);
+    const chunks = [];
+    for await (const chunk of stream) chunks.push(chunk);
+    expect((chunks[chunks.length - 1].usage as any).cost_details).toBeDefined();
+    for (const chunk of chunks) expect(openApiErrors('CreateChatCompletionStreamResponse', chunk)).toBeNull();
+  });
+
   it('an error answer conforms to ErrorResponse', async () => {
     const response = await fetch(`${gateway.baseURL}/chat/completions`, {
       method: 'POST',

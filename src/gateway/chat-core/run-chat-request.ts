@@ -69,10 +69,12 @@ export async function runChatRequest(
           outcome.errorCode = error.code;
         };
         const chunks = readChatChunks(opened, outcome, deps.clock, run.controller.signal);
-        await renderer.stream(chunks, headers, fail, () => outcome.usage);
+        // The usage is read by the renderer once the chunks are exhausted: final, so it may be priced.
+        await renderer.stream(chunks, headers, fail, () => run.answerUsage(outcome.usage));
         return;
       }
       const completion = await readChatCompletion(opened, outcome, deps.clock);
+      if (run.costIncluded) completion.usage = run.answerUsage(outcome.usage) ?? undefined;
       await renderer.whole(completion, headers);
     },
   });

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { copyCost } from '../engine/answer-cost.js';
 import { InvalidRequestError } from '../../shared/errors.js';
 import type { ChatCompletionRequest, Usage } from '../../shared/openai-types.js';
 import type { Clock } from '../../shared/clock.js';
@@ -74,12 +75,14 @@ export async function runEmbeddings(
       return candidates;
     },
     open: (run) => openEmbeddings(deps, input, run),
-    async render({ candidate, result }, { outcome }, headers) {
+    async render({ candidate, result }, run, headers) {
+      const { outcome } = run;
       const promptTokens = result.promptTokens ?? estimateEmbeddingTokens(input);
       const usage: Usage = { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens };
       outcome.usage = usage;
       outcome.timeToFirstTokenMs = deps.clock.now() - outcome.startedAt;
-      render(result, candidate, usage, headers);
+      // With `cost` and `cost_details` when asked (priced now: the exchange is over).
+      render(result, candidate, run.answerUsage(usage) ?? usage, headers);
     },
   });
 }
@@ -146,6 +149,6 @@ function renderEmbeddings(result: EmbeddingResult, candidate: RouteCandidate, ba
       embedding: base64 ? encodeBase64Vector(vector) : vector,
     })),
     model: candidate.model.id,
-    usage: { prompt_tokens: usage.prompt_tokens, total_tokens: usage.total_tokens },
+    usage: copyCost({ prompt_tokens: usage.prompt_tokens, total_tokens: usage.total_tokens }, usage),
   };
 }

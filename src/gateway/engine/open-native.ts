@@ -10,7 +10,8 @@ import type { ChatEngineDeps, OpenedChat } from './open-chat.js';
 import type { EngineRun, OpenedAnswer } from './request-engine.js';
 
 /** The gateway's own request fields, never forwarded upstream. */
-const GATEWAY_ONLY_FIELDS = ['models', 'provider', 'route', 'transforms'] as const;
+// `usage` ({include: true}) asks the gateway for the cost in the answer: no upstream field.
+const GATEWAY_ONLY_FIELDS = ['models', 'provider', 'route', 'transforms', 'usage'] as const;
 
 /** A request in the client's own API, as it may be forwarded to an endpoint that speaks it. */
 export interface NativeCall {
@@ -24,6 +25,8 @@ export interface NativeCall {
 /** An answer from an endpoint that speaks the client's API: its bytes go back as they are. */
 export interface OpenedNative extends OpenedAnswer {
   kind: 'native';
+  /** The API the upstream speaks (the client's). */
+  api: NativeApi;
   response: UpstreamResponse;
   reader: NativeUsageReader;
   /** A whole answer's bytes, read (and its usage parsed) inside the attempt; null for a stream. */
@@ -108,6 +111,7 @@ export function openNativeOrChat(deps: ChatEngineDeps, run: EngineRun, call: Nat
         }
         const opened: OpenedNative = {
           kind: 'native',
+          api: call.api,
           candidate,
           response,
           reader,

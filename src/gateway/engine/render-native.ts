@@ -6,6 +6,9 @@ import { GatewayError, UpstreamError } from '../../shared/errors.js';
 import { SSE_HEADERS, clientStalled, waitForDrain } from '../sse.js';
 import type { OpenedNative } from './open-native.js';
 import type { EngineRun } from './request-engine.js';
+import type { Usage } from '../../shared/openai-types.js';
+import { copyCost } from './answer-cost.js';
+import { NativeStreamCost } from './native-stream-cost.js';
 
 export interface NativeRenderOptions {
   clock: Clock;
@@ -35,6 +38,7 @@ export async function renderNative(
     // A whole answer names the gateway's model, as every other answer does (a stream's events pass untouched).
     const answer = JSON.parse(Buffer.from(opened.bytes).toString('utf8')) as Record<string, unknown>;
     if (typeof answer.model === 'string') answer.model = opened.candidate.model.id;
+    if (run.costIncluded) addCost(answer, run.answerUsage(outcome.usage));
     reply.headers(headers).header('content-type', 'application/json').send(answer);
     return;
   }
@@ -44,28 +48,43 @@ export async function renderNative(
   raw.flushHeaders();
   const sse = new SseDecoder();
   const body = opened.response.body;
+  // Asked for the cost: events are written again so the final usage event can carry it (else bytes as received).
+  let cost: NativeStreamCost | null = null;
+  const price = () => run.answerUsage((outcome.usage = reader.usage));
   try {
     for await (const chunk of body) {
       const bytes = chunk as Uint8Array;
       if (outcome.timeToFirstTokenMs === null) outcome.timeToFirstTokenMs = options.clock.now() - outcome.startedAt;
-      for (const event of sse.push(bytes)) reader.event(event);
-      if (!raw.write(bytes) && (await waitForDrain(raw, options.writeStallMs)) === 'stalled')
+      if (run.costIncluded && !cost)
+        cost = new NativeStreamCost(opened.api, price, Buffer.from(bytes).includes('\r\n') ? '\r\n' : '\n');
+      let text = '';
+      for (const event of sse.push(bytes)) {
+        reader.event(event);
+        if (cost) text += cost.push(event);
+      }
+      const out = cost ? text : bytes;
+      if (out.length > 0 && !raw.write(out) && (await waitForDrain(raw, options.writeStallMs)) === 'stalled')
         throw clientStalled(options.writeStallMs);
     }
-    for (const event of sse.end()) reader.event(event);
+    let tail = '';
+    for (const event of sse.end()) {
+      reader.event(event);
+      if (cost) tail += cost.push(event);
+    }
     reader.end();
     if (reader.errorCode !== null) {
       // The upstream's error event already went to the client in its own words.
       outcome.status = 502;
       outcome.errorCode = 'upstream_stream_error';
     } else if (!reader.complete) {
+      if (tail || cost) raw.write(tail + (cost?.end(false) ?? ''));
       throw new UpstreamError(
         502,
         'upstream_stream_interrupted',
         `${opened.candidate.provider.name} closed the stream before the answer was complete.`,
       );
     }
-    raw.end();
+    raw.end(tail + (cost?.end(reader.errorCode === null) ?? ''));
   } catch (error) {
     const gatewayError = guardUpstreamError(
       error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, run.controller.signal),
@@ -73,7 +92,7 @@ export async function renderNative(
     );
     outcome.status = gatewayError.status;
     outcome.errorCode = gatewayError.code;
-    if (!outcome.clientAborted && !raw.destroyed) raw.end(options.errorEvent(gatewayError));
+    if (!outcome.clientAborted && !raw.destroyed) raw.end((cost?.end(false) ?? '') + options.errorEvent(gatewayError));
     else raw.destroy();
   } finally {
     // Whatever was reported before the end counts (a cut stream is charged what the upstream said so far).
@@ -86,4 +105,15 @@ export async function renderNative(
     outcome.outputCharacters = reader.outputCharacters;
     if (!body.destroyed) body.destroy();
   }
+}
+
+/**
+ * A native whole answer's cost goes into its own usage object (`usage`, or Gemini's
+ * `usageMetadata`), beside the upstream's token fields (streams: NativeStreamCost).
+ */
+function addCost(answer: Record<string, unknown>, usage: Usage | null): void {
+  const field = 'usageMetadata' in answer && !('usage' in answer) ? 'usageMetadata' : 'usage';
+  const current = answer[field];
+  const own = current && typeof current === 'object' ? (current as Record<string, unknown>) : {};
+  answer[field] = copyCost(own, usage);
 }

@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiKeyRecord } from '../../routing/api-key-record.js';
 import { GatewayError, InvalidRequestError, UpstreamError } from '../../shared/errors.js';
-import type { ChatCompletionRequest } from '../../shared/openai-types.js';
+import type { ChatCompletionRequest, Usage } from '../../shared/openai-types.js';
 import type { Clock } from '../../shared/clock.js';
 import type { ProviderConfig } from '../../config/gateway-config.js';
 import type { ModelDirectory, RouteCandidate } from '../../routing/model-directory.js';
@@ -21,6 +21,7 @@ import {
   policyFor,
   type UnsupportedParamsPolicy,
 } from './dropped-params.js';
+import { costAsked, usageWithCost, type AnswerPricer } from './answer-cost.js';
 
 /** What the engine needs from the app, whatever the surface. */
 export interface EngineDeps {
@@ -32,6 +33,10 @@ export interface EngineDeps {
   admission?: RequestAdmission;
   /** server.unsupported_params: drop what the endpoint cannot express (named in a header) or refuse. */
   unsupportedParams?: UnsupportedParamsPolicy;
+  /** Metering's pricing, for answers that report their cost (usage.cost). */
+  pricer?: AnswerPricer;
+  /** server.include_cost: every answer reports its cost, asked or not. */
+  includeCost?: boolean;
 }
 
 /** An upstream answer that opened (2xx), before anything reached the client. */
@@ -60,6 +65,13 @@ export interface EngineRun {
   outcome: CompletionOutcome;
   /** The routed request as planned (without `enable_search` when search was optional and no model has it). */
   routed: ChatCompletionRequest;
+  /**
+   * The usage to put in the answer: with `cost` and `cost_details` when the client asked (or the
+   * gateway always includes it), priced once and charged exactly so. Call only when the usage is final.
+   */
+  answerUsage(usage: Usage | null): Usage | null;
+  /** Whether this answer reports its cost (a stream then always ends with its usage). */
+  costIncluded: boolean;
 }
 
 /** What one surface hands the engine: how to route and meter it, how to open it, how to answer. */
@@ -130,7 +142,22 @@ export async function runRequest<T extends OpenedAnswer>(
     }
     if (deps.admission) await deps.admission.admit({ request: routed, key, candidates, outcome, reply });
     deadline = new RequestDeadline(controller, requestTimeoutMs(deps.routing.settings, candidates), deps.clock);
-    const run: EngineRun = { request, reply, key, candidates, controller, deadline, outcome, routed };
+    const pricer = deps.pricer;
+    const costIncluded = pricer !== undefined && costAsked(request.body, deps.includeCost === true);
+    const answerUsage = (usage: Usage | null) =>
+      costIncluded ? usageWithCost(usage, pricer!.priceAnswer(outcome, routed)) : usage;
+    const run: EngineRun = {
+      request,
+      reply,
+      key,
+      candidates,
+      controller,
+      deadline,
+      outcome,
+      routed,
+      answerUsage,
+      costIncluded,
+    };
     opened = await call.open(run);
     const { candidate } = opened;
     outcome.modelId = candidate.model.id;

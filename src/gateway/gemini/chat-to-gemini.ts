@@ -1,4 +1,5 @@
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../../shared/openai-types.js';
+import { copyCost } from '../engine/answer-cost.js';
 import type { GeminiApiPart, GeminiApiResponse, GeminiApiUsage } from './gemini-api-types.js';
 
 /** Chat finish reasons → Gemini's. */
@@ -13,14 +14,17 @@ export function geminiUsage(usage: Usage | null | undefined): GeminiApiUsage | u
   if (!usage) return undefined;
   const thoughts = usage.completion_tokens_details?.reasoning_tokens ?? 0;
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;
-  return {
-    promptTokenCount: usage.prompt_tokens,
-    // Gemini counts thoughts apart from the candidates; chat counts reasoning inside completion tokens.
-    candidatesTokenCount: usage.completion_tokens - thoughts,
-    totalTokenCount: usage.total_tokens,
-    ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
-    ...(thoughts > 0 ? { thoughtsTokenCount: thoughts } : {}),
-  };
+  return copyCost<GeminiApiUsage>(
+    {
+      promptTokenCount: usage.prompt_tokens,
+      // Gemini counts thoughts apart from the candidates; chat counts reasoning inside completion tokens.
+      candidatesTokenCount: usage.completion_tokens - thoughts,
+      totalTokenCount: usage.total_tokens,
+      ...(cached > 0 ? { cachedContentTokenCount: cached } : {}),
+      ...(thoughts > 0 ? { thoughtsTokenCount: thoughts } : {}),
+    },
+    usage,
+  );
 }
 
 function parseArguments(text: string): Record<string, unknown> {

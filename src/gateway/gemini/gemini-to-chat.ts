@@ -12,6 +12,8 @@ const TRANSLATED_FIELDS = new Set([
   'model',
   'provider',
   'models',
+  // usage: {include: true} asks for the cost in the answer (read by the engine).
+  'usage',
 ]);
 const TRANSLATED_CONFIG = new Set([
   'temperature',

@@ -1,4 +1,5 @@
 import type { ChatCompletion, Usage } from '../../shared/openai-types.js';
+import { copyCost } from '../engine/answer-cost.js';
 import type { MessageContentBlock, MessageObject, MessageUsage } from './messages-types.js';
 
 export function messageStopReason(
@@ -30,7 +31,7 @@ export function messageUsage(usage: Usage | null | undefined): MessageUsage {
   const written = usage?.prompt_tokens_details?.cache_write_tokens;
   if (typeof cached === 'number') result.cache_read_input_tokens = cached;
   if (typeof written === 'number') result.cache_creation_input_tokens = written;
-  return result;
+  return copyCost(result, usage);
 }
 
 /** Tool arguments are a JSON string in chat and an object in Anthropic's format. */

@@ -27,6 +27,8 @@ const TRANSLATED_FIELDS = new Set([
   // The gateway's own routing fields.
   'provider',
   'models',
+  // usage: {include: true} asks for the cost in the answer (read by the engine).
+  'usage',
 ]);
 
 export interface MessagesTranslation {

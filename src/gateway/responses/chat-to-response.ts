@@ -1,4 +1,5 @@
 import type { ChatCompletion, ChatMessage, Usage } from '../../shared/openai-types.js';
+import { copyCost } from '../engine/answer-cost.js';
 import { flatToolName, restoreToolName, type NamespaceMap } from './namespace-tools.js';
 import type { ResponseObject, ResponseOutputItem, ResponseUsage, ResponsesRequest } from './responses-types.js';
 
@@ -17,16 +18,19 @@ export interface ResponseMeta {
 
 export function responseUsage(usage: Usage | null | undefined): ResponseUsage | null {
   if (!usage) return null;
-  return {
-    input_tokens: usage.prompt_tokens,
-    input_tokens_details: {
-      cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
-      cache_write_tokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
+  return copyCost<ResponseUsage>(
+    {
+      input_tokens: usage.prompt_tokens,
+      input_tokens_details: {
+        cached_tokens: usage.prompt_tokens_details?.cached_tokens ?? 0,
+        cache_write_tokens: usage.prompt_tokens_details?.cache_write_tokens ?? 0,
+      },
+      output_tokens: usage.completion_tokens,
+      output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
+      total_tokens: usage.total_tokens,
     },
-    output_tokens: usage.completion_tokens,
-    output_tokens_details: { reasoning_tokens: usage.completion_tokens_details?.reasoning_tokens ?? 0 },
-    total_tokens: usage.total_tokens,
-  };
+    usage,
+  );
 }
 
 /** The Response around `output`: the request's settings echoed as OpenAI does. */

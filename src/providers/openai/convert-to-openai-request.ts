@@ -2,7 +2,8 @@ import type { ChatCompletionRequest } from '../../shared/openai-types.js';
 import type { TranslationContext } from '../provider-adapter.js';
 
 /** Fields that steer the gateway itself and must not reach an upstream. */
-const GATEWAY_ONLY_FIELDS = ['enable_search', 'models', 'provider', 'route', 'transforms'] as const;
+// `usage` ({include: true}) asks the gateway for the cost in the answer: no upstream field.
+const GATEWAY_ONLY_FIELDS = ['enable_search', 'models', 'provider', 'route', 'transforms', 'usage'] as const;
 
 /**
  * The OpenAI-compatible request body: the client's request as sent (unknown parameters pass
