@@ -8,7 +8,7 @@ import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
 import type { Store } from '../store/database.js';
 import type { AdmissionCheck, Hold, HotCounters, Settlement } from './hot-counters.js';
 import { MemoryHotCounters } from './memory-hot-counters.js';
-import { RedisHotCounters } from './redis-hot-counters.js';
+import { RedisHotCounters, type StoreWrite } from './redis-hot-counters.js';
 import { storeCounterSource } from './counter-source.js';
 import { SETTLEMENT_GROUP, StreamSettlementWriter } from './stream-settlement-writer.js';
 import { writeSettlements } from './write-settlements.js';
@@ -319,17 +319,42 @@ async function takeSettled(setup: Setup) {
     counters.streamKey,
     '>',
   )) as Array<[string, Array<[string, string[]]>]> | null;
+  let write: StoreWrite | undefined;
   const entries = (reply?.[0]?.[1] ?? []).map(([id, fields]) => ({
     id,
     record: JSON.parse(fields[1]) as SettlementRecord,
   }));
   return {
     records: entries.map((entry) => entry.record),
-    begin: () =>
-      counters.beginWrite(
-        entries.map((entry) => entry.record),
-        NOW,
-      ),
-    end: () => counters.endWrite(SETTLEMENT_GROUP, entries, true),
+    begin: async () => {
+      write = await counters.beginWrite(entries.map((entry) => entry.record));
+    },
+    end: () => counters.endWrite(SETTLEMENT_GROUP, entries, true, write!),
   };
 }
+
+describe('store write marks in Redis', () => {
+  it('are ended by their own id only: ending another or the same write again leaves a write under way marked', async () => {
+    const setup = await setups.redis!();
+    try {
+      const counters = setup.first as RedisHotCounters;
+      const record = {
+        charge: true,
+        event: { user_id: 'user-1', key_id: null, cost_nanos: 1, created_at: NOW },
+      } as unknown as SettlementRecord;
+      const busy = async () => (await counters.redis.hotPeek(`${counters.prefix}hot:u:user-1`, Date.now(), 'bal'))[2];
+      const one = await counters.beginWrite([record]);
+      const two = await counters.beginWrite([record]);
+      expect(await busy()).toBe(1);
+      await counters.redis.hotEndWrites(1, ...one.keys, 'a-write-never-begun');
+      expect(await busy()).toBe(1);
+      await counters.endWrite(SETTLEMENT_GROUP, [], false, one);
+      await counters.endWrite(SETTLEMENT_GROUP, [], false, one);
+      expect(await busy()).toBe(1);
+      await counters.endWrite(SETTLEMENT_GROUP, [], false, two);
+      expect(await busy()).toBe(0);
+    } finally {
+      await setup.close();
+    }
+  });
+});

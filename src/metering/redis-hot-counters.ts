@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { RateCheck } from './rate-limit-window.js';
 import type {
@@ -19,6 +20,7 @@ import {
   BALANCE_SCRIPT,
   BEGIN_WRITE_SCRIPT,
   END_LEDGER_WRITE_SCRIPT,
+  END_WRITES_SCRIPT,
   LOAD_KEY_SCRIPT,
   LOAD_USER_SCRIPT,
   PEEK_SCRIPT,
@@ -36,6 +38,7 @@ interface ScriptedRedis extends Redis {
   hotBeginWrite(...args: Arg[]): Promise<number>;
   hotAckSettlements(...args: Arg[]): Promise<number>;
   hotEndLedgerWrite(...args: Arg[]): Promise<number>;
+  hotEndWrites(...args: Arg[]): Promise<number>;
   hotPeek(...args: Arg[]): Promise<[number, string, number]>;
   hotLoadUser(...args: Arg[]): Promise<[number, string]>;
   hotLoadKey(...args: Arg[]): Promise<[number, string]>;
@@ -43,6 +46,12 @@ interface ScriptedRedis extends Redis {
 }
 
 const HOLD_CODES: HoldOutcome[] = ['held', 'insufficient_credits', 'quota_exceeded', 'credit_limit_exceeded'];
+
+/** A store write announced to Redis: its id ends it, once, on the accounts it marked. */
+export interface StoreWrite {
+  id: string;
+  keys: string[];
+}
 
 export interface RedisHotCountersOptions {
   prefix?: string;
@@ -75,6 +84,8 @@ export class RedisHotCounters implements HotCounters {
   readonly streamKey: string;
   private readonly writeLeaseMs: number;
   private readonly guardGeneration: boolean;
+  /** Store writes this instance began whose end Redis did not confirm. */
+  private readonly unended = new Set<StoreWrite>();
 
   constructor(
     base: Redis,
@@ -106,6 +117,7 @@ export class RedisHotCounters implements HotCounters {
     redis.defineCommand('hotBeginWrite', { lua: BEGIN_WRITE_SCRIPT });
     redis.defineCommand('hotAckSettlements', { lua: ACK_SETTLEMENTS_SCRIPT });
     redis.defineCommand('hotEndLedgerWrite', { lua: END_LEDGER_WRITE_SCRIPT });
+    redis.defineCommand('hotEndWrites', { lua: END_WRITES_SCRIPT });
     this.redis = redis as ScriptedRedis;
   }
 
@@ -275,28 +287,33 @@ export class RedisHotCounters implements HotCounters {
   }
 
   async ledgerWrite(userIds: string[]): Promise<LedgerWriteTicket> {
-    const keys = userIds.map((userId) => this.account(`u:${userId}`));
-    await this.redis.hotBeginWrite(keys.length, ...keys, Date.now(), this.writeLeaseMs);
+    const write = await this.begin(userIds.map((userId) => this.account(`u:${userId}`)));
     return {
       done: async (moves) => {
         const amounts = userIds.map((userId) =>
           moves.filter((move) => move.userId === userId).reduce((sum, move) => sum + move.amount, 0),
         );
-        await this.redis.hotEndLedgerWrite(keys.length, ...keys, ...amounts);
+        await this.end(write, () =>
+          this.redis.hotEndLedgerWrite(write.keys.length, ...write.keys, write.id, ...amounts),
+        );
       },
     };
   }
 
-  /** A settlement batch is about to be written to the store. */
-  async beginWrite(records: SettlementRecord[], now: number): Promise<void> {
-    const keys = this.accountsOf(records);
-    if (keys.length > 0) await this.redis.hotBeginWrite(keys.length, ...keys, now, this.writeLeaseMs);
+  /** A settlement batch is about to be written to the store; pass what it returns to endWrite. */
+  async beginWrite(records: SettlementRecord[]): Promise<StoreWrite> {
+    return this.begin(this.accountsOf(records));
   }
 
   /** The batch is over: acknowledged stream entries (when committed) stop counting as pending. */
-  async endWrite(group: string, entries: Array<{ id: string; record: SettlementRecord }>, committed: boolean) {
-    const records = entries.map((entry) => entry.record);
-    const keys = this.accountsOf(records);
+  async endWrite(
+    group: string,
+    entries: Array<{ id: string; record: SettlementRecord }>,
+    committed: boolean,
+    write: StoreWrite,
+  ) {
+    // The accounts marked at the batch's begin: those of these entries.
+    const keys = write.keys;
     const index = new Map(keys.map((key, position) => [key, position + 2]));
     const args: Arg[] = [];
     if (committed) {
@@ -308,17 +325,58 @@ export class RedisHotCounters implements HotCounters {
         args.push(id, user, event.cost_nanos, key, event.cost_nanos, monthOf(event.created_at));
       }
     }
-    await this.redis.hotAckSettlements(
-      keys.length + 1,
-      this.streamKey,
-      ...keys,
-      group,
-      committed ? entries.length : 0,
-      ...args,
+    await this.end(write, () =>
+      this.redis.hotAckSettlements(
+        keys.length + 1,
+        this.streamKey,
+        ...keys,
+        group,
+        committed ? entries.length : 0,
+        write.id,
+        ...args,
+      ),
     );
   }
 
+  /**
+   * Ends the store writes whose end (or begin) got no answer from Redis: until then their marks
+   * keep the accounts' loads waiting. Called before each batch and before a reconcile.
+   */
+  async endUnanswered(): Promise<void> {
+    for (const write of [...this.unended]) {
+      await this.redis.hotEndWrites(write.keys.length, ...write.keys, write.id);
+      this.unended.delete(write);
+    }
+  }
+
+  private async begin(keys: string[]): Promise<StoreWrite> {
+    // The lease is wall-clock time, as loads compare it with Date.now() (never a test clock).
+    const now = Date.now();
+    const write: StoreWrite = { id: randomUUID(), keys };
+    if (keys.length === 0) return write;
+    await this.endUnanswered().catch(() => undefined);
+    try {
+      await this.redis.hotBeginWrite(keys.length, ...keys, now, this.writeLeaseMs, write.id);
+    } catch (error) {
+      // Redis may still run it (a paused Redis reads it when it wakes up): end it once it answers.
+      this.unended.add(write);
+      throw error;
+    }
+    return write;
+  }
+
+  private async end(write: StoreWrite, run: () => Promise<unknown>): Promise<void> {
+    if (write.keys.length === 0) return;
+    try {
+      await run();
+    } catch (error) {
+      this.unended.add(write);
+      throw error;
+    }
+  }
+
   async reconcile(now: number): Promise<CounterDrift[]> {
+    await this.endUnanswered();
     const drift: CounterDrift[] = [];
     const members = await this.redis.smembers(this.loadedSet());
     for (const member of members) {
@@ -359,6 +417,8 @@ export class RedisHotCounters implements HotCounters {
       const [loaded, epoch, busy] = await this.redis.hotPeek(key, Date.now(), 'bal');
       if (Number(loaded) === 1 && !force) return { replaced: null, expected: 0 };
       if (Number(busy) === 1) {
+        // The write under way may be one of ours whose end Redis did not answer.
+        await this.endUnanswered().catch(() => undefined);
         await pause(attempt);
         continue;
       }
@@ -390,6 +450,8 @@ export class RedisHotCounters implements HotCounters {
       const [loaded, epoch, busy] = await this.redis.hotPeek(key, Date.now(), 'tot');
       if (Number(loaded) === 1 && !force) return { replaced: null, expected: 0 };
       if (Number(busy) === 1) {
+        // The write under way may be one of ours whose end Redis did not answer.
+        await this.endUnanswered().catch(() => undefined);
         await pause(attempt);
         continue;
       }

@@ -5,9 +5,9 @@
  * holds (id → amount) and a sorted set of their expiry times.
  *
  * User hash: bal (balance, absent until loaded), lsum (the part of held that is instances' outage leases), pend (charges settled and not yet in the store),
- * held (sum of open holds), ep (bumped by every store write's end), inf / infx (store writes
- * under way and the latest their lease runs to). Key hash: tot (lifetime spend), mo / m (month
- * and its spend), p:<YYYY-MM> (spend settled and not yet in the store), held, ep, inf, infx.
+ * held (sum of open holds), ep (bumped by every store write's begin and end), w:<write id> (a
+ * store write under way → when its lease runs out). Key hash: tot (lifetime spend), mo / m (month
+ * and its spend), p:<YYYY-MM> (spend settled and not yet in the store), held, ep, w:<write id>.
  * Money is integer nano-USD; Lua numbers are doubles, exact up to 2^53 (about $9 million).
  */
 
@@ -61,10 +61,17 @@ end
 /** A store write (settlement batch, ledger entry) of this account is under way and its lease has not run out. */
 const BUSY = `
 local function busy(key, now)
-  return num(key, 'inf') > 0 and num(key, 'infx') > now
+  local fields = redis.call('HGETALL', key)
+  local under_way = false
+  for i = 1, #fields, 2 do
+    if string.sub(fields[i], 1, 2) == 'w:' then
+      if tonumber(fields[i + 1]) > now then under_way = true
+      else redis.call('HDEL', key, fields[i]) end
+    end
+  end
+  return under_way
 end
 `;
-
 /**
  * One admission: rate windows, key quota and lifetime limit, available balance, then the hold.
  * KEYS: rpm bucket, tpm bucket, user hash, user holds, user expiry, key hash, key holds, key expiry,
@@ -275,35 +282,45 @@ local lease = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
 return setLease(KEYS[1], KEYS[2], KEYS[3], ARGV[1], lease - math.min(lease, tonumber(ARGV[2])), nil)
 `;
 
-/** KEYS: account hashes. ARGV: now, lease ms. Marks a store write of these accounts as under way. */
+/**
+ * KEYS: account hashes. ARGV: now, lease ms, write id. Marks a store write of these accounts as
+ * under way, by its id: ending a write twice, or one whose begin never ran, changes nothing, so a
+ * writer that lost a reply can always end its write (before, a lost reply kept every load of the
+ * account waiting for the whole lease).
+ */
 export const BEGIN_WRITE_SCRIPT = `
-local lease = tonumber(ARGV[1]) + tonumber(ARGV[2])
+local expiry = tonumber(ARGV[1]) + tonumber(ARGV[2])
 for _, key in ipairs(KEYS) do
-  redis.call('HINCRBY', key, 'inf', 1)
+  redis.call('HSET', key, 'w:' .. ARGV[3], expiry)
   redis.call('HINCRBY', key, 'ep', 1)
-  if tonumber(redis.call('HGET', key, 'infx') or '0') < lease then redis.call('HSET', key, 'infx', lease) end
 end
 return 1
 `;
 
 const END_WRITE = `
-local function endWrite(key)
-  if redis.call('HINCRBY', key, 'inf', -1) < 0 then redis.call('HSET', key, 'inf', 0) end
+local function endWrite(key, id)
+  redis.call('HDEL', key, 'w:' .. id)
   redis.call('HINCRBY', key, 'ep', 1)
 end
+`;
+
+/** Ends a write whose end got no answer (or whose begin may have run). KEYS: account hashes. ARGV: write id. */
+export const END_WRITES_SCRIPT = `${END_WRITE}
+for _, key in ipairs(KEYS) do endWrite(key, ARGV[1]) end
+return 1
 `;
 
 /**
  * After a settlement batch: acknowledges the stream entries (only the first acknowledgement of an
  * entry moves the pending figures, so an entry written twice is counted once) and ends the write.
- * KEYS: stream, then the account hashes of the batch. ARGV: group, entry count, then per entry
- * six values: entry id, user hash index in KEYS (0 none), charge, key hash index (0 none), key
+ * KEYS: stream, then the account hashes of the batch. ARGV: group, entry count, write id, then
+ * per entry six values: entry id, user hash index in KEYS (0 none), charge, key hash index (0 none), key
  * spend, month.
  */
 export const ACK_SETTLEMENTS_SCRIPT = `${END_WRITE}
 local count = tonumber(ARGV[2])
 for e = 0, count - 1 do
-  local base = 3 + e * 6
+  local base = 4 + e * 6
   local id = ARGV[base]
   if redis.call('XACK', KEYS[1], ARGV[1], id) == 1 then
     redis.call('XDEL', KEYS[1], id)
@@ -316,20 +333,20 @@ for e = 0, count - 1 do
     end
   end
 end
-for i = 2, #KEYS do endWrite(KEYS[i]) end
+for i = 2, #KEYS do endWrite(KEYS[i], ARGV[3]) end
 return 1
 `;
 
-/** After a ledger entry outside settlement. KEYS: user hashes. ARGV: the amount each moved. */
+/** After a ledger entry outside settlement. KEYS: user hashes. ARGV: write id, the amount each moved. */
 export const END_LEDGER_WRITE_SCRIPT = `${END_WRITE}
 for i, key in ipairs(KEYS) do
-  local amount = tonumber(ARGV[i])
+  local amount = tonumber(ARGV[i + 1])
   local bal = redis.call('HGET', key, 'bal')
   if bal and amount ~= 0 then
     local balance = math.max(0, tonumber(bal) + amount)
     redis.call('HSET', key, 'bal', string.format('%d', balance))
   end
-  endWrite(key)
+  endWrite(key, ARGV[1])
 end
 return 1
 `;
