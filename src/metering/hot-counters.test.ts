@@ -358,3 +358,21 @@ describe('store write marks in Redis', () => {
     }
   });
 });
+
+describe('a settlement batch that marks no account', () => {
+  it('is acknowledged all the same: free answers do not stay pending and block the stream', async () => {
+    const setup = await setups.redis!();
+    try {
+      const counters = setup.first as RedisHotCounters;
+      await setup.second.settle(settlement(null, 'usage_free', 0));
+      const settled = await takeSettled(setup);
+      expect(settled.records).toHaveLength(1);
+      await settled.begin();
+      await writeSettlements(setup.store, logger, settled.records, NOW);
+      await settled.end();
+      expect(await counters.redis.xlen(counters.streamKey)).toBe(0);
+    } finally {
+      await setup.close();
+    }
+  });
+});

@@ -344,7 +344,7 @@ export class RedisHotCounters implements HotCounters {
    */
   async endUnanswered(): Promise<void> {
     for (const write of [...this.unended]) {
-      await this.redis.hotEndWrites(write.keys.length, ...write.keys, write.id);
+      if (write.keys.length > 0) await this.redis.hotEndWrites(write.keys.length, ...write.keys, write.id);
       this.unended.delete(write);
     }
   }
@@ -365,8 +365,8 @@ export class RedisHotCounters implements HotCounters {
     return write;
   }
 
+  /** Runs a write's end (always: a batch that marked no account still acknowledges its entries). */
   private async end(write: StoreWrite, run: () => Promise<unknown>): Promise<void> {
-    if (write.keys.length === 0) return;
     try {
       await run();
     } catch (error) {
