@@ -1,9 +1,11 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { createTestStore, type TestStore } from '../../test/helpers/test-store.js';
 import { createLogger } from '../shared/logger.js';
 import { randomId } from '../shared/ids.js';
 import { openRedis } from '../store/open-redis.js';
+import { openRedisClient, type RedisClient } from '../store/redis-client.js';
+import { startOwnRedisCluster, type OwnRedisCluster } from '../../test/helpers/own-redis-cluster.js';
 import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
 import type { Store } from '../store/database.js';
 import type { AdmissionCheck, Hold, HotCounters, Settlement } from './hot-counters.js';
@@ -33,6 +35,40 @@ interface Setup {
   close(): Promise<void>;
 }
 
+let cluster: Promise<OwnRedisCluster> | undefined;
+/** Started once for the file, on first use; stopped after it. */
+function ownCluster(): Promise<OwnRedisCluster> {
+  cluster ??= startOwnRedisCluster();
+  return cluster;
+}
+afterAll(async () => {
+  await (await cluster)?.stop();
+}, 30_000);
+
+async function redisSetup(base: RedisClient): Promise<Setup> {
+  const testStore: TestStore = await createTestStore('postgres');
+  const prefix = `test:${randomId(10)}:`;
+  const source = storeCounterSource(testStore.store);
+  const first = new RedisHotCounters(base, source, { prefix });
+  const second = new RedisHotCounters(base, source, { prefix });
+  await Promise.all([first.ready(), second.ready()]);
+  const writer = new StreamSettlementWriter(base, first, testStore.store, logger, { now: () => NOW }, 'test', {
+    blockMs: 10,
+  });
+  return {
+    first,
+    second,
+    store: testStore.store,
+    flush: () => writer.flush(),
+    async close() {
+      await writer.stop();
+      await Promise.all([first.close(), second.close()]);
+      base.disconnect();
+      await testStore.cleanup();
+    },
+  };
+}
+
 const setups: Record<string, () => Promise<Setup>> = {
   async memory() {
     const testStore = await createTestStore('sqlite');
@@ -53,30 +89,9 @@ const setups: Record<string, () => Promise<Setup>> = {
     };
   },
   // Two clients on one prefix stand for two gateway instances.
-  async redis() {
-    const testStore: TestStore = await createTestStore('postgres');
-    const prefix = `test:${randomId(10)}:`;
-    const base = openRedis(REDIS_URL);
-    const source = storeCounterSource(testStore.store);
-    const first = new RedisHotCounters(base, source, { prefix });
-    const second = new RedisHotCounters(base, source, { prefix });
-    await Promise.all([first.ready(), second.ready()]);
-    const writer = new StreamSettlementWriter(base, first, testStore.store, logger, { now: () => NOW }, 'test', {
-      blockMs: 10,
-    });
-    return {
-      first,
-      second,
-      store: testStore.store,
-      flush: () => writer.flush(),
-      async close() {
-        await writer.stop();
-        await Promise.all([first.close(), second.close()]);
-        base.disconnect();
-        await testStore.cleanup();
-      },
-    };
-  },
+  redis: () => redisSetup(openRedis(REDIS_URL)),
+  // The same on a 3-node Redis Cluster of this file's own (every script's keys in one slot).
+  'redis cluster': async () => redisSetup(openRedisClient((await ownCluster()).url)),
 };
 
 const hold = (id: string, amount: number, extra: Partial<Hold> = {}): Hold => ({
@@ -92,6 +107,7 @@ const hold = (id: string, amount: number, extra: Partial<Hold> = {}): Hold => ({
 
 const check = (extra: Partial<AdmissionCheck>): AdmissionCheck => ({
   keyId: 'key-1',
+  userId: 'user-1',
   rate: null,
   hold: null,
   monthlyQuota: null,
@@ -309,16 +325,13 @@ async function takeSettled(setup: Setup) {
   }
   const counters = setup.first as RedisHotCounters;
   const redis = counters.redis;
-  await redis.call('XGROUP', 'CREATE', counters.streamKey, SETTLEMENT_GROUP, '0', 'MKSTREAM').catch(() => undefined);
-  const reply = (await redis.call(
-    'XREADGROUP',
-    'GROUP',
-    SETTLEMENT_GROUP,
-    'hand',
-    'STREAMS',
-    counters.streamKey,
-    '>',
-  )) as Array<[string, Array<[string, string[]]>]> | null;
+  // user-1's accounts, and so its settlements, are in one shard.
+  const shard = counters.keys.shardOf('user-1');
+  const stream = counters.keys.stream(shard);
+  await redis.call('XGROUP', 'CREATE', stream, SETTLEMENT_GROUP, '0', 'MKSTREAM').catch(() => undefined);
+  const reply = (await redis.call('XREADGROUP', 'GROUP', SETTLEMENT_GROUP, 'hand', 'STREAMS', stream, '>')) as Array<
+    [string, Array<[string, string[]]>]
+  > | null;
   const entries = (reply?.[0]?.[1] ?? []).map(([id, fields]) => ({
     id,
     record: JSON.parse(fields[1]) as SettlementRecord,
@@ -327,9 +340,10 @@ async function takeSettled(setup: Setup) {
     records: entries.map((entry) => entry.record),
     begin: () =>
       counters.beginWrite(
+        shard,
         entries.map((entry) => entry.record),
         NOW,
       ),
-    end: () => counters.endWrite(SETTLEMENT_GROUP, entries, true),
+    end: () => counters.endWrite(shard, SETTLEMENT_GROUP, entries, true),
   };
 }

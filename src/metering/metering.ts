@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { GatewayConfig, Pricing } from '../config/gateway-config.js';
 import type { Store } from '../store/database.js';
+import type { RedisClient } from '../store/redis-client.js';
 import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { CompletionObserver, CompletionOutcome, PricedOutcome } from '../routing/completion-outcome.js';
@@ -62,7 +62,7 @@ export interface MeteringDeps {
   ids: IdGenerator;
   directory: ModelDirectory;
   /** Hot counters shared by every instance; without it they are kept per instance, in memory. */
-  redis?: Redis;
+  redis?: RedisClient;
   /** Prefix of every Redis key (tests use a random one). */
   redisKeyPrefix?: string;
   options?: MeteringOptions;
@@ -208,6 +208,7 @@ export class Metering implements RequestAdmission, CompletionObserver, AnswerPri
     const rate = rated ? { limits, tokens: limits.tpmLimit ? promptTokens() : 0 } : null;
     const check: AdmissionCheck = {
       keyId: key.id,
+      userId: key.userId,
       rate,
       hold,
       monthlyQuota: quota.monthly,

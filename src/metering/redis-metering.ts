@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../store/redis-client.js';
 import type { AdmissionCheck, AdmissionDecision, Settlement } from './hot-counters.js';
 import { MemoryHotCounters } from './memory-hot-counters.js';
 import { RedisDataLostError, RedisHotCounters } from './redis-hot-counters.js';
@@ -43,8 +43,8 @@ export class RedisMeteringBackend implements MeteringBackend {
   private readonly local: MemoryHotCounters;
   /** Fail-open: what this instance may spend of each user's balance while Redis does not answer. */
   private readonly leases: OutageLeases | null;
-  /** Records sent to the Redis stream and not yet seen written (written here if Redis loses them). */
-  private readonly sent = new SentSettlements();
+  /** Per shard: records sent to its stream and not yet seen written (written here if Redis loses them). */
+  private readonly sent = new Map<number, SentSettlements>();
   /** Settlements Redis refused (down): written to the store directly; their holds are released when it is back. */
   private missedInRedis: Settlement[] = [];
   private repairTimer: NodeJS.Timeout | undefined;
@@ -52,13 +52,14 @@ export class RedisMeteringBackend implements MeteringBackend {
   private checkingGeneration = false;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly context: MeteringBackendContext,
     options: RedisMeteringOptions = {},
   ) {
     const { settings, source, clock } = context;
     this.counters = new RedisHotCounters(redis, source, { prefix: options.prefix, guardGeneration: true });
     this.ledgerIdentity = `redis:${this.counters.prefix}`;
+    for (const shard of this.counters.keys.shards) this.sent.set(shard, new SentSettlements());
     const counters = this.counters;
     this.unanswered = new UnansweredHolds((hold) => counters.releaseHold(hold, clock.now()), clock);
     this.local = new MemoryHotCounters(source);
@@ -225,8 +226,8 @@ export class RedisMeteringBackend implements MeteringBackend {
       if (settlement.charge > 0) settlement.leaseDebit = { id: this.leases.id, amount: settlement.charge };
     }
     this.counters.settleFromLease(settlement).then(
-      ({ entryId, lease }) => {
-        this.sent.add(entryId, settlement.record);
+      ({ entryId, lease, shard }) => {
+        this.sent.get(shard)?.add(entryId, settlement.record);
         if (settlement.leaseDebit && settlement.userId)
           this.leases?.debited(settlement.userId, settlement.leaseDebit.amount, lease);
         this.context.releaseEnds([settlement.record]);
@@ -277,40 +278,45 @@ export class RedisMeteringBackend implements MeteringBackend {
   }
 
   /**
-   * Once a second: has Redis lost its data (another generation)? Then the records this instance
-   * had sent to the lost stream are written to the store from here (answers already sent must be
-   * recorded and charged); else the ones Redis has written are let go.
+   * Once a second, per shard: has Redis lost its data (another generation)? Then the records this
+   * instance had sent to the lost stream are written to the store from here (answers already sent
+   * must be recorded and charged); else the ones Redis has written are let go. On a cluster a node
+   * may lose its shards while the others keep theirs: each shard is checked and fenced on its own.
    */
   private async checkGeneration(): Promise<void> {
     if (this.checkingGeneration) return;
     this.checkingGeneration = true;
-    const { logger, clock, ids } = this.context;
     try {
-      const { generation, oldest } = await this.counters.generation(ids.next('gen_'));
-      if (!this.sent.isNew(generation)) {
-        this.sent.checked(generation, oldest);
-        return;
-      }
-      // Redis lost its data: holds wait (503) for a few seconds while every instance writes the
-      // settlements it had sent to the lost stream, so that balances are loaded with them.
-      this.leases?.lost();
-      await this.counters.generation('', clock.now() + DATA_LOSS_FENCE_MS);
-      const lost = this.sent.checked(generation, oldest);
-      logger.error(
-        { settlements: lost.length },
-        `Redis lost its data (restarted without persistence?): credit holds wait ${DATA_LOSS_FENCE_MS / 1000} s while the instances write again the settlements they had sent to it; run Redis with appendonly yes`,
-      );
-      if (lost.length === 0) return;
-      logger.error(
-        { settlements: lost.length },
-        `Redis lost its data (restarted without persistence?): writing the ${lost.length} settlements this instance had sent to its stream to the store directly; run Redis with appendonly yes`,
-      );
-      for (const record of lost) this.writer.enqueue(record);
+      for (const [shard, sent] of this.sent) await this.checkShardGeneration(shard, sent);
     } catch {
       // Redis down: checked again in a second.
     } finally {
       this.checkingGeneration = false;
     }
+  }
+
+  private async checkShardGeneration(shard: number, sent: SentSettlements): Promise<void> {
+    const { logger, clock, ids } = this.context;
+    const { generation, oldest } = await this.counters.generation(shard, ids.next('gen_'));
+    if (!sent.isNew(generation)) {
+      sent.checked(generation, oldest);
+      return;
+    }
+    // Redis lost its data: holds wait (503) for a few seconds while every instance writes the
+    // settlements it had sent to the lost stream, so that balances are loaded with them.
+    this.leases?.lost();
+    await this.counters.generation(shard, '', clock.now() + DATA_LOSS_FENCE_MS);
+    const lost = sent.checked(generation, oldest);
+    logger.error(
+      { settlements: lost.length, shard },
+      `Redis lost its data (restarted without persistence?): credit holds wait ${DATA_LOSS_FENCE_MS / 1000} s while the instances write again the settlements they had sent to it; run Redis with appendonly yes`,
+    );
+    if (lost.length === 0) return;
+    logger.error(
+      { settlements: lost.length, shard },
+      `Redis lost its data (restarted without persistence?): writing the ${lost.length} settlements this instance had sent to its stream to the store directly; run Redis with appendonly yes`,
+    );
+    for (const record of lost) this.writer.enqueue(record);
   }
 
   private async returnIdleLeases(): Promise<void> {
