@@ -3,7 +3,7 @@ import type { Store } from '../store/database.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiKeyRecord } from '../routing/api-key-record.js';
 import { toApiKeyRecord } from './to-api-key-record.js';
-import { findApiKeyByHash, keyChangesSince, latestKeyChangeId, touchApiKeys } from './api-key-repository.js';
+import { findApiKeyAtFeedPosition, keyChangesSince, latestKeyChangeId, touchApiKeys } from './api-key-repository.js';
 
 export interface ApiKeyCacheOptions {
   /** How often to read the key change feed; a revoked key stops working within this (plus a query). */
@@ -24,6 +24,8 @@ export class ApiKeyCache {
   private readonly negativeUntil = new Map<string, number>();
   private readonly inflight = new Map<string, Promise<ApiKeyRecord | null>>();
   private readonly lastUsed = new Map<string, number>();
+  /** For each cached key, the change feed position its row already reflects. */
+  private readonly loadedAt = new Map<string, number>();
   private lastChangeId = 0;
   private pollTimer: NodeJS.Timeout | undefined;
   private touchTimer: NodeJS.Timeout | undefined;
@@ -73,6 +75,7 @@ export class ApiKeyCache {
   invalidate(keyHash: string): void {
     this.entries.delete(keyHash);
     this.negativeUntil.delete(keyHash);
+    this.loadedAt.delete(keyHash);
   }
 
   noteUsed(keyId: string): void {
@@ -86,7 +89,9 @@ export class ApiKeyCache {
       try {
         const changes = await keyChangesSince(this.store.db, this.lastChangeId);
         for (const change of changes) {
-          this.invalidate(change.key_hash);
+          // A change the cached row already reflects (the key was loaded after it, e.g. its own
+          // creation) must not drop it: the next request would need the store, which may be down.
+          if (Number(change.id) > (this.loadedAt.get(change.key_hash) ?? -1)) this.invalidate(change.key_hash);
           this.lastChangeId = Math.max(this.lastChangeId, Number(change.id));
         }
       } catch (error) {
@@ -102,9 +107,10 @@ export class ApiKeyCache {
   }
 
   private async load(keyHash: string): Promise<ApiKeyRecord | null> {
-    const row = await findApiKeyByHash(this.store.db, keyHash);
-    const record = row ? toApiKeyRecord(row, keyHash) : null;
+    const found = await findApiKeyAtFeedPosition(this.store.db, keyHash);
+    const record = found ? toApiKeyRecord(found.row, keyHash) : null;
     this.entries.set(keyHash, record);
+    if (found) this.loadedAt.set(keyHash, found.feedPosition);
     if (!record) this.negativeUntil.set(keyHash, this.clock.now() + this.options.negativeTtlMs);
     if (this.entries.size > 100_000) this.evictOldest();
     return record;
@@ -117,6 +123,7 @@ export class ApiKeyCache {
       if (removed++ >= excess) break;
       this.entries.delete(key);
       this.negativeUntil.delete(key);
+      this.loadedAt.delete(key);
     }
   }
 

@@ -16,6 +16,31 @@ export async function findApiKeyByHash(db: Executor, keyHash: string): Promise<A
     .executeTakeFirst();
 }
 
+/**
+ * The key for a hash, read in one statement (one snapshot) together with the change feed's
+ * position: every change up to `feedPosition` is already reflected in the row. Undefined when no
+ * key has this hash (then no change may be skipped).
+ */
+export async function findApiKeyAtFeedPosition(
+  db: Executor,
+  keyHash: string,
+): Promise<{ row: ApiKeysTable; feedPosition: number } | undefined> {
+  const found = await db
+    .selectFrom('api_keys')
+    .selectAll('api_keys')
+    .select((eb) =>
+      eb
+        .selectFrom('key_changes')
+        .select((inner) => inner.fn.max('id').as('id'))
+        .as('feed_position'),
+    )
+    .where((eb) => eb.or([eb('key_hash', '=', keyHash), eb('previous_key_hash', '=', keyHash)]))
+    .executeTakeFirst();
+  if (!found) return undefined;
+  const { feed_position, ...row } = found;
+  return { row, feedPosition: Number(feed_position ?? 0) };
+}
+
 /** Every hash a key answers to, the previous secret's included: a change must drop each from the caches. */
 export function keyHashesOf(row: Pick<ApiKeysTable, 'key_hash' | 'previous_key_hash'>): string[] {
   return row.previous_key_hash ? [row.key_hash, row.previous_key_hash] : [row.key_hash];

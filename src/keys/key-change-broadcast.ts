@@ -68,9 +68,10 @@ export async function startRedisAnnouncer(options: RedisAnnouncerOptions): Promi
       return false;
     }
   };
+  // The clients queue nothing while connecting, so subscribing waits for the first connection.
   // Once subscribed, ioredis re-subscribes after reconnects; a first failure is retried on the next 'ready'.
+  await Promise.all([firstConnection(subscriber, 2_000), firstConnection(publisher, 2_000)]);
   if (!(await subscribe())) subscriber.once('ready', () => void subscribe());
-  await firstConnection(publisher, 2_000);
 
   return {
     async announce(keyHash) {

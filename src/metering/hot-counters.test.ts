@@ -10,7 +10,8 @@ import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
 import type { Store } from '../store/database.js';
 import type { AdmissionCheck, Hold, HotCounters, Settlement } from './hot-counters.js';
 import { MemoryHotCounters } from './memory-hot-counters.js';
-import { RedisHotCounters } from './redis-hot-counters.js';
+import { RedisHotCounters, type StoreWrite } from './redis-hot-counters.js';
+import { END_WRITES, PEEK } from './redis-hot-scripts.js';
 import { storeCounterSource } from './counter-source.js';
 import { SETTLEMENT_GROUP, StreamSettlementWriter } from './stream-settlement-writer.js';
 import { writeSettlements } from './write-settlements.js';
@@ -332,18 +333,49 @@ async function takeSettled(setup: Setup) {
   const reply = (await redis.call('XREADGROUP', 'GROUP', SETTLEMENT_GROUP, 'hand', 'STREAMS', stream, '>')) as Array<
     [string, Array<[string, string[]]>]
   > | null;
+  let write: StoreWrite | undefined;
   const entries = (reply?.[0]?.[1] ?? []).map(([id, fields]) => ({
     id,
     record: JSON.parse(fields[1]) as SettlementRecord,
   }));
   return {
     records: entries.map((entry) => entry.record),
-    begin: () =>
-      counters.beginWrite(
+    begin: async () => {
+      write = await counters.beginWrite(
         shard,
         entries.map((entry) => entry.record),
-        NOW,
-      ),
-    end: () => counters.endWrite(shard, SETTLEMENT_GROUP, entries, true),
+      );
+    },
+    end: () => counters.endWrite(SETTLEMENT_GROUP, entries, true, write!),
   };
 }
+
+describe('store write marks in Redis', () => {
+  it('are ended by their own id only: ending another or the same write again leaves a write under way marked', async () => {
+    const setup = await setups.redis!();
+    try {
+      const counters = setup.first as RedisHotCounters;
+      const record = {
+        charge: true,
+        event: { user_id: 'user-1', key_id: null, cost_nanos: 1, created_at: NOW },
+      } as unknown as SettlementRecord;
+      const shard = counters.keys.shardOf('user-1');
+      const { user } = counters.keys.user(shard, 'user-1');
+      const busy = async () =>
+        (await PEEK.run(counters.redis, { keys: { account: user }, args: { now: Date.now(), loadedField: 'bal' } }))
+          .busy;
+      const one = await counters.beginWrite(shard, [record]);
+      const two = await counters.beginWrite(shard, [record]);
+      expect(await busy()).toBe(true);
+      await END_WRITES.run(counters.redis, { keys: {}, keyList: one.keys, args: { writeId: 'a-write-never-begun' } });
+      expect(await busy()).toBe(true);
+      await counters.endWrite(SETTLEMENT_GROUP, [], false, one);
+      await counters.endWrite(SETTLEMENT_GROUP, [], false, one);
+      expect(await busy()).toBe(true);
+      await counters.endWrite(SETTLEMENT_GROUP, [], false, two);
+      expect(await busy()).toBe(false);
+    } finally {
+      await setup.close();
+    }
+  });
+});

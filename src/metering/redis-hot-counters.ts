@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { deriveRedis, type RedisClient } from '../store/redis-client.js';
 import type { RateCheck } from './rate-limit-window.js';
 import type {
@@ -18,6 +19,7 @@ import {
   BALANCE,
   BEGIN_WRITE,
   END_LEDGER_WRITE,
+  END_WRITES,
   GENERATION,
   HOT_SCRIPTS,
   LOAD_KEY,
@@ -28,6 +30,13 @@ import {
   type AdmitReply,
 } from './redis-hot-scripts.js';
 import { HotKeyLayout } from './redis-hot-keys.js';
+
+/** A store write announced to Redis: its id ends it, once, on the accounts (of one shard) it marked. */
+export interface StoreWrite {
+  id: string;
+  shard: number;
+  keys: string[];
+}
 
 export interface RedisHotCountersOptions {
   prefix?: string;
@@ -63,6 +72,8 @@ export class RedisHotCounters implements HotCounters {
   readonly keys: HotKeyLayout;
   private readonly writeLeaseMs: number;
   private readonly guardGeneration: boolean;
+  /** Store writes this instance began whose end Redis did not confirm. */
+  private readonly unended = new Set<StoreWrite>();
 
   constructor(
     base: RedisClient,
@@ -255,52 +266,55 @@ export class RedisHotCounters implements HotCounters {
   }
 
   async ledgerWrite(userIds: string[]): Promise<LedgerWriteTicket> {
-    // One call per shard: a script touches the keys of one slot only.
+    // One write per shard: a script touches the keys of one slot only.
     const byShard = new Map<number, string[]>();
     for (const userId of userIds) {
       const shard = this.keys.shardOf(userId);
       byShard.set(shard, [...(byShard.get(shard) ?? []), userId]);
     }
-    const now = Date.now();
+    const writes: Array<{ write: StoreWrite; users: string[] }> = [];
     for (const [shard, users] of byShard)
-      await BEGIN_WRITE.run(this.redis, {
-        keys: {},
-        keyList: users.map((userId) => this.keys.counters(shard, `u:${userId}`)),
-        args: { now, leaseMs: this.writeLeaseMs },
+      writes.push({
+        write: await this.begin(
+          shard,
+          users.map((userId) => this.keys.counters(shard, `u:${userId}`)),
+        ),
+        users,
       });
     return {
       done: async (moves) => {
-        for (const [shard, users] of byShard)
-          await END_LEDGER_WRITE.run(this.redis, {
-            keys: {},
-            keyList: users.map((userId) => this.keys.counters(shard, `u:${userId}`)),
-            args: {},
-            argList: users.map((userId) => ({
-              amount: moves.filter((move) => move.userId === userId).reduce((sum, move) => sum + move.amount, 0),
-            })),
-          });
+        for (const { write, users } of writes)
+          await this.end(write, () =>
+            END_LEDGER_WRITE.run(this.redis, {
+              keys: {},
+              keyList: write.keys,
+              args: { writeId: write.id },
+              argList: users.map((userId) => ({
+                amount: moves.filter((move) => move.userId === userId).reduce((sum, move) => sum + move.amount, 0),
+              })),
+            }),
+          );
       },
     };
   }
 
-  /** A settlement batch of one shard's stream is about to be written to the store. */
-  async beginWrite(shard: number, records: SettlementRecord[], now: number): Promise<void> {
-    const accounts = this.accountsOf(shard, records);
-    if (accounts.length > 0)
-      await BEGIN_WRITE.run(this.redis, { keys: {}, keyList: accounts, args: { now, leaseMs: this.writeLeaseMs } });
+  /**
+   * A settlement batch of one shard's stream is about to be written to the store; pass what it
+   * returns to endWrite.
+   */
+  async beginWrite(shard: number, records: SettlementRecord[]): Promise<StoreWrite> {
+    return this.begin(shard, this.accountsOf(shard, records));
   }
 
   /** The batch is over: acknowledged stream entries (when committed) stop counting as pending. */
   async endWrite(
-    shard: number,
     group: string,
     entries: Array<{ id: string; record: SettlementRecord }>,
     committed: boolean,
+    write: StoreWrite,
   ): Promise<void> {
-    const accounts = this.accountsOf(
-      shard,
-      entries.map((entry) => entry.record),
-    );
+    // The accounts marked at the batch's begin: those of these entries.
+    const { shard, keys: accounts } = write;
     // Each entry names its accounts by their place in the list (1-based; 0: none).
     const place = (account: string | null) => (account === null ? 0 : accounts.indexOf(account) + 1);
     const acknowledged = committed
@@ -319,15 +333,59 @@ export class RedisHotCounters implements HotCounters {
           };
         })
       : [];
-    await ACK_SETTLEMENTS.run(this.redis, {
-      keys: { stream: this.keys.stream(shard) },
-      keyList: accounts,
-      args: { group },
-      argList: acknowledged,
-    });
+    await this.end(write, () =>
+      ACK_SETTLEMENTS.run(this.redis, {
+        keys: { stream: this.keys.stream(shard) },
+        keyList: accounts,
+        args: { group, writeId: write.id },
+        argList: acknowledged,
+      }),
+    );
+  }
+
+  /**
+   * Ends the store writes whose end (or begin) got no answer from Redis: until then their marks
+   * keep the accounts' loads waiting. Called before each batch and before a reconcile.
+   */
+  async endUnanswered(): Promise<void> {
+    for (const write of [...this.unended]) {
+      await END_WRITES.run(this.redis, { keys: {}, keyList: write.keys, args: { writeId: write.id } });
+      this.unended.delete(write);
+    }
+  }
+
+  private async begin(shard: number, keys: string[]): Promise<StoreWrite> {
+    // The lease is wall-clock time, as loads compare it with Date.now() (never a test clock).
+    const now = Date.now();
+    const write: StoreWrite = { id: randomUUID(), shard, keys };
+    if (keys.length === 0) return write;
+    await this.endUnanswered().catch(() => undefined);
+    try {
+      await BEGIN_WRITE.run(this.redis, {
+        keys: {},
+        keyList: keys,
+        args: { now, leaseMs: this.writeLeaseMs, writeId: write.id },
+      });
+    } catch (error) {
+      // Redis may still run it (a paused Redis reads it when it wakes up): end it once it answers.
+      this.unended.add(write);
+      throw error;
+    }
+    return write;
+  }
+
+  private async end(write: StoreWrite, run: () => Promise<unknown>): Promise<void> {
+    if (write.keys.length === 0) return;
+    try {
+      await run();
+    } catch (error) {
+      this.unended.add(write);
+      throw error;
+    }
   }
 
   async reconcile(now: number): Promise<CounterDrift[]> {
+    await this.endUnanswered();
     const drift: CounterDrift[] = [];
     for (const shard of this.keys.shards) {
       const members = await this.redis.smembers(this.keys.loaded(shard));
@@ -375,6 +433,8 @@ export class RedisHotCounters implements HotCounters {
       });
       if (peek.loaded && !force) return { replaced: null, expected: 0 };
       if (peek.busy) {
+        // The write under way may be one of ours whose end Redis did not answer.
+        await this.endUnanswered().catch(() => undefined);
         await pause(attempt);
         continue;
       }
@@ -404,6 +464,8 @@ export class RedisHotCounters implements HotCounters {
       });
       if (peek.loaded && !force) return { replaced: null, expected: 0 };
       if (peek.busy) {
+        // The write under way may be one of ours whose end Redis did not answer.
+        await this.endUnanswered().catch(() => undefined);
         await pause(attempt);
         continue;
       }

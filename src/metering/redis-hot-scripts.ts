@@ -7,9 +7,9 @@
  * expiry times.
  *
  * User hash: bal (balance, absent until loaded), lsum (the part of held that is instances' outage leases), pend (charges settled and not yet in the store),
- * held (sum of open holds), ep (bumped by every store write's end), inf / infx (store writes
- * under way and the latest their lease runs to). Key hash: tot (lifetime spend), mo / m (month
- * and its spend), p:<YYYY-MM> (spend settled and not yet in the store), held, ep, inf, infx.
+ * held (sum of open holds), ep (bumped by every store write's begin and end), w:<write id> (a
+ * store write under way → when its lease runs out). Key hash: tot (lifetime spend), mo / m (month
+ * and its spend), p:<YYYY-MM> (spend settled and not yet in the store), held, ep, w:<write id>.
  * Money is integer nano-USD; Lua numbers are doubles, exact up to 2^53 (about $9 million).
  */
 import { defineScript, replyList, replyNumber, replyText } from './redis-script.js';
@@ -64,7 +64,15 @@ end
 /** A store write (settlement batch, ledger entry) of this account is under way and its lease has not run out. */
 const BUSY = `
 local function busy(key, now)
-  return num(key, 'inf') > 0 and num(key, 'infx') > now
+  local fields = redis.call('HGETALL', key)
+  local underWay = false
+  for i = 1, #fields, 2 do
+    if string.sub(fields[i], 1, 2) == 'w:' then
+      if tonumber(fields[i + 1]) > now then underWay = true
+      else redis.call('HDEL', key, fields[i]) end
+    end
+  end
+  return underWay
 end
 `;
 
@@ -362,18 +370,21 @@ return setLease(user, userHolds, userExpiry, leaseId, lease - math.min(lease, am
   decode: (reply): number => replyNumber(reply),
 });
 
-/** Marks a store write of these accounts as under way (its lease runs leaseMs from now). */
+/**
+ * Marks a store write of these accounts as under way, by its id, until its lease runs out
+ * (leaseMs from now): ending a write twice, or one whose begin never ran, changes nothing, so a
+ * writer that lost a reply can always end its write.
+ */
 export const BEGIN_WRITE = defineScript({
   name: 'hotBeginWrite',
   keys: [],
   keyList: 'accounts',
-  args: { now: 'int', leaseMs: 'int' },
+  args: { now: 'int', leaseMs: 'int', writeId: 'text' },
   body: `
-local runsTo = now + leaseMs
+local expiry = now + leaseMs
 for _, account in ipairs(accounts) do
-  redis.call('HINCRBY', account, 'inf', 1)
+  redis.call('HSET', account, 'w:' .. writeId, expiry)
   redis.call('HINCRBY', account, 'ep', 1)
-  if tonumber(redis.call('HGET', account, 'infx') or '0') < runsTo then redis.call('HSET', account, 'infx', runsTo) end
 end
 return 1
 `,
@@ -381,11 +392,25 @@ return 1
 });
 
 const END_WRITE = `
-local function endWrite(key)
-  if redis.call('HINCRBY', key, 'inf', -1) < 0 then redis.call('HSET', key, 'inf', 0) end
+local function endWrite(key, id)
+  redis.call('HDEL', key, 'w:' .. id)
   redis.call('HINCRBY', key, 'ep', 1)
 end
 `;
+
+/** Ends a write whose end got no answer (or whose begin may have run). */
+export const END_WRITES = defineScript({
+  name: 'hotEndWrites',
+  keys: [],
+  keyList: 'accounts',
+  args: { writeId: 'text' },
+  prelude: END_WRITE,
+  body: `
+for _, account in ipairs(accounts) do endWrite(account, writeId) end
+return 1
+`,
+  decode: (): void => undefined,
+});
 
 /**
  * After a settlement batch: acknowledges the stream entries (only the first acknowledgement of an
@@ -397,7 +422,7 @@ export const ACK_SETTLEMENTS = defineScript({
   name: 'hotAckSettlements',
   keys: ['stream'],
   keyList: 'accounts',
-  args: { group: 'text' },
+  args: { group: 'text', writeId: 'text' },
   argList: {
     name: 'entries',
     fields: { id: 'text', userAccount: 'int', charge: 'int', keyAccount: 'int', keySpend: 'int', month: 'text' },
@@ -415,7 +440,7 @@ for _, entry in ipairs(entries) do
     end
   end
 end
-for _, account in ipairs(accounts) do endWrite(account) end
+for _, account in ipairs(accounts) do endWrite(account, writeId) end
 return 1
 `,
   decode: (): void => undefined,
@@ -426,7 +451,7 @@ export const END_LEDGER_WRITE = defineScript({
   name: 'hotEndLedgerWrite',
   keys: [],
   keyList: 'accounts',
-  args: {},
+  args: { writeId: 'text' },
   argList: { name: 'moves', fields: { amount: 'int' } },
   prelude: END_WRITE,
   body: `
@@ -437,7 +462,7 @@ for i, account in ipairs(accounts) do
     local balance = math.max(0, tonumber(bal) + amount)
     redis.call('HSET', account, 'bal', string.format('%d', balance))
   end
-  endWrite(account)
+  endWrite(account, writeId)
 end
 return 1
 `,
@@ -586,6 +611,7 @@ export const HOT_SCRIPTS = [
   BEGIN_WRITE,
   ACK_SETTLEMENTS,
   END_LEDGER_WRITE,
+  END_WRITES,
   PEEK,
   LOAD_USER,
   LOAD_KEY,

@@ -80,6 +80,10 @@ export class StreamSettlementWriter {
     this.wake();
     await this.loop;
     // One last pass so a graceful stop leaves nothing pending here (Redis down: it waits in the stream).
+    // A reader reconnecting after a Redis pause gets its usual 2 s: the pass also ends a store
+    // write this writer began before the pause, which would otherwise keep the accounts' loads
+    // waiting until its lease runs out.
+    await this.connected();
     for (let attempt = 0; attempt < 5 && this.reader.status === 'ready'; attempt++) {
       try {
         const drained = await this.drainOnce();
@@ -188,13 +192,13 @@ export class StreamSettlementWriter {
   private async write(shard: number, entries: Array<{ id: string; record: SettlementRecord }>): Promise<void> {
     const records = entries.map((entry) => entry.record);
     const now = this.clock.now();
-    await this.counters.beginWrite(shard, records, now);
+    const storeWrite = await this.counters.beginWrite(shard, records);
     let committed = false;
     try {
       await writeSettlements(this.store, this.logger, records, now);
       committed = true;
     } finally {
-      await this.counters.endWrite(shard, GROUP, entries, committed);
+      await this.counters.endWrite(GROUP, entries, committed, storeWrite);
     }
     this.written += entries.length;
     if (this.failing) {
