@@ -351,6 +351,23 @@ async function takeSettled(setup: Setup) {
 }
 
 describe('store write marks in Redis', () => {
+  it('a batch whose entries cost nothing is acknowledged: it does not hold up the entries after it', async () => {
+    const setup = await setups.redis!();
+    try {
+      const counters = setup.first as RedisHotCounters;
+      await grant(setup.store, counters, 1000, 'grant:zero-batch');
+      // A refused request's record costs nothing: its batch marks no account.
+      await counters.settle(settlement(null, 'usage_zero', 0, false));
+      await setup.flush();
+      await counters.settle(settlement(null, 'usage_paid', 100));
+      await setup.flush();
+      expect(await counters.unwrittenSettlements()).toBe(0);
+      expect(await getBalance(setup.store, 'user-1')).toBe(900);
+    } finally {
+      await setup.close();
+    }
+  }, 20_000);
+
   it('are ended by their own id only: ending another or the same write again leaves a write under way marked', async () => {
     const setup = await setups.redis!();
     try {

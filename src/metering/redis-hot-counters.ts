@@ -349,7 +349,8 @@ export class RedisHotCounters implements HotCounters {
    */
   async endUnanswered(): Promise<void> {
     for (const write of [...this.unended]) {
-      await END_WRITES.run(this.redis, { keys: {}, keyList: write.keys, args: { writeId: write.id } });
+      if (write.keys.length > 0)
+        await END_WRITES.run(this.redis, { keys: {}, keyList: write.keys, args: { writeId: write.id } });
       this.unended.delete(write);
     }
   }
@@ -374,8 +375,12 @@ export class RedisHotCounters implements HotCounters {
     return write;
   }
 
+  /**
+   * Runs a write's end. A batch that marked no account (every entry cost nothing: refusals, 503s)
+   * still has its entries acknowledged: skipping that left them pending forever, read again on
+   * every pass ahead of any new entry, so nothing settled after them was written.
+   */
   private async end(write: StoreWrite, run: () => Promise<unknown>): Promise<void> {
-    if (write.keys.length === 0) return;
     try {
       await run();
     } catch (error) {
