@@ -65,8 +65,8 @@ import { InvitationService } from './users/invitations.js';
 import { MemorySignInLimiter, type SignInLimiter } from './users/sign-in-limiter.js';
 import { RedisSignInLimiter } from './users/redis-sign-in-limiter.js';
 import { PasswordResetRequests } from './users/password-reset-requests.js';
-import type { Redis } from 'ioredis';
-import { DEFAULT_REDIS_KEY_PREFIX, openRedis } from './store/open-redis.js';
+import { DEFAULT_REDIS_KEY_PREFIX } from './store/open-redis.js';
+import { openRedisClient, redisUrlPassword, type RedisClient } from './store/redis-client.js';
 import { allProviderSecrets } from './providers/provider-secrets.js';
 import { logScrubber } from './shared/logger.js';
 
@@ -94,7 +94,7 @@ export interface AppDeps {
    * The installation's Redis, shared by breakers, limits and key invalidation. Absent: buildApp
    * opens one from config.redisUrl (and closes it); null: no Redis (per-instance state).
    */
-  redis?: Redis | null;
+  redis?: RedisClient | null;
   /** Prefix of every Redis key and channel (default `gateway:`; tests use a random one). */
   redisKeyPrefix?: string;
   /** Metering, limits and credits (on by default); false turns it off (benchmarks compare both). */
@@ -155,8 +155,9 @@ function trustHops(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
 
-/** The password in a postgres:// or redis:// URL, if any. */
+/** The password in a postgres:// or redis:// (or redis+cluster://) URL, if any. */
 function passwordOf(url: string | undefined): string | undefined {
+  if (url !== undefined && redisUrlPassword(url) !== null) return redisUrlPassword(url) ?? undefined;
   if (!url || !/^[a-z]+:\/\//.test(url)) return undefined;
   try {
     return decodeURIComponent(new URL(url).password) || undefined;
@@ -195,7 +196,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
   const directory = new ModelDirectory(config, routableCatalogModels(catalogData, config));
   // Infrastructure comes in through deps; what buildApp opens itself, it closes in close().
   const ownsRedis = deps.redis === undefined && config.redisUrl !== undefined;
-  const redis = (ownsRedis ? openRedis(config.redisUrl!, config.redis) : deps.redis) ?? undefined;
+  const redis = (ownsRedis ? openRedisClient(config.redisUrl!, config.redis) : deps.redis) ?? undefined;
   const redisKeyPrefix = deps.redisKeyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
   const keyCache = new ApiKeyCache(store, clock, logger, deps.keyCacheOptions);
   // The `routing:` section is parsed here, once: routing and the key API read the same templates.

@@ -6,9 +6,8 @@ import { openStore, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrate.js';
 import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './users/create-auth.js';
 import { systemClock } from './shared/clock.js';
-import { openRedis } from './store/open-redis.js';
+import { openRedisClient, type RedisClient } from './store/redis-client.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
-import type { Redis } from 'ioredis';
 import { redisCheck } from './observability/readiness-checks.js';
 import { parseMailSettings } from './users/mail-settings.js';
 import { createMailer, type Mailer } from './users/mailer.js';
@@ -72,7 +71,7 @@ export async function openRuntime(
 export interface StartedGateway extends GatewayApp {
   runtime: Runtime;
   /** REDIS_URL's Redis, opened here once and shared by every feature that needs it. */
-  redis: Redis | null;
+  redis: RedisClient | null;
   url: string;
   /** The admin metrics URL when metrics.port is configured. */
   metricsUrl: string | null;
@@ -94,10 +93,10 @@ export async function startGateway(
   const runtime = await openRuntime(config, env, { logger });
   const stripe = stripeSettingsFromEnvironment(env);
   // Readiness asks Redis on a connection of its own that never queues: a dead Redis answers at once.
-  const readinessRedis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
+  const readinessRedis = config.redisUrl ? openRedisClient(config.redisUrl, config.redis) : null;
   // Connected now: nothing is queued while disconnected, so a first ping would otherwise fail.
   void readinessRedis?.connect().catch(() => undefined);
-  const redis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
+  const redis = config.redisUrl ? openRedisClient(config.redisUrl, config.redis) : null;
   const gateway = await buildApp({
     config,
     store: runtime.store,

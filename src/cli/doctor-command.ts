@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
+import { isClusterUrl, parseClusterUrl } from '../store/redis-client.js';
 import { request } from 'undici';
 import { ConfigError } from '../config/load-config.js';
 import type { GatewayConfig, ProviderConfig } from '../config/gateway-config.js';
@@ -112,15 +113,29 @@ export async function runDoctor(
   if (config) {
     const registry = createProviderRegistry();
     const store = openStore(config.databaseUrl);
-    const redis = config.redisUrl
-      ? new Redis(config.redisUrl, {
-          lazyConnect: true,
-          enableOfflineQueue: false,
+    const options = { lazyConnect: true, enableOfflineQueue: false } as const;
+    const clusterProbe = (cluster: ReturnType<typeof parseClusterUrl>, timeout: number) =>
+      new Cluster(cluster.nodes, {
+        ...options,
+        clusterRetryStrategy: () => null,
+        redisOptions: {
           maxRetriesPerRequest: 0,
-          connectTimeout: timeoutMs,
-          retryStrategy: () => null,
-        })
-      : null;
+          connectTimeout: timeout,
+          username: cluster.username,
+          password: cluster.password,
+          ...(cluster.tls ? { tls: {} } : {}),
+        },
+      });
+    const redis = !config.redisUrl
+      ? null
+      : isClusterUrl(config.redisUrl)
+        ? clusterProbe(parseClusterUrl(config.redisUrl), timeoutMs)
+        : new Redis(config.redisUrl, {
+            ...options,
+            maxRetriesPerRequest: 0,
+            connectTimeout: timeoutMs,
+            retryStrategy: () => null,
+          });
     redis?.on('error', () => undefined);
     try {
       const checks: ReadinessCheck[] = [storeCheck(store), migrationsCheck(store)];

@@ -2,7 +2,8 @@
 import { ConfigError } from '../config/load-config.js';
 import { GatewayError } from '../shared/errors.js';
 import { runCreditsCommand, type CreditsTarget } from './credits-command.js';
-import { openRedis, DEFAULT_REDIS_KEY_PREFIX } from '../store/open-redis.js';
+import { DEFAULT_REDIS_KEY_PREFIX } from '../store/open-redis.js';
+import { openRedisClient } from '../store/redis-client.js';
 import { openSharedCounters } from '../metering/ledger-counters-watch.js';
 import { applyGlobalOptions, CliContext, CliError, UsageError } from './cli-context.js';
 import { runUsersCommand } from './users-command.js';
@@ -36,7 +37,7 @@ async function doctor(context: CliContext, args: string[]): Promise<void> {
 async function openCreditsTarget(context: CliContext): Promise<CreditsTarget> {
   const config = context.loadConfig();
   const { store } = await context.openRuntime(config);
-  const redis = config.redisUrl ? openRedis(config.redisUrl, config.redis) : null;
+  const redis = config.redisUrl ? openRedisClient(config.redisUrl, config.redis) : null;
   const shared = await openSharedCounters(store, redis, DEFAULT_REDIS_KEY_PREFIX, (error) =>
     process.stderr.write(
       `warning: the hot counters (Redis) did not take this ledger change (${(error as Error).message}); run \`gateway credits reconcile\`\n`,

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { deriveRedis, type RedisClient } from '../store/redis-client.js';
 import type { Logger } from 'pino';
 import type { ApiKeyCache } from './api-key-cache.js';
 
@@ -26,7 +26,7 @@ export function localAnnouncer(cache: ApiKeyCache): KeyChangeAnnouncer {
 }
 
 export interface RedisAnnouncerOptions {
-  redis: Redis;
+  redis: RedisClient;
   channel?: string;
   cache: ApiKeyCache;
   logger: Logger;
@@ -43,8 +43,8 @@ export async function startRedisAnnouncer(options: RedisAnnouncerOptions): Promi
   const connection = { maxRetriesPerRequest: 2, connectTimeout: 2_000, lazyConnect: false };
   // No offline queue for publishing: while Redis is down a publish fails at once instead of
   // holding the API call that revoked the key.
-  const publisher = options.redis.duplicate({ ...connection, enableOfflineQueue: false });
-  const subscriber = options.redis.duplicate(connection);
+  const publisher = deriveRedis(options.redis, { ...connection, enableOfflineQueue: false });
+  const subscriber = deriveRedis(options.redis, connection);
   for (const client of [publisher, subscriber]) {
     // ioredis reconnects by itself; without a listener an outage would crash the process.
     client.on('error', (error: Error) =>
@@ -93,7 +93,7 @@ export async function startRedisAnnouncer(options: RedisAnnouncerOptions): Promi
 }
 
 /** Resolves when the client is ready, has failed once, or after `timeoutMs`, whichever is first. */
-function firstConnection(client: Redis, timeoutMs: number): Promise<void> {
+function firstConnection(client: RedisClient, timeoutMs: number): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve) => {
     const done = () => {

@@ -1,14 +1,17 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { createTestStore, type TestStore } from '../../test/helpers/test-store.js';
 import { createLogger } from '../shared/logger.js';
 import { randomId } from '../shared/ids.js';
 import { openRedis } from '../store/open-redis.js';
+import { openRedisClient, type RedisClient } from '../store/redis-client.js';
+import { startOwnRedisCluster, type OwnRedisCluster } from '../../test/helpers/own-redis-cluster.js';
 import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
 import type { Store } from '../store/database.js';
 import type { AdmissionCheck, Hold, HotCounters, Settlement } from './hot-counters.js';
 import { MemoryHotCounters } from './memory-hot-counters.js';
 import { RedisHotCounters, type StoreWrite } from './redis-hot-counters.js';
+import { END_WRITES, PEEK } from './redis-hot-scripts.js';
 import { storeCounterSource } from './counter-source.js';
 import { SETTLEMENT_GROUP, StreamSettlementWriter } from './stream-settlement-writer.js';
 import { writeSettlements } from './write-settlements.js';
@@ -33,6 +36,40 @@ interface Setup {
   close(): Promise<void>;
 }
 
+let cluster: Promise<OwnRedisCluster> | undefined;
+/** Started once for the file, on first use; stopped after it. */
+function ownCluster(): Promise<OwnRedisCluster> {
+  cluster ??= startOwnRedisCluster();
+  return cluster;
+}
+afterAll(async () => {
+  await (await cluster)?.stop();
+}, 30_000);
+
+async function redisSetup(base: RedisClient): Promise<Setup> {
+  const testStore: TestStore = await createTestStore('postgres');
+  const prefix = `test:${randomId(10)}:`;
+  const source = storeCounterSource(testStore.store);
+  const first = new RedisHotCounters(base, source, { prefix });
+  const second = new RedisHotCounters(base, source, { prefix });
+  await Promise.all([first.ready(), second.ready()]);
+  const writer = new StreamSettlementWriter(base, first, testStore.store, logger, { now: () => NOW }, 'test', {
+    blockMs: 10,
+  });
+  return {
+    first,
+    second,
+    store: testStore.store,
+    flush: () => writer.flush(),
+    async close() {
+      await writer.stop();
+      await Promise.all([first.close(), second.close()]);
+      base.disconnect();
+      await testStore.cleanup();
+    },
+  };
+}
+
 const setups: Record<string, () => Promise<Setup>> = {
   async memory() {
     const testStore = await createTestStore('sqlite');
@@ -53,30 +90,9 @@ const setups: Record<string, () => Promise<Setup>> = {
     };
   },
   // Two clients on one prefix stand for two gateway instances.
-  async redis() {
-    const testStore: TestStore = await createTestStore('postgres');
-    const prefix = `test:${randomId(10)}:`;
-    const base = openRedis(REDIS_URL);
-    const source = storeCounterSource(testStore.store);
-    const first = new RedisHotCounters(base, source, { prefix });
-    const second = new RedisHotCounters(base, source, { prefix });
-    await Promise.all([first.ready(), second.ready()]);
-    const writer = new StreamSettlementWriter(base, first, testStore.store, logger, { now: () => NOW }, 'test', {
-      blockMs: 10,
-    });
-    return {
-      first,
-      second,
-      store: testStore.store,
-      flush: () => writer.flush(),
-      async close() {
-        await writer.stop();
-        await Promise.all([first.close(), second.close()]);
-        base.disconnect();
-        await testStore.cleanup();
-      },
-    };
-  },
+  redis: () => redisSetup(openRedis(REDIS_URL)),
+  // The same on a 3-node Redis Cluster of this file's own (every script's keys in one slot).
+  'redis cluster': async () => redisSetup(openRedisClient((await ownCluster()).url)),
 };
 
 const hold = (id: string, amount: number, extra: Partial<Hold> = {}): Hold => ({
@@ -92,6 +108,7 @@ const hold = (id: string, amount: number, extra: Partial<Hold> = {}): Hold => ({
 
 const check = (extra: Partial<AdmissionCheck>): AdmissionCheck => ({
   keyId: 'key-1',
+  userId: 'user-1',
   rate: null,
   hold: null,
   monthlyQuota: null,
@@ -309,16 +326,13 @@ async function takeSettled(setup: Setup) {
   }
   const counters = setup.first as RedisHotCounters;
   const redis = counters.redis;
-  await redis.call('XGROUP', 'CREATE', counters.streamKey, SETTLEMENT_GROUP, '0', 'MKSTREAM').catch(() => undefined);
-  const reply = (await redis.call(
-    'XREADGROUP',
-    'GROUP',
-    SETTLEMENT_GROUP,
-    'hand',
-    'STREAMS',
-    counters.streamKey,
-    '>',
-  )) as Array<[string, Array<[string, string[]]>]> | null;
+  // user-1's accounts, and so its settlements, are in one shard.
+  const shard = counters.keys.shardOf('user-1');
+  const stream = counters.keys.stream(shard);
+  await redis.call('XGROUP', 'CREATE', stream, SETTLEMENT_GROUP, '0', 'MKSTREAM').catch(() => undefined);
+  const reply = (await redis.call('XREADGROUP', 'GROUP', SETTLEMENT_GROUP, 'hand', 'STREAMS', stream, '>')) as Array<
+    [string, Array<[string, string[]]>]
+  > | null;
   let write: StoreWrite | undefined;
   const entries = (reply?.[0]?.[1] ?? []).map(([id, fields]) => ({
     id,
@@ -327,13 +341,33 @@ async function takeSettled(setup: Setup) {
   return {
     records: entries.map((entry) => entry.record),
     begin: async () => {
-      write = await counters.beginWrite(entries.map((entry) => entry.record));
+      write = await counters.beginWrite(
+        shard,
+        entries.map((entry) => entry.record),
+      );
     },
     end: () => counters.endWrite(SETTLEMENT_GROUP, entries, true, write!),
   };
 }
 
 describe('store write marks in Redis', () => {
+  it('a batch whose entries cost nothing is acknowledged: it does not hold up the entries after it', async () => {
+    const setup = await setups.redis!();
+    try {
+      const counters = setup.first as RedisHotCounters;
+      await grant(setup.store, counters, 1000, 'grant:zero-batch');
+      // A refused request's record costs nothing: its batch marks no account.
+      await counters.settle(settlement(null, 'usage_zero', 0, false));
+      await setup.flush();
+      await counters.settle(settlement(null, 'usage_paid', 100));
+      await setup.flush();
+      expect(await counters.unwrittenSettlements()).toBe(0);
+      expect(await getBalance(setup.store, 'user-1')).toBe(900);
+    } finally {
+      await setup.close();
+    }
+  }, 20_000);
+
   it('are ended by their own id only: ending another or the same write again leaves a write under way marked', async () => {
     const setup = await setups.redis!();
     try {
@@ -342,35 +376,21 @@ describe('store write marks in Redis', () => {
         charge: true,
         event: { user_id: 'user-1', key_id: null, cost_nanos: 1, created_at: NOW },
       } as unknown as SettlementRecord;
-      const busy = async () => (await counters.redis.hotPeek(`${counters.prefix}hot:u:user-1`, Date.now(), 'bal'))[2];
-      const one = await counters.beginWrite([record]);
-      const two = await counters.beginWrite([record]);
-      expect(await busy()).toBe(1);
-      await counters.redis.hotEndWrites(1, ...one.keys, 'a-write-never-begun');
-      expect(await busy()).toBe(1);
+      const shard = counters.keys.shardOf('user-1');
+      const { user } = counters.keys.user(shard, 'user-1');
+      const busy = async () =>
+        (await PEEK.run(counters.redis, { keys: { account: user }, args: { now: Date.now(), loadedField: 'bal' } }))
+          .busy;
+      const one = await counters.beginWrite(shard, [record]);
+      const two = await counters.beginWrite(shard, [record]);
+      expect(await busy()).toBe(true);
+      await END_WRITES.run(counters.redis, { keys: {}, keyList: one.keys, args: { writeId: 'a-write-never-begun' } });
+      expect(await busy()).toBe(true);
       await counters.endWrite(SETTLEMENT_GROUP, [], false, one);
       await counters.endWrite(SETTLEMENT_GROUP, [], false, one);
-      expect(await busy()).toBe(1);
+      expect(await busy()).toBe(true);
       await counters.endWrite(SETTLEMENT_GROUP, [], false, two);
-      expect(await busy()).toBe(0);
-    } finally {
-      await setup.close();
-    }
-  });
-});
-
-describe('a settlement batch that marks no account', () => {
-  it('is acknowledged all the same: free answers do not stay pending and block the stream', async () => {
-    const setup = await setups.redis!();
-    try {
-      const counters = setup.first as RedisHotCounters;
-      await setup.second.settle(settlement(null, 'usage_free', 0));
-      const settled = await takeSettled(setup);
-      expect(settled.records).toHaveLength(1);
-      await settled.begin();
-      await writeSettlements(setup.store, logger, settled.records, NOW);
-      await settled.end();
-      expect(await counters.redis.xlen(counters.streamKey)).toBe(0);
+      expect(await busy()).toBe(false);
     } finally {
       await setup.close();
     }

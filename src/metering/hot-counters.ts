@@ -20,6 +20,8 @@ export interface Hold {
 /** Everything one request is checked against, decided in one atomic step. */
 export interface AdmissionCheck {
   keyId: string;
+  /** The key's owner: the key's counters and rate windows live beside the user's (one Redis slot). */
+  userId: string;
   /** Rate windows to charge (rpm 1, tpm the prompt estimate); null when the key has none. */
   rate: { limits: KeyLimits; tokens: number } | null;
   /** The hold to take; null when neither the balance nor a key quota is tracked. */

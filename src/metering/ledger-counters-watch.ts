@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../store/redis-client.js';
 import type { Store } from '../store/database.js';
 import { watchLedger, type LedgerMove } from '../credits/credit-ledger.js';
 import type { HotCounters } from './hot-counters.js';
@@ -41,7 +41,7 @@ export function watchLedgerWithCounters(
  */
 export async function openSharedCounters(
   store: Store,
-  redis: Redis | null,
+  redis: RedisClient | null,
   prefix: string,
   onFailure: (error: unknown) => void,
 ): Promise<{ counters: RedisHotCounters | null; close(): Promise<void> }> {

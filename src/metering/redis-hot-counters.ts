@@ -1,12 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import { deriveRedis, type RedisClient } from '../store/redis-client.js';
 import type { RateCheck } from './rate-limit-window.js';
 import type {
   AdmissionCheck,
   AdmissionDecision,
   CounterDrift,
   Hold,
-  HoldOutcome,
   HotCounters,
   LedgerWriteTicket,
   Settlement,
@@ -15,46 +14,34 @@ import type { CounterSource } from './counter-source.js';
 import { monthOf } from './key-spend.js';
 import type { SettlementRecord } from './settlement-record.js';
 import {
-  ACK_SETTLEMENTS_SCRIPT,
-  ADMIT_SCRIPT,
-  BALANCE_SCRIPT,
-  BEGIN_WRITE_SCRIPT,
-  END_LEDGER_WRITE_SCRIPT,
-  END_WRITES_SCRIPT,
-  LOAD_KEY_SCRIPT,
-  LOAD_USER_SCRIPT,
-  PEEK_SCRIPT,
-  SETTLE_SCRIPT,
-  SHRINK_LEASE_SCRIPT,
-  GENERATION_SCRIPT,
+  ACK_SETTLEMENTS,
+  ADMIT,
+  BALANCE,
+  BEGIN_WRITE,
+  END_LEDGER_WRITE,
+  END_WRITES,
+  GENERATION,
+  HOT_SCRIPTS,
+  LOAD_KEY,
+  LOAD_USER,
+  PEEK,
+  SETTLE,
+  SHRINK_LEASE,
+  type AdmitReply,
 } from './redis-hot-scripts.js';
+import { HotKeyLayout } from './redis-hot-keys.js';
 
-type Arg = string | number;
-interface ScriptedRedis extends Redis {
-  hotAdmit(...args: Arg[]): Promise<Arg[]>;
-  hotSettle(...args: Arg[]): Promise<[string, number]>;
-  hotShrinkLease(...args: Arg[]): Promise<number>;
-  hotGeneration(...args: Arg[]): Promise<[string, string]>;
-  hotBeginWrite(...args: Arg[]): Promise<number>;
-  hotAckSettlements(...args: Arg[]): Promise<number>;
-  hotEndLedgerWrite(...args: Arg[]): Promise<number>;
-  hotEndWrites(...args: Arg[]): Promise<number>;
-  hotPeek(...args: Arg[]): Promise<[number, string, number]>;
-  hotLoadUser(...args: Arg[]): Promise<[number, string]>;
-  hotLoadKey(...args: Arg[]): Promise<[number, string]>;
-  hotBalance(...args: Arg[]): Promise<[string, string]>;
-}
-
-const HOLD_CODES: HoldOutcome[] = ['held', 'insufficient_credits', 'quota_exceeded', 'credit_limit_exceeded'];
-
-/** A store write announced to Redis: its id ends it, once, on the accounts it marked. */
+/** A store write announced to Redis: its id ends it, once, on the accounts (of one shard) it marked. */
 export interface StoreWrite {
   id: string;
+  shard: number;
   keys: string[];
 }
 
 export interface RedisHotCountersOptions {
   prefix?: string;
+  /** Shards the accounts spread over (redis-hot-keys.ts); every instance must use the same number. */
+  shards?: number;
   /** How long a store write may keep account loads waiting if its instance died mid-write. */
   writeLeaseMs?: number;
   /**
@@ -79,46 +66,32 @@ export class RedisDataLostError extends Error {
  */
 export class RedisHotCounters implements HotCounters {
   readonly name = 'redis';
-  readonly redis: ScriptedRedis;
+  readonly redis: RedisClient;
   readonly prefix: string;
-  readonly streamKey: string;
+  /** Where every key is (hash-tagged per account shard). */
+  readonly keys: HotKeyLayout;
   private readonly writeLeaseMs: number;
   private readonly guardGeneration: boolean;
   /** Store writes this instance began whose end Redis did not confirm. */
   private readonly unended = new Set<StoreWrite>();
 
   constructor(
-    base: Redis,
+    base: RedisClient,
     private readonly source: CounterSource,
     options: RedisHotCountersOptions = {},
   ) {
     this.prefix = options.prefix ?? 'gateway:';
-    this.streamKey = `${this.prefix}settlements`;
+    this.keys = new HotKeyLayout(this.prefix, options.shards);
     this.writeLeaseMs = options.writeLeaseMs ?? 30_000;
     this.guardGeneration = options.guardGeneration ?? false;
     // The installation's client (openRedis) already fails fast: its command timeout
     // (redis.command_timeout_ms), no offline queue, no resend after a reconnect, a background
     // reconnect; duplicate() keeps all of it, so this connection sets none of its own.
-    const redis = base.duplicate({ lazyConnect: false });
+    const redis = deriveRedis(base, { lazyConnect: false });
     // Errors are reported per command to the caller; this only keeps ioredis from crashing the process.
     redis.on('error', () => undefined);
-    const scripts: Array<[string, number, string]> = [
-      ['hotAdmit', 9, ADMIT_SCRIPT],
-      ['hotSettle', 8, SETTLE_SCRIPT],
-      ['hotPeek', 1, PEEK_SCRIPT],
-      ['hotLoadUser', 2, LOAD_USER_SCRIPT],
-      ['hotLoadKey', 2, LOAD_KEY_SCRIPT],
-      ['hotBalance', 3, BALANCE_SCRIPT],
-      ['hotShrinkLease', 3, SHRINK_LEASE_SCRIPT],
-      ['hotGeneration', 2, GENERATION_SCRIPT],
-    ];
-    for (const [name, numberOfKeys, lua] of scripts) redis.defineCommand(name, { numberOfKeys, lua });
-    // Variable key counts: the number of keys is the first argument.
-    redis.defineCommand('hotBeginWrite', { lua: BEGIN_WRITE_SCRIPT });
-    redis.defineCommand('hotAckSettlements', { lua: ACK_SETTLEMENTS_SCRIPT });
-    redis.defineCommand('hotEndLedgerWrite', { lua: END_LEDGER_WRITE_SCRIPT });
-    redis.defineCommand('hotEndWrites', { lua: END_WRITES_SCRIPT });
-    this.redis = redis as ScriptedRedis;
+    for (const script of HOT_SCRIPTS) script.install(redis);
+    this.redis = redis;
   }
 
   /** Resolves when connected (start-up waits a little so the first requests find Redis). */
@@ -134,63 +107,54 @@ export class RedisHotCounters implements HotCounters {
   }
 
   async admit(check: AdmissionCheck): Promise<AdmissionDecision> {
-    const { hold, rate, now } = check;
+    const { hold, rate, now, lease } = check;
     const userId = hold?.userId ?? null;
+    const leaseId = lease && hold?.trackUser ? lease.id : null;
+    // The key's counters and rate windows live beside its user's (one slot).
+    const shard = this.keys.shardOf(check.userId);
     for (let attempt = 0; ; attempt++) {
-      const reply = (
-        await this.redis.hotAdmit(
-          this.bucket('rpm', check.keyId),
-          this.bucket('tpm', check.keyId),
-          ...this.accountKeys(hold?.trackUser ? `u:${userId}` : null),
-          ...this.accountKeys(hold?.trackKey ? `k:${check.keyId}` : null),
-          this.generationKey(),
+      const reply = await ADMIT.run(this.redis, {
+        keys: {
+          rpmBucket: this.keys.bucket(shard, 'rpm', check.keyId),
+          tpmBucket: this.keys.bucket(shard, 'tpm', check.keyId),
+          ...this.keys.user(shard, hold?.trackUser ? userId : null),
+          ...this.keys.key(shard, hold?.trackKey ? check.keyId : null),
+          generation: this.keys.generation(shard),
+        },
+        args: {
           now,
-          Math.max(0, Math.ceil(rate?.tokens ?? 0)),
-          rate?.limits.rpmLimit ?? 0,
-          rate?.limits.tpmLimit ?? 0,
-          hold?.id ?? '',
-          hold?.amount ?? 0,
-          hold?.expiresAt ?? 0,
-          hold?.trackUser ? '1' : '0',
-          hold?.trackKey ? '1' : '0',
-          check.monthlyQuota ?? '',
-          check.lifetimeLimit ?? '',
-          monthOf(now),
-          check.lease && hold?.trackUser ? check.lease.id : '',
-          check.lease?.floor ?? 0,
-          check.lease?.share ?? 0,
-          check.lease?.expiresAt ?? 0,
-          check.lease?.mayConvert ? '1' : '0',
-          this.guardGeneration ? '1' : '0',
-        )
-      ).map(Number);
-      const code = reply[0];
-      if (code === -3) throw new RedisDataLostError();
-      if (code === -1 || code === -2) {
-        // First use of this account here (or after a reconcile): load it from the store, then decide.
-        if (attempt >= 3) throw new Error('hot counters could not be loaded');
-        if (code === -1) await this.loadUser(userId!, now, false);
-        else await this.loadKey(check.keyId, false);
-        continue;
+          tokens: Math.max(0, Math.ceil(rate?.tokens ?? 0)),
+          rpmLimit: rate?.limits.rpmLimit ?? 0,
+          tpmLimit: rate?.limits.tpmLimit ?? 0,
+          holdId: hold?.id ?? null,
+          amount: hold?.amount ?? 0,
+          expiresAt: hold?.expiresAt ?? 0,
+          trackUser: hold?.trackUser ?? false,
+          trackKey: hold?.trackKey ?? false,
+          monthlyQuota: check.monthlyQuota,
+          lifetimeLimit: check.lifetimeLimit,
+          month: monthOf(now),
+          leaseId,
+          leaseFloor: lease?.floor ?? 0,
+          leaseShare: lease?.share ?? 0,
+          leaseExpiresAt: lease?.expiresAt ?? 0,
+          mayConvert: lease?.mayConvert ?? false,
+          guardGeneration: this.guardGeneration,
+        },
+      });
+      switch (reply.outcome) {
+        case 'data_lost':
+          throw new RedisDataLostError();
+        case 'load_user':
+        case 'load_key':
+          // First use of this account here (or after a reconcile): load it from the store, then decide.
+          if (attempt >= 3) throw new Error('hot counters could not be loaded');
+          if (reply.outcome === 'load_user' && userId !== null) await this.loadUser(shard, userId, now, false);
+          else await this.loadKey(shard, check.keyId, false);
+          continue;
+        default:
+          return decision(check, reply);
       }
-      const [, refused, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs, lease, free] = reply;
-      const leaseFigures = lease !== undefined && lease >= 0 ? { lease: { amount: lease, free } } : {};
-      const rateCheck: RateCheck | null = rate
-        ? {
-            allowed: code !== 4,
-            refusedBy: refused === 1 ? 'requests' : refused === 2 ? 'tokens' : null,
-            retryAfterMs,
-            requests: rate.limits.rpmLimit
-              ? { limit: rate.limits.rpmLimit, remaining: rpmRemaining, resetMs: rpmResetMs }
-              : null,
-            tokens: rate.limits.tpmLimit
-              ? { limit: rate.limits.tpmLimit, remaining: tpmRemaining, resetMs: tpmResetMs }
-              : null,
-          }
-        : null;
-      if (code === 4) return { rate: rateCheck, hold: null };
-      if (code === 5) return { rate: rateCheck, hold: 'insufficient_credits', leaseCouldCover: true, ...leaseFigures };
-      return { rate: rateCheck, hold: hold ? HOLD_CODES[code] : null, ...leaseFigures };
     }
   }
 
@@ -198,37 +162,45 @@ export class RedisHotCounters implements HotCounters {
     await this.settleScript(settlement, JSON.stringify(settlement.record));
   }
 
-  /** Settles; resolves with the stream entry id and the lease after when the settlement debited one (else -1). */
-  async settleFromLease(settlement: Settlement): Promise<{ entryId: string; lease: number }> {
+  /**
+   * Settles; resolves with the stream entry id, the lease after when the settlement debited one
+   * (else -1), and the shard whose stream took the record.
+   */
+  async settleFromLease(settlement: Settlement): Promise<{ entryId: string; lease: number; shard: number }> {
     return this.settleScript(settlement, JSON.stringify(settlement.record));
   }
 
-  /**
-   * This Redis's data generation (set if it has none) and the oldest unwritten settlement's entry
-   * id; `fenceUntil` refuses holds until then (the caller found the data lost).
-   */
-  async generation(candidate: string, fenceUntil?: number): Promise<{ generation: string; oldest: string }> {
-    const [generation, oldest] = await this.redis.hotGeneration(
-      this.generationKey(),
-      this.streamKey,
-      candidate,
-      fenceUntil ?? '',
-    );
-    return { generation, oldest };
+  /** The shard of a settlement's (or a record's) accounts: its user's, or its key's without a user. */
+  shardOfSettlement(userId: string | null, keyId: string | null): number {
+    return this.keys.shardOf(userId ?? keyId ?? '');
   }
 
-  private generationKey(): string {
-    return `${this.prefix}hot:generation`;
+  /**
+   * A shard's data generation (set if it has none) and the oldest unwritten settlement's entry id
+   * in its stream; `fenceUntil` refuses its holds until then (the caller found the data lost).
+   */
+  async generation(
+    shard: number,
+    candidate: string,
+    fenceUntil?: number,
+  ): Promise<{ generation: string; oldest: string }> {
+    return GENERATION.run(this.redis, {
+      keys: { generation: this.keys.generation(shard), stream: this.keys.stream(shard) },
+      args: { candidate, fenceUntil: fenceUntil ?? null },
+    });
   }
 
   /** Releases the hold and moves nothing else (the record went to the store another way). */
   async releaseOnly(settlement: Settlement): Promise<void> {
-    await this.settleScript({ ...settlement, charge: 0, keySpend: 0, tokens: null, leaseDebit: undefined }, '');
+    await this.settleScript({ ...settlement, charge: 0, keySpend: 0, tokens: null, leaseDebit: undefined }, null);
   }
 
   /** Takes an amount out of an instance's outage lease; resolves with the lease after. */
   async shrinkLease(userId: string, leaseId: string, amount: number): Promise<number> {
-    return Number(await this.redis.hotShrinkLease(...this.accountKeys(`u:${userId}`), leaseId, amount));
+    return SHRINK_LEASE.run(this.redis, {
+      keys: this.keys.user(this.keys.shardOf(userId), userId),
+      args: { leaseId, amount },
+    });
   }
 
   /**
@@ -236,73 +208,102 @@ export class RedisHotCounters implements HotCounters {
    * when Redis woke up). Releasing a hold that is not there changes nothing.
    */
   async releaseHold(hold: Hold, now: number): Promise<void> {
-    await this.redis.hotSettle(
-      this.none(),
-      ...this.accountKeys(hold.trackUser ? `u:${hold.userId}` : null),
-      ...this.accountKeys(hold.trackKey && hold.keyId ? `k:${hold.keyId}` : null),
-      this.streamKey,
-      now,
-      hold.id,
-      0,
-      0,
-      monthOf(now),
-      0,
-      0,
-      '',
-      hold.trackUser ? '1' : '0',
-      hold.trackKey && hold.keyId ? '1' : '0',
+    const keyId = hold.trackKey ? hold.keyId : null;
+    await this.settleScript(
+      {
+        hold,
+        userId: hold.trackUser ? hold.userId : null,
+        keyId,
+        charge: 0,
+        keySpend: 0,
+        month: monthOf(now),
+        tokens: null,
+        now,
+      },
+      null,
     );
   }
 
-  private async settleScript(settlement: Settlement, record: string): Promise<{ entryId: string; lease: number }> {
+  private async settleScript(
+    settlement: Omit<Settlement, 'record'>,
+    record: string | null,
+  ): Promise<{ entryId: string; lease: number; shard: number }> {
     const { hold, userId, keyId } = settlement;
-    const [entryId, lease] = await this.redis.hotSettle(
-      keyId ? this.bucket('tpm', keyId) : this.none(),
-      ...this.accountKeys(userId ? `u:${userId}` : null),
-      ...this.accountKeys(keyId ? `k:${keyId}` : null),
-      this.streamKey,
-      settlement.now,
-      hold?.id ?? '',
-      settlement.charge,
-      settlement.keySpend,
-      settlement.month,
-      settlement.tokens?.delta ?? 0,
-      settlement.tokens?.limits.tpmLimit ?? 0,
-      record,
-      userId ? '1' : '0',
-      keyId ? '1' : '0',
-      settlement.leaseDebit?.id ?? '',
-      settlement.leaseDebit?.amount ?? 0,
-    );
-    return { entryId, lease: Number(lease) };
+    const shard = this.shardOfSettlement(userId, keyId);
+    const { entryId, leaseAfter } = await SETTLE.run(this.redis, {
+      keys: {
+        tpmBucket: keyId ? this.keys.bucket(shard, 'tpm', keyId) : this.keys.none(shard),
+        ...this.keys.user(shard, userId),
+        ...this.keys.key(shard, keyId),
+        stream: this.keys.stream(shard),
+      },
+      args: {
+        now: settlement.now,
+        holdId: hold?.id ?? null,
+        charge: settlement.charge,
+        keySpend: settlement.keySpend,
+        month: settlement.month,
+        tpmDelta: settlement.tokens?.delta ?? 0,
+        tpmLimit: settlement.tokens?.limits.tpmLimit ?? 0,
+        record,
+        hasUser: userId !== null,
+        hasKey: keyId !== null,
+        leaseId: settlement.leaseDebit?.id ?? null,
+        leaseDebit: settlement.leaseDebit?.amount ?? 0,
+      },
+    });
+    return { entryId, lease: leaseAfter, shard };
   }
 
   async balance(userId: string, now: number): Promise<{ balance: number; held: number }> {
+    const shard = this.keys.shardOf(userId);
     for (let attempt = 0; ; attempt++) {
-      const [balance, held] = await this.redis.hotBalance(...this.accountKeys(`u:${userId}`), now);
-      if (balance !== '') return { balance: Number(balance), held: Number(held) };
+      const { balance, held } = await BALANCE.run(this.redis, { keys: this.keys.user(shard, userId), args: { now } });
+      if (balance !== null) return { balance, held };
       if (attempt >= 3) throw new Error('hot counters could not be loaded');
-      await this.loadUser(userId, now, false);
+      await this.loadUser(shard, userId, now, false);
     }
   }
 
   async ledgerWrite(userIds: string[]): Promise<LedgerWriteTicket> {
-    const write = await this.begin(userIds.map((userId) => this.account(`u:${userId}`)));
+    // One write per shard: a script touches the keys of one slot only.
+    const byShard = new Map<number, string[]>();
+    for (const userId of userIds) {
+      const shard = this.keys.shardOf(userId);
+      byShard.set(shard, [...(byShard.get(shard) ?? []), userId]);
+    }
+    const writes: Array<{ write: StoreWrite; users: string[] }> = [];
+    for (const [shard, users] of byShard)
+      writes.push({
+        write: await this.begin(
+          shard,
+          users.map((userId) => this.keys.counters(shard, `u:${userId}`)),
+        ),
+        users,
+      });
     return {
       done: async (moves) => {
-        const amounts = userIds.map((userId) =>
-          moves.filter((move) => move.userId === userId).reduce((sum, move) => sum + move.amount, 0),
-        );
-        await this.end(write, () =>
-          this.redis.hotEndLedgerWrite(write.keys.length, ...write.keys, write.id, ...amounts),
-        );
+        for (const { write, users } of writes)
+          await this.end(write, () =>
+            END_LEDGER_WRITE.run(this.redis, {
+              keys: {},
+              keyList: write.keys,
+              args: { writeId: write.id },
+              argList: users.map((userId) => ({
+                amount: moves.filter((move) => move.userId === userId).reduce((sum, move) => sum + move.amount, 0),
+              })),
+            }),
+          );
       },
     };
   }
 
-  /** A settlement batch is about to be written to the store; pass what it returns to endWrite. */
-  async beginWrite(records: SettlementRecord[]): Promise<StoreWrite> {
-    return this.begin(this.accountsOf(records));
+  /**
+   * A settlement batch of one shard's stream is about to be written to the store; pass what it
+   * returns to endWrite.
+   */
+  async beginWrite(shard: number, records: SettlementRecord[]): Promise<StoreWrite> {
+    return this.begin(shard, this.accountsOf(shard, records));
   }
 
   /** The batch is over: acknowledged stream entries (when committed) stop counting as pending. */
@@ -311,30 +312,34 @@ export class RedisHotCounters implements HotCounters {
     entries: Array<{ id: string; record: SettlementRecord }>,
     committed: boolean,
     write: StoreWrite,
-  ) {
+  ): Promise<void> {
     // The accounts marked at the batch's begin: those of these entries.
-    const keys = write.keys;
-    const index = new Map(keys.map((key, position) => [key, position + 2]));
-    const args: Arg[] = [];
-    if (committed) {
-      for (const { id, record } of entries) {
-        const { event, charge } = record;
-        const priced = event.cost_nanos > 0;
-        const user = priced && charge && event.user_id ? index.get(this.account(`u:${event.user_id}`))! : 0;
-        const key = priced && event.key_id ? index.get(this.account(`k:${event.key_id}`))! : 0;
-        args.push(id, user, event.cost_nanos, key, event.cost_nanos, monthOf(event.created_at));
-      }
-    }
+    const { shard, keys: accounts } = write;
+    // Each entry names its accounts by their place in the list (1-based; 0: none).
+    const place = (account: string | null) => (account === null ? 0 : accounts.indexOf(account) + 1);
+    const acknowledged = committed
+      ? entries.map(({ id, record }) => {
+          const { event, charge } = record;
+          const priced = event.cost_nanos > 0;
+          return {
+            id,
+            userAccount: place(
+              priced && charge && event.user_id ? this.keys.counters(shard, `u:${event.user_id}`) : null,
+            ),
+            charge: event.cost_nanos,
+            keyAccount: place(priced && event.key_id ? this.keys.counters(shard, `k:${event.key_id}`) : null),
+            keySpend: event.cost_nanos,
+            month: monthOf(event.created_at),
+          };
+        })
+      : [];
     await this.end(write, () =>
-      this.redis.hotAckSettlements(
-        keys.length + 1,
-        this.streamKey,
-        ...keys,
-        group,
-        committed ? entries.length : 0,
-        write.id,
-        ...args,
-      ),
+      ACK_SETTLEMENTS.run(this.redis, {
+        keys: { stream: this.keys.stream(shard) },
+        keyList: accounts,
+        args: { group, writeId: write.id },
+        argList: acknowledged,
+      }),
     );
   }
 
@@ -344,19 +349,24 @@ export class RedisHotCounters implements HotCounters {
    */
   async endUnanswered(): Promise<void> {
     for (const write of [...this.unended]) {
-      if (write.keys.length > 0) await this.redis.hotEndWrites(write.keys.length, ...write.keys, write.id);
+      if (write.keys.length > 0)
+        await END_WRITES.run(this.redis, { keys: {}, keyList: write.keys, args: { writeId: write.id } });
       this.unended.delete(write);
     }
   }
 
-  private async begin(keys: string[]): Promise<StoreWrite> {
+  private async begin(shard: number, keys: string[]): Promise<StoreWrite> {
     // The lease is wall-clock time, as loads compare it with Date.now() (never a test clock).
     const now = Date.now();
-    const write: StoreWrite = { id: randomUUID(), keys };
+    const write: StoreWrite = { id: randomUUID(), shard, keys };
     if (keys.length === 0) return write;
     await this.endUnanswered().catch(() => undefined);
     try {
-      await this.redis.hotBeginWrite(keys.length, ...keys, now, this.writeLeaseMs, write.id);
+      await BEGIN_WRITE.run(this.redis, {
+        keys: {},
+        keyList: keys,
+        args: { now, leaseMs: this.writeLeaseMs, writeId: write.id },
+      });
     } catch (error) {
       // Redis may still run it (a paused Redis reads it when it wakes up): end it once it answers.
       this.unended.add(write);
@@ -365,7 +375,11 @@ export class RedisHotCounters implements HotCounters {
     return write;
   }
 
-  /** Runs a write's end (always: a batch that marked no account still acknowledges its entries). */
+  /**
+   * Runs a write's end. A batch that marked no account (every entry cost nothing: refusals, 503s)
+   * still has its entries acknowledged: skipping that left them pending forever, read again on
+   * every pass ahead of any new entry, so nothing settled after them was written.
+   */
   private async end(write: StoreWrite, run: () => Promise<unknown>): Promise<void> {
     try {
       await run();
@@ -378,27 +392,31 @@ export class RedisHotCounters implements HotCounters {
   async reconcile(now: number): Promise<CounterDrift[]> {
     await this.endUnanswered();
     const drift: CounterDrift[] = [];
-    const members = await this.redis.smembers(this.loadedSet());
-    for (const member of members) {
-      const id = member.slice(2);
-      // A store write left by a killed instance keeps loads waiting until its lease runs out: wait it out.
-      const patience = this.writeLeaseMs + 5_000;
-      const previous = member.startsWith('u:')
-        ? await this.loadUser(id, now, true, patience)
-        : await this.loadKey(id, true, patience);
-      if (previous.replaced !== previous.expected)
-        drift.push({
-          entity: `${member.startsWith('u:') ? 'user' : 'key'} ${id}`,
-          expected: previous.expected,
-          actual: previous.replaced,
-        });
+    for (const shard of this.keys.shards) {
+      const members = await this.redis.smembers(this.keys.loaded(shard));
+      for (const member of members) {
+        const id = member.slice(2);
+        // A store write left by a killed instance keeps loads waiting until its lease runs out: wait it out.
+        const patience = this.writeLeaseMs + 5_000;
+        const previous = member.startsWith('u:')
+          ? await this.loadUser(shard, id, now, true, patience)
+          : await this.loadKey(shard, id, true, patience);
+        if (previous.replaced !== previous.expected)
+          drift.push({
+            entity: `${member.startsWith('u:') ? 'user' : 'key'} ${id}`,
+            expected: previous.expected,
+            actual: previous.replaced,
+          });
+      }
     }
     return drift;
   }
 
-  /** Settlements in the stream not yet written to the store (all instances'). */
+  /** Settlements in the streams not yet written to the store (all instances'). */
   async unwrittenSettlements(): Promise<number> {
-    return this.redis.xlen(this.streamKey);
+    let total = 0;
+    for (const shard of this.keys.shards) total += await this.redis.xlen(this.keys.stream(shard));
+    return total;
   }
 
   async close(): Promise<void> {
@@ -410,31 +428,29 @@ export class RedisHotCounters implements HotCounters {
    * the load script proves no store write of this user began or ended in between; while one is
    * under way the load waits for it.
    */
-  private async loadUser(userId: string, now: number, force: boolean, patienceMs = LOAD_PATIENCE_MS) {
-    const key = this.account(`u:${userId}`);
+  private async loadUser(shard: number, userId: string, now: number, force: boolean, patienceMs = LOAD_PATIENCE_MS) {
+    const keys = this.keys.user(shard, userId);
     const deadline = Date.now() + patienceMs;
     for (let attempt = 0; Date.now() < deadline; attempt++) {
-      const [loaded, epoch, busy] = await this.redis.hotPeek(key, Date.now(), 'bal');
-      if (Number(loaded) === 1 && !force) return { replaced: null, expected: 0 };
-      if (Number(busy) === 1) {
+      const peek = await PEEK.run(this.redis, {
+        keys: { account: keys.user },
+        args: { now: Date.now(), loadedField: 'bal' },
+      });
+      if (peek.loaded && !force) return { replaced: null, expected: 0 };
+      if (peek.busy) {
         // The write under way may be one of ours whose end Redis did not answer.
         await this.endUnanswered().catch(() => undefined);
         await pause(attempt);
         continue;
       }
       const stored = await this.source.balance(userId);
-      const [done, previous] = await this.redis.hotLoadUser(
-        key,
-        this.loadedSet(),
-        epoch,
-        stored.balance,
-        Date.now(),
-        `u:${userId}`,
-        force ? '1' : '0',
-      );
-      if (Number(done) === 1) {
-        const [balance] = await this.redis.hotBalance(...this.accountKeys(`u:${userId}`), now);
-        return { replaced: previous === '' ? null : Number(previous), expected: Number(balance) };
+      const load = await LOAD_USER.run(this.redis, {
+        keys: { user: keys.user, loadedSet: this.keys.loaded(shard) },
+        args: { epoch: peek.epoch, ledgerBalance: stored.balance, now: Date.now(), member: `u:${userId}`, force },
+      });
+      if (load.loaded) {
+        const { balance } = await BALANCE.run(this.redis, { keys, args: { now } });
+        return { replaced: load.previous, expected: balance ?? 0 };
       }
       await pause(attempt);
     }
@@ -443,33 +459,37 @@ export class RedisHotCounters implements HotCounters {
     );
   }
 
-  private async loadKey(keyId: string, force: boolean, patienceMs = LOAD_PATIENCE_MS) {
-    const key = this.account(`k:${keyId}`);
+  private async loadKey(shard: number, keyId: string, force: boolean, patienceMs = LOAD_PATIENCE_MS) {
+    const { key } = this.keys.key(shard, keyId);
     const deadline = Date.now() + patienceMs;
     for (let attempt = 0; Date.now() < deadline; attempt++) {
-      const [loaded, epoch, busy] = await this.redis.hotPeek(key, Date.now(), 'tot');
-      if (Number(loaded) === 1 && !force) return { replaced: null, expected: 0 };
-      if (Number(busy) === 1) {
+      const peek = await PEEK.run(this.redis, {
+        keys: { account: key },
+        args: { now: Date.now(), loadedField: 'tot' },
+      });
+      if (peek.loaded && !force) return { replaced: null, expected: 0 };
+      if (peek.busy) {
         // The write under way may be one of ours whose end Redis did not answer.
         await this.endUnanswered().catch(() => undefined);
         await pause(attempt);
         continue;
       }
       const stored = await this.source.keySpend(keyId);
-      const [done, previous] = await this.redis.hotLoadKey(
-        key,
-        this.loadedSet(),
-        epoch,
-        stored.month ?? '',
-        stored.monthSpend,
-        stored.totalSpend,
-        Date.now(),
-        `k:${keyId}`,
-        force ? '1' : '0',
-      );
-      if (Number(done) === 1) {
+      const load = await LOAD_KEY.run(this.redis, {
+        keys: { key, loadedSet: this.keys.loaded(shard) },
+        args: {
+          epoch: peek.epoch,
+          month: stored.month ?? '',
+          monthSpend: stored.monthSpend,
+          total: stored.totalSpend,
+          now: Date.now(),
+          member: `k:${keyId}`,
+          force,
+        },
+      });
+      if (load.loaded) {
         const total = await this.redis.hget(key, 'tot');
-        return { replaced: previous === '' ? null : Number(previous), expected: Number(total) };
+        return { replaced: load.previous, expected: Number(total) };
       }
       await pause(attempt);
     }
@@ -478,37 +498,48 @@ export class RedisHotCounters implements HotCounters {
     );
   }
 
-  private accountsOf(records: SettlementRecord[]): string[] {
-    const keys = new Set<string>();
+  /** The counters hashes a batch of one shard's records moves (sorted: the same order everywhere). */
+  private accountsOf(shard: number, records: SettlementRecord[]): string[] {
+    const accounts = new Set<string>();
     for (const { event, charge } of records) {
       if (event.cost_nanos <= 0) continue;
-      if (charge && event.user_id) keys.add(this.account(`u:${event.user_id}`));
-      if (event.key_id) keys.add(this.account(`k:${event.key_id}`));
+      if (charge && event.user_id) accounts.add(this.keys.counters(shard, `u:${event.user_id}`));
+      if (event.key_id) accounts.add(this.keys.counters(shard, `k:${event.key_id}`));
     }
-    return [...keys].sort();
+    return [...accounts].sort();
   }
+}
 
-  /** Counters hash, holds hash and expiry set of an account (placeholders when there is none). */
-  private accountKeys(account: string | null): [string, string, string] {
-    if (!account) return [this.none(), this.none(), this.none()];
-    const key = this.account(account);
-    return [key, `${key}:holds`, `${key}:expiry`];
-  }
-
-  private account(account: string): string {
-    return `${this.prefix}hot:${account}`;
-  }
-
-  private loadedSet(): string {
-    return `${this.prefix}hot:loaded`;
-  }
-
-  private none(): string {
-    return `${this.prefix}hot:none`;
-  }
-
-  private bucket(kind: 'rpm' | 'tpm', keyId: string): string {
-    return `${this.prefix}limit:${kind}:${keyId}`;
+/** The admission decision a script reply stands for. */
+function decision(check: AdmissionCheck, reply: AdmitReply): AdmissionDecision {
+  const { hold, rate } = check;
+  const lease = reply.leaseAfter >= 0 ? { lease: { amount: reply.leaseAfter, free: reply.freeAfter } } : {};
+  const rateCheck: RateCheck | null = rate
+    ? {
+        allowed: reply.outcome !== 'rate_limited',
+        refusedBy: reply.refusedBy,
+        retryAfterMs: reply.retryAfterMs,
+        requests: rate.limits.rpmLimit
+          ? { limit: rate.limits.rpmLimit, remaining: reply.rpmRemaining, resetMs: reply.rpmResetMs }
+          : null,
+        tokens: rate.limits.tpmLimit
+          ? { limit: rate.limits.tpmLimit, remaining: reply.tpmRemaining, resetMs: reply.tpmResetMs }
+          : null,
+      }
+    : null;
+  switch (reply.outcome) {
+    case 'rate_limited':
+      return { rate: rateCheck, hold: null };
+    case 'lease_could_cover':
+      return { rate: rateCheck, hold: 'insufficient_credits', leaseCouldCover: true, ...lease };
+    case 'admitted':
+      return { rate: rateCheck, hold: hold ? 'held' : null, ...lease };
+    case 'insufficient_credits':
+    case 'quota_exceeded':
+    case 'credit_limit_exceeded':
+      return { rate: rateCheck, hold: hold ? reply.outcome : null, ...lease };
+    default:
+      throw new Error(`unexpected admission reply: ${reply.outcome}`);
   }
 }
 

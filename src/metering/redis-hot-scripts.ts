@@ -1,8 +1,10 @@
 /**
  * Lua scripts of the Redis hot counters (redis-hot-counters.ts): each runs atomically in Redis,
- * so every instance sees one balance, one key spend and one set of holds. Layout per account
- * (`u:<user id>` or `k:<key id>` after the prefix `hot:`): a hash of counters, a hash of open
- * holds (id → amount) and a sorted set of their expiry times.
+ * so every instance sees one balance, one key spend and one set of holds. Each script declares
+ * its KEYS and ARGV by name (redis-script.ts binds them to Lua locals and lays calls out in the
+ * same order) and decodes its reply into named fields. Layout per account (`u:<user id>` or
+ * `k:<key id>`): a hash of counters, a hash of open holds (id → amount) and a sorted set of their
+ * expiry times.
  *
  * User hash: bal (balance, absent until loaded), lsum (the part of held that is instances' outage leases), pend (charges settled and not yet in the store),
  * held (sum of open holds), ep (bumped by every store write's begin and end), w:<write id> (a
@@ -10,6 +12,7 @@
  * and its spend), p:<YYYY-MM> (spend settled and not yet in the store), held, ep, w:<write id>.
  * Money is integer nano-USD; Lua numbers are doubles, exact up to 2^53 (about $9 million).
  */
+import { defineScript, replyList, replyNumber, replyText } from './redis-script.js';
 
 /** Drops expired holds of one account (a request whose instance died never settles them). */
 const SWEEP = `
@@ -37,7 +40,7 @@ end
 /**
  * An instance's outage lease on a user: a hold with the id `lease:<instance>` (so it expires
  * like one), also summed in `lsum` so the balance shown leaves it out. setLease moves the
- * difference in and out of `held`. Reply value: the lease after.
+ * difference in and out of `held`. Returns the lease after.
  */
 const LEASE = `
 local function setLease(owner, hash, zset, id, amount, expiresAt)
@@ -62,160 +65,240 @@ end
 const BUSY = `
 local function busy(key, now)
   local fields = redis.call('HGETALL', key)
-  local under_way = false
+  local underWay = false
   for i = 1, #fields, 2 do
     if string.sub(fields[i], 1, 2) == 'w:' then
-      if tonumber(fields[i + 1]) > now then under_way = true
+      if tonumber(fields[i + 1]) > now then underWay = true
       else redis.call('HDEL', key, fields[i]) end
     end
   end
-  return under_way
+  return underWay
 end
 `;
+
+/** The three keys of an account: counters hash, holds hash, expiry set. */
+export const USER_KEYS = ['user', 'userHolds', 'userExpiry'] as const;
+export const KEY_KEYS = ['key', 'keyHolds', 'keyExpiry'] as const;
+
+/** How an admission ended. */
+export type AdmitOutcome =
+  | 'admitted'
+  | 'insufficient_credits'
+  | 'quota_exceeded'
+  | 'credit_limit_exceeded'
+  | 'rate_limited'
+  /** Short of credit unless it takes from the instance's lease: ask again with mayConvert. */
+  | 'lease_could_cover'
+  /** The user's counters must be loaded from the store first (then ask again). */
+  | 'load_user'
+  | 'load_key'
+  /** Redis has no data generation or is fenced after a data loss: holds wait. */
+  | 'data_lost';
+
+export interface AdmitReply {
+  outcome: AdmitOutcome;
+  /** Which window refused (rate_limited). */
+  refusedBy: 'requests' | 'tokens' | null;
+  retryAfterMs: number;
+  /** -1: the key has no rpm / tpm window. */
+  rpmRemaining: number;
+  rpmResetMs: number;
+  tpmRemaining: number;
+  tpmResetMs: number;
+  /** The instance's lease after this step (-1: not touched) and the balance left free. */
+  leaseAfter: number;
+  freeAfter: number;
+}
+
 /**
  * One admission: rate windows, key quota and lifetime limit, available balance, then the hold.
- * KEYS: rpm bucket, tpm bucket, user hash, user holds, user expiry, key hash, key holds, key expiry,
- * generation (a hash: id, and fence, the time until which holds are refused after a data loss).
- * ARGV: now, tokens, rpm limit (0 none), tpm limit (0 none), hold id ('' none), amount, expiresAt,
- * track user (1/0), track key (1/0), monthly quota ('' none), lifetime limit ('' none), month,
- * lease id ('' none), lease floor (what the instance already spent of it), lease share (the lease
- * is topped up to 1/share of the free balance when below half of that; 0 none), lease expiry,
- * may convert (1: the hold may take from the instance's own lease when the free balance is short),
- * guard generation (1: refuse holds while Redis has no generation or is fenced: code -3).
- * Reply: {code, refused by (1 rpm, 2 tpm), retry after ms, rpm remaining, rpm reset ms, tpm
- * remaining, tpm reset ms, lease after (-1 untouched), free balance after}; code 0 admitted, 1
- * insufficient credits, 2 quota exceeded, 3 credit limit exceeded, 4 rate limited, 5 short of
- * credit unless it takes from the instance's lease (ask again with may convert), -1 the user's
- * counters must be loaded, -2 the key's.
+ * `generation` is a hash: id, and fence (the time until which holds are refused after a data
+ * loss). The lease: this instance's outage lease on the user is topped up to 1/leaseShare of
+ * the free balance when below half of that (0: never) and never below leaseFloor (what the
+ * instance already spent of it); mayConvert lets the hold take from it when the free balance is
+ * short. guardGeneration refuses holds while Redis has no generation or is fenced.
  */
-export const ADMIT_SCRIPT = `${SWEEP}${LEASE}
-local now = tonumber(ARGV[1])
-local holding = ARGV[5] ~= ''
-local trackUser = holding and ARGV[8] == '1'
-local trackKey = holding and ARGV[9] == '1'
-if holding and ARGV[18] == '1' then
+export const ADMIT = defineScript({
+  name: 'hotAdmit',
+  keys: ['rpmBucket', 'tpmBucket', ...USER_KEYS, ...KEY_KEYS, 'generation'],
+  args: {
+    now: 'int',
+    tokens: 'int',
+    rpmLimit: 'int',
+    tpmLimit: 'int',
+    holdId: 'text?',
+    amount: 'int',
+    expiresAt: 'int',
+    trackUser: 'flag',
+    trackKey: 'flag',
+    monthlyQuota: 'int?',
+    lifetimeLimit: 'int?',
+    month: 'text',
+    leaseId: 'text?',
+    leaseFloor: 'int',
+    leaseShare: 'int',
+    leaseExpiresAt: 'int',
+    mayConvert: 'flag',
+    guardGeneration: 'flag',
+  },
+  prelude: `${SWEEP}${LEASE}`,
+  body: `
+local holding = holdId ~= nil
+local countUser = holding and trackUser
+local countKey = holding and trackKey
+local refusedBy, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs, leaseAfter, freeAfter = '', 0, -1, 0, -1, 0, -1, 0
+local function answer(outcome)
+  return { outcome, refusedBy, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs, leaseAfter, freeAfter }
+end
+if holding and guardGeneration then
   -- Redis came back without its data: until every instance wrote the settlements the lost
   -- stream held, a balance loaded from the ledger would miss them.
-  local fence = redis.call('HGET', KEYS[9], 'fence')
-  if not fence or tonumber(fence) > now then return { -3 } end
+  local fence = redis.call('HGET', generation, 'fence')
+  if not fence or tonumber(fence) > now then return answer('data_lost') end
 end
-if trackUser and redis.call('HEXISTS', KEYS[3], 'bal') == 0 then return { -1 } end
-if trackKey and redis.call('HEXISTS', KEYS[6], 'tot') == 0 then return { -2 } end
-local limits = { tonumber(ARGV[3]), tonumber(ARGV[4]) }
-local costs = { 1, tonumber(ARGV[2]) }
+if countUser and redis.call('HEXISTS', user, 'bal') == 0 then return answer('load_user') end
+if countKey and redis.call('HEXISTS', key, 'tot') == 0 then return answer('load_key') end
+local windows = {
+  { bucket = rpmBucket, limit = rpmLimit, cost = 1, name = 'requests' },
+  { bucket = tpmBucket, limit = tpmLimit, cost = tokens, name = 'tokens' },
+}
 local period = 60000
-local results = {}
 local allowed = true
-local refused = 0
-for i = 1, 2 do
-  local limit = limits[i]
-  if limit > 0 then
-    local stored = redis.call('GET', KEYS[i])
+for _, window in ipairs(windows) do
+  if window.limit > 0 then
+    local stored = redis.call('GET', window.bucket)
     local tat = now
     if stored then tat = tonumber(stored) end
-    local interval = period / limit
+    local interval = period / window.limit
     local start = math.max(tat, now)
-    local nextTat = start + costs[i] * interval
+    local nextTat = start + window.cost * interval
     local allowAt = nextTat - period
+    local resetAt = nextTat
     if allowAt > now then
-      if allowed then refused = i end
+      if allowed then refusedBy = window.name end
       allowed = false
-      results[i] = { start, allowAt - now, math.max(0, math.floor((period - (start - now)) / interval)), start - now }
+      window.wait = allowAt - now
+      resetAt = start
     else
-      results[i] = { nextTat, 0, math.max(0, math.floor((period - (nextTat - now)) / interval)), nextTat - now }
+      window.wait = 0
+      window.nextTat = nextTat
     end
+    window.remaining = math.max(0, math.floor((period - (resetAt - now)) / interval))
+    window.resetMs = math.ceil(resetAt - now)
+    retryAfterMs = math.max(retryAfterMs, math.ceil(window.wait))
   end
 end
-local reply = { 0, refused, 0, -1, 0, -1, 0, -1, 0 }
-for i = 1, 2 do
-  local r = results[i]
-  if r then
-    reply[3] = math.max(reply[3], math.ceil(r[2]))
-    reply[2 + 2 * i] = r[3]
-    reply[3 + 2 * i] = math.ceil(r[4])
-  end
+if windows[1].limit > 0 then
+  rpmRemaining = windows[1].remaining
+  rpmResetMs = windows[1].resetMs
 end
-if not allowed then
-  reply[1] = 4
-  return reply
+if windows[2].limit > 0 then
+  tpmRemaining = windows[2].remaining
+  tpmResetMs = windows[2].resetMs
 end
+if not allowed then return answer('rate_limited') end
 if holding then
-  if trackKey then
-    sweep(KEYS[6], KEYS[7], KEYS[8], now)
-    local keyHeld = num(KEYS[6], 'held')
-    local month = 0
-    if redis.call('HGET', KEYS[6], 'mo') == ARGV[12] then month = num(KEYS[6], 'm') end
-    if ARGV[10] ~= '' and tonumber(ARGV[10]) - month - keyHeld <= 0 then
-      reply[1] = 2
-      return reply
-    end
-    if ARGV[11] ~= '' and tonumber(ARGV[11]) - num(KEYS[6], 'tot') - keyHeld <= 0 then
-      reply[1] = 3
-      return reply
-    end
+  if countKey then
+    sweep(key, keyHolds, keyExpiry, now)
+    local keyHeld = num(key, 'held')
+    local monthSpend = 0
+    if redis.call('HGET', key, 'mo') == month then monthSpend = num(key, 'm') end
+    if monthlyQuota and monthlyQuota - monthSpend - keyHeld <= 0 then return answer('quota_exceeded') end
+    if lifetimeLimit and lifetimeLimit - num(key, 'tot') - keyHeld <= 0 then return answer('credit_limit_exceeded') end
   end
-  local leaseId = ARGV[13]
   local lease = 0
   local convert = 0
-  if trackUser then
-    sweep(KEYS[3], KEYS[4], KEYS[5], now)
-    local amount = tonumber(ARGV[6])
-    local free = num(KEYS[3], 'bal') - num(KEYS[3], 'held')
-    if leaseId ~= '' then lease = tonumber(redis.call('HGET', KEYS[4], leaseId) or '0') end
+  if countUser then
+    sweep(user, userHolds, userExpiry, now)
+    local free = num(user, 'bal') - num(user, 'held')
+    if leaseId then lease = tonumber(redis.call('HGET', userHolds, leaseId) or '0') end
     if free < amount then
       -- Short: only this instance's own lease, beyond what it already spent of it, may make up the rest.
-      reply[8] = lease
-      reply[9] = free
-      if leaseId == '' or lease - tonumber(ARGV[14]) < amount - free then
-        reply[1] = 1
-        return reply
-      end
-      if ARGV[17] ~= '1' then
-        reply[1] = 5
-        return reply
-      end
+      leaseAfter = lease
+      freeAfter = free
+      if not leaseId or lease - leaseFloor < amount - free then return answer('insufficient_credits') end
+      if not mayConvert then return answer('lease_could_cover') end
       convert = amount - free
     end
   end
   local owners = {}
-  if trackUser then table.insert(owners, 3) end
-  if trackKey then table.insert(owners, 6) end
-  for _, i in ipairs(owners) do
-    redis.call('HSET', KEYS[i + 1], ARGV[5], ARGV[6])
-    redis.call('ZADD', KEYS[i + 2], ARGV[7], ARGV[5])
-    redis.call('HINCRBY', KEYS[i], 'held', ARGV[6])
+  if countUser then table.insert(owners, { user, userHolds, userExpiry }) end
+  if countKey then table.insert(owners, { key, keyHolds, keyExpiry }) end
+  for _, owner in ipairs(owners) do
+    redis.call('HSET', owner[2], holdId, amount)
+    redis.call('ZADD', owner[3], expiresAt, holdId)
+    redis.call('HINCRBY', owner[1], 'held', amount)
   end
-  if trackUser and leaseId ~= '' then
-    if convert > 0 then lease = setLease(KEYS[3], KEYS[4], KEYS[5], leaseId, lease - convert, nil) end
-    local free = num(KEYS[3], 'bal') - num(KEYS[3], 'held')
-    local share = tonumber(ARGV[15])
-    local want = math.max(lease, tonumber(ARGV[14]))
-    if share > 0 and free > 0 then
-      local target = math.floor(free / share)
+  if countUser and leaseId then
+    if convert > 0 then lease = setLease(user, userHolds, userExpiry, leaseId, lease - convert, nil) end
+    local free = num(user, 'bal') - num(user, 'held')
+    local want = math.max(lease, leaseFloor)
+    if leaseShare > 0 and free > 0 then
+      local target = math.floor(free / leaseShare)
       if lease < target / 2 then want = math.max(want, target) end
     end
-    if want > 0 or lease > 0 then lease = setLease(KEYS[3], KEYS[4], KEYS[5], leaseId, want, tonumber(ARGV[16])) end
-    reply[8] = lease
-    reply[9] = num(KEYS[3], 'bal') - num(KEYS[3], 'held')
+    if want > 0 or lease > 0 then lease = setLease(user, userHolds, userExpiry, leaseId, want, leaseExpiresAt) end
+    leaseAfter = lease
+    freeAfter = num(user, 'bal') - num(user, 'held')
   end
 end
-for i = 1, 2 do
-  local r = results[i]
-  if r then redis.call('SET', KEYS[i], string.format('%.3f', r[1]), 'PX', math.ceil(r[1] - now) + 1000) end
+for _, window in ipairs(windows) do
+  if window.nextTat then
+    redis.call('SET', window.bucket, string.format('%.3f', window.nextTat), 'PX', math.ceil(window.nextTat - now) + 1000)
+  end
 end
-return reply
-`;
+return answer('admitted')
+`,
+  decode(reply): AdmitReply {
+    const [
+      outcome,
+      refusedBy,
+      retryAfterMs,
+      rpmRemaining,
+      rpmResetMs,
+      tpmRemaining,
+      tpmResetMs,
+      leaseAfter,
+      freeAfter,
+    ] = replyList(reply, 'hotAdmit');
+    return {
+      outcome: replyText(outcome) as AdmitOutcome,
+      refusedBy: refusedBy === 'requests' || refusedBy === 'tokens' ? refusedBy : null,
+      retryAfterMs: replyNumber(retryAfterMs),
+      rpmRemaining: replyNumber(rpmRemaining),
+      rpmResetMs: replyNumber(rpmResetMs),
+      tpmRemaining: replyNumber(tpmRemaining),
+      tpmResetMs: replyNumber(tpmResetMs),
+      leaseAfter: replyNumber(leaseAfter),
+      freeAfter: replyNumber(freeAfter),
+    };
+  },
+});
 
 /**
  * One settlement: the hold becomes the charge in the counters and the durable record is appended
- * to the settlement stream, in the same atomic step.
- * KEYS: tpm bucket, user hash, user holds, user expiry, key hash, key holds, key expiry, stream.
- * ARGV: now, hold id ('' none), charge, key spend, month, tpm delta, tpm limit (0 none),
- * record ('' none: only release), has user (1/0), has key (1/0), lease id ('' none), lease debit
- * (a request admitted from the lease while Redis was away: its charge leaves the lease).
- * Reply: {the stream entry id ('' without a record), the lease after (-1 none)}.
+ * to the settlement stream, in the same atomic step. Without a record only the hold (and the
+ * other figures given) moves. leaseId/leaseDebit: a request admitted from the lease while Redis
+ * was away; its charge leaves the lease.
  */
-export const SETTLE_SCRIPT = `${SWEEP}${LEASE}
+export const SETTLE = defineScript({
+  name: 'hotSettle',
+  keys: ['tpmBucket', ...USER_KEYS, ...KEY_KEYS, 'stream'],
+  args: {
+    now: 'int',
+    holdId: 'text?',
+    charge: 'int',
+    keySpend: 'int',
+    month: 'text',
+    tpmDelta: 'int',
+    tpmLimit: 'int',
+    record: 'text?',
+    hasUser: 'flag',
+    hasKey: 'flag',
+    leaseId: 'text?',
+    leaseDebit: 'int',
+  },
+  prelude: `${SWEEP}${LEASE}
 local function release(owner, hash, zset, id)
   local amount = redis.call('HGET', hash, id)
   if amount then
@@ -223,79 +306,90 @@ local function release(owner, hash, zset, id)
     redis.call('ZREM', zset, id)
     redis.call('HINCRBY', owner, 'held', -tonumber(amount))
   end
+end`,
+  body: `
+if holdId then
+  if hasUser then release(user, userHolds, userExpiry, holdId) end
+  if hasKey then release(key, keyHolds, keyExpiry, holdId) end
 end
-local now = tonumber(ARGV[1])
-local hasUser = ARGV[9] == '1'
-local hasKey = ARGV[10] == '1'
-if ARGV[2] ~= '' then
-  if hasUser then release(KEYS[2], KEYS[3], KEYS[4], ARGV[2]) end
-  if hasKey then release(KEYS[5], KEYS[6], KEYS[7], ARGV[2]) end
-end
-local charge = tonumber(ARGV[3])
 if hasUser and charge > 0 then
-  local bal = redis.call('HGET', KEYS[2], 'bal')
-  if bal then redis.call('HINCRBY', KEYS[2], 'bal', -math.min(charge, math.max(0, tonumber(bal)))) end
-  redis.call('HINCRBY', KEYS[2], 'pend', charge)
+  local bal = redis.call('HGET', user, 'bal')
+  if bal then redis.call('HINCRBY', user, 'bal', -math.min(charge, math.max(0, tonumber(bal)))) end
+  redis.call('HINCRBY', user, 'pend', charge)
 end
-local spend = tonumber(ARGV[4])
-if hasKey and spend > 0 then
-  if redis.call('HEXISTS', KEYS[5], 'tot') == 1 then
-    local mo = redis.call('HGET', KEYS[5], 'mo')
-    if mo == ARGV[5] then
-      redis.call('HINCRBY', KEYS[5], 'm', spend)
-    elseif (not mo) or mo < ARGV[5] then
-      redis.call('HSET', KEYS[5], 'mo', ARGV[5], 'm', ARGV[4])
+if hasKey and keySpend > 0 then
+  if redis.call('HEXISTS', key, 'tot') == 1 then
+    local mo = redis.call('HGET', key, 'mo')
+    if mo == month then
+      redis.call('HINCRBY', key, 'm', keySpend)
+    elseif (not mo) or mo < month then
+      redis.call('HSET', key, 'mo', month, 'm', keySpend)
     end
-    redis.call('HINCRBY', KEYS[5], 'tot', spend)
+    redis.call('HINCRBY', key, 'tot', keySpend)
   end
-  redis.call('HINCRBY', KEYS[5], 'p:' .. ARGV[5], spend)
+  redis.call('HINCRBY', key, 'p:' .. month, keySpend)
 end
-local limit = tonumber(ARGV[7])
-local delta = tonumber(ARGV[6])
-if limit > 0 and delta ~= 0 then
-  local stored = redis.call('GET', KEYS[1])
+if tpmLimit > 0 and tpmDelta ~= 0 then
+  local stored = redis.call('GET', tpmBucket)
   local tat = now
   if stored then tat = tonumber(stored) end
-  local nextTat = math.max(tat, now) + delta * 60000 / limit
+  local nextTat = math.max(tat, now) + tpmDelta * 60000 / tpmLimit
   if nextTat > now then
-    redis.call('SET', KEYS[1], string.format('%.3f', nextTat), 'PX', math.ceil(nextTat - now) + 1000)
+    redis.call('SET', tpmBucket, string.format('%.3f', nextTat), 'PX', math.ceil(nextTat - now) + 1000)
   else
-    redis.call('DEL', KEYS[1])
+    redis.call('DEL', tpmBucket)
   end
 end
 local leaseAfter = -1
-if hasUser and ARGV[11] and ARGV[11] ~= '' then
-  local lease = tonumber(redis.call('HGET', KEYS[3], ARGV[11]) or '0')
-  leaseAfter = setLease(KEYS[2], KEYS[3], KEYS[4], ARGV[11], lease - math.min(lease, tonumber(ARGV[12])), nil)
+if hasUser and leaseId then
+  local lease = tonumber(redis.call('HGET', userHolds, leaseId) or '0')
+  leaseAfter = setLease(user, userHolds, userExpiry, leaseId, lease - math.min(lease, leaseDebit), nil)
 end
-if ARGV[8] == '' then return { '', leaseAfter } end
-return { redis.call('XADD', KEYS[8], '*', 'r', ARGV[8]), leaseAfter }
-`;
+if not record then return { '', leaseAfter } end
+return { redis.call('XADD', stream, '*', 'r', record), leaseAfter }
+`,
+  decode(reply): { entryId: string; leaseAfter: number } {
+    const [entryId, leaseAfter] = replyList(reply, 'hotSettle');
+    return { entryId: replyText(entryId), leaseAfter: replyNumber(leaseAfter) };
+  },
+});
 
 /**
  * Shrinks an instance's lease by an amount (the lease returned when idle, or a charge written to
- * the store while Redis was away). KEYS: user hash, holds, expiry. ARGV: lease id, amount.
- * Reply: the lease after.
+ * the store while Redis was away). Replies with the lease after.
  */
-export const SHRINK_LEASE_SCRIPT = `${LEASE}
-local lease = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
-return setLease(KEYS[1], KEYS[2], KEYS[3], ARGV[1], lease - math.min(lease, tonumber(ARGV[2])), nil)
-`;
+export const SHRINK_LEASE = defineScript({
+  name: 'hotShrinkLease',
+  keys: USER_KEYS,
+  args: { leaseId: 'text', amount: 'int' },
+  prelude: LEASE,
+  body: `
+local lease = tonumber(redis.call('HGET', userHolds, leaseId) or '0')
+return setLease(user, userHolds, userExpiry, leaseId, lease - math.min(lease, amount), nil)
+`,
+  decode: (reply): number => replyNumber(reply),
+});
 
 /**
- * KEYS: account hashes. ARGV: now, lease ms, write id. Marks a store write of these accounts as
- * under way, by its id: ending a write twice, or one whose begin never ran, changes nothing, so a
- * writer that lost a reply can always end its write (before, a lost reply kept every load of the
- * account waiting for the whole lease).
+ * Marks a store write of these accounts as under way, by its id, until its lease runs out
+ * (leaseMs from now): ending a write twice, or one whose begin never ran, changes nothing, so a
+ * writer that lost a reply can always end its write.
  */
-export const BEGIN_WRITE_SCRIPT = `
-local expiry = tonumber(ARGV[1]) + tonumber(ARGV[2])
-for _, key in ipairs(KEYS) do
-  redis.call('HSET', key, 'w:' .. ARGV[3], expiry)
-  redis.call('HINCRBY', key, 'ep', 1)
+export const BEGIN_WRITE = defineScript({
+  name: 'hotBeginWrite',
+  keys: [],
+  keyList: 'accounts',
+  args: { now: 'int', leaseMs: 'int', writeId: 'text' },
+  body: `
+local expiry = now + leaseMs
+for _, account in ipairs(accounts) do
+  redis.call('HSET', account, 'w:' .. writeId, expiry)
+  redis.call('HINCRBY', account, 'ep', 1)
 end
 return 1
-`;
+`,
+  decode: (): void => undefined,
+});
 
 const END_WRITE = `
 local function endWrite(key, id)
@@ -304,92 +398,146 @@ local function endWrite(key, id)
 end
 `;
 
-/** Ends a write whose end got no answer (or whose begin may have run). KEYS: account hashes. ARGV: write id. */
-export const END_WRITES_SCRIPT = `${END_WRITE}
-for _, key in ipairs(KEYS) do endWrite(key, ARGV[1]) end
+/** Ends a write whose end got no answer (or whose begin may have run). */
+export const END_WRITES = defineScript({
+  name: 'hotEndWrites',
+  keys: [],
+  keyList: 'accounts',
+  args: { writeId: 'text' },
+  prelude: END_WRITE,
+  body: `
+for _, account in ipairs(accounts) do endWrite(account, writeId) end
 return 1
-`;
+`,
+  decode: (): void => undefined,
+});
 
 /**
  * After a settlement batch: acknowledges the stream entries (only the first acknowledgement of an
- * entry moves the pending figures, so an entry written twice is counted once) and ends the write.
- * KEYS: stream, then the account hashes of the batch. ARGV: group, entry count, write id, then
- * per entry six values: entry id, user hash index in KEYS (0 none), charge, key hash index (0 none), key
- * spend, month.
+ * entry moves the pending figures, so an entry written twice is counted once) and ends the write
+ * of every account of the batch. Each entry names its user and key account by their place in
+ * `accounts` (1-based; 0 none).
  */
-export const ACK_SETTLEMENTS_SCRIPT = `${END_WRITE}
-local count = tonumber(ARGV[2])
-for e = 0, count - 1 do
-  local base = 4 + e * 6
-  local id = ARGV[base]
-  if redis.call('XACK', KEYS[1], ARGV[1], id) == 1 then
-    redis.call('XDEL', KEYS[1], id)
-    local u = tonumber(ARGV[base + 1])
-    if u > 0 then redis.call('HINCRBY', KEYS[u], 'pend', -tonumber(ARGV[base + 2])) end
-    local k = tonumber(ARGV[base + 3])
-    if k > 0 then
-      local field = 'p:' .. ARGV[base + 5]
-      if redis.call('HINCRBY', KEYS[k], field, -tonumber(ARGV[base + 4])) == 0 then redis.call('HDEL', KEYS[k], field) end
+export const ACK_SETTLEMENTS = defineScript({
+  name: 'hotAckSettlements',
+  keys: ['stream'],
+  keyList: 'accounts',
+  args: { group: 'text', writeId: 'text' },
+  argList: {
+    name: 'entries',
+    fields: { id: 'text', userAccount: 'int', charge: 'int', keyAccount: 'int', keySpend: 'int', month: 'text' },
+  },
+  prelude: END_WRITE,
+  body: `
+for _, entry in ipairs(entries) do
+  if redis.call('XACK', stream, group, entry.id) == 1 then
+    redis.call('XDEL', stream, entry.id)
+    if entry.userAccount > 0 then redis.call('HINCRBY', accounts[entry.userAccount], 'pend', -entry.charge) end
+    if entry.keyAccount > 0 then
+      local account = accounts[entry.keyAccount]
+      local field = 'p:' .. entry.month
+      if redis.call('HINCRBY', account, field, -entry.keySpend) == 0 then redis.call('HDEL', account, field) end
     end
   end
 end
-for i = 2, #KEYS do endWrite(KEYS[i], ARGV[3]) end
+for _, account in ipairs(accounts) do endWrite(account, writeId) end
 return 1
-`;
+`,
+  decode: (): void => undefined,
+});
 
-/** After a ledger entry outside settlement. KEYS: user hashes. ARGV: write id, the amount each moved. */
-export const END_LEDGER_WRITE_SCRIPT = `${END_WRITE}
-for i, key in ipairs(KEYS) do
-  local amount = tonumber(ARGV[i + 1])
-  local bal = redis.call('HGET', key, 'bal')
+/** After a ledger entry outside settlement: each user's balance moves by its amount; the write ends. */
+export const END_LEDGER_WRITE = defineScript({
+  name: 'hotEndLedgerWrite',
+  keys: [],
+  keyList: 'accounts',
+  args: { writeId: 'text' },
+  argList: { name: 'moves', fields: { amount: 'int' } },
+  prelude: END_WRITE,
+  body: `
+for i, account in ipairs(accounts) do
+  local amount = moves[i].amount
+  local bal = redis.call('HGET', account, 'bal')
   if bal and amount ~= 0 then
     local balance = math.max(0, tonumber(bal) + amount)
-    redis.call('HSET', key, 'bal', string.format('%d', balance))
+    redis.call('HSET', account, 'bal', string.format('%d', balance))
   end
-  endWrite(key, ARGV[1])
+  endWrite(account, writeId)
 end
 return 1
-`;
+`,
+  decode: (): void => undefined,
+});
 
-/** KEYS: an account hash. ARGV: now, the loaded field. Reply: {loaded 1/0, epoch, busy 1/0}. */
-export const PEEK_SCRIPT = `${SWEEP}${BUSY}
-local now = tonumber(ARGV[1])
-local loaded = redis.call('HEXISTS', KEYS[1], ARGV[2])
+/** Is the account loaded (its `loadedField` present), its write epoch, and is a store write of it under way. */
+export const PEEK = defineScript({
+  name: 'hotPeek',
+  keys: ['account'],
+  args: { now: 'int', loadedField: 'text' },
+  prelude: `${SWEEP}${BUSY}`,
+  body: `
+local loaded = redis.call('HEXISTS', account, loadedField)
 local b = 0
-if busy(KEYS[1], now) then b = 1 end
-return { loaded, redis.call('HGET', KEYS[1], 'ep') or '0', b }
-`;
+if busy(account, now) then b = 1 end
+return { loaded, redis.call('HGET', account, 'ep') or '0', b }
+`,
+  decode(reply): { loaded: boolean; epoch: string; busy: boolean } {
+    const [loaded, epoch, busy] = replyList(reply, 'hotPeek');
+    return { loaded: replyNumber(loaded) === 1, epoch: replyText(epoch), busy: replyNumber(busy) === 1 };
+  },
+});
+
+export interface LoadReply {
+  /** false: a store write began or ended since the epoch was read; read again and retry. */
+  loaded: boolean;
+  /** The figure it replaced (null: there was none). */
+  previous: number | null;
+}
+
+function decodeLoad(reply: unknown, what: string): LoadReply {
+  const [loaded, previous] = replyList(reply, what);
+  const text = replyText(previous);
+  return { loaded: replyNumber(loaded) === 1, previous: text === '' ? null : Number(text) };
+}
 
 /**
  * Loads (or, with force, replaces) a user's balance: the ledger's balance less the charges
- * settled and not yet written. Refused (0) when a store write began or ended since the epoch was
+ * settled and not yet written. Refused when a store write began or ended since the epoch was
  * read, so the ledger figure and the pending figure always describe the same moment.
- * KEYS: user hash, set of loaded accounts. ARGV: epoch, ledger balance, now, member, force (1/0).
- * Reply: {1 loaded / 0 retry, the balance it replaced ('' none)}.
  */
-export const LOAD_USER_SCRIPT = `${SWEEP}${BUSY}
-local previous = redis.call('HGET', KEYS[1], 'bal') or ''
-if previous ~= '' and ARGV[5] ~= '1' then return { 1, previous } end
-if (redis.call('HGET', KEYS[1], 'ep') or '0') ~= ARGV[1] or busy(KEYS[1], tonumber(ARGV[3])) then return { 0, previous } end
-local balance = math.max(0, tonumber(ARGV[2]) - num(KEYS[1], 'pend'))
-redis.call('HSET', KEYS[1], 'bal', string.format('%d', balance))
-redis.call('SADD', KEYS[2], ARGV[4])
+export const LOAD_USER = defineScript({
+  name: 'hotLoadUser',
+  keys: ['user', 'loadedSet'],
+  args: { epoch: 'text', ledgerBalance: 'int', now: 'int', member: 'text', force: 'flag' },
+  prelude: `${SWEEP}${BUSY}`,
+  body: `
+local previous = redis.call('HGET', user, 'bal') or ''
+if previous ~= '' and not force then return { 1, previous } end
+if (redis.call('HGET', user, 'ep') or '0') ~= epoch or busy(user, now) then return { 0, previous } end
+local balance = math.max(0, ledgerBalance - num(user, 'pend'))
+redis.call('HSET', user, 'bal', string.format('%d', balance))
+redis.call('SADD', loadedSet, member)
 return { 1, previous }
-`;
+`,
+  decode: (reply): LoadReply => decodeLoad(reply, 'hotLoadUser'),
+});
 
 /**
- * The same for a key's spend: the store's figures plus spend settled and not yet written, month
- * by month. KEYS: key hash, set of loaded accounts. ARGV: epoch, month ('' none), month spend,
- * total, now, member, force. Reply: {1 / 0, the total it replaced ('' none)}.
+ * The same for a key's spend: the store's figures (month '' none) plus spend settled and not yet
+ * written, month by month. `previous` is the lifetime total it replaced.
  */
-export const LOAD_KEY_SCRIPT = `${SWEEP}${BUSY}
-local previous = redis.call('HGET', KEYS[1], 'tot') or ''
-if previous ~= '' and ARGV[7] ~= '1' then return { 1, previous } end
-if (redis.call('HGET', KEYS[1], 'ep') or '0') ~= ARGV[1] or busy(KEYS[1], tonumber(ARGV[5])) then return { 0, previous } end
-local mo = ARGV[2]
-local m = tonumber(ARGV[3])
-local total = tonumber(ARGV[4])
-local fields = redis.call('HGETALL', KEYS[1])
+export const LOAD_KEY = defineScript({
+  name: 'hotLoadKey',
+  keys: ['key', 'loadedSet'],
+  args: { epoch: 'text', month: 'text', monthSpend: 'int', total: 'int', now: 'int', member: 'text', force: 'flag' },
+  prelude: `${SWEEP}${BUSY}`,
+  body: `
+local previous = redis.call('HGET', key, 'tot') or ''
+if previous ~= '' and not force then return { 1, previous } end
+if (redis.call('HGET', key, 'ep') or '0') ~= epoch or busy(key, now) then return { 0, previous } end
+local mo = month
+local m = monthSpend
+local fields = redis.call('HGETALL', key)
 local pending = {}
 for i = 1, #fields, 2 do
   if string.sub(fields[i], 1, 2) == 'p:' then table.insert(pending, { string.sub(fields[i], 3), tonumber(fields[i + 1]) }) end
@@ -404,33 +552,69 @@ for _, entry in ipairs(pending) do
   end
   total = total + entry[2]
 end
-redis.call('HSET', KEYS[1], 'mo', mo, 'm', string.format('%d', m), 'tot', string.format('%d', total))
-redis.call('SADD', KEYS[2], ARGV[6])
+redis.call('HSET', key, 'mo', mo, 'm', string.format('%d', m), 'tot', string.format('%d', total))
+redis.call('SADD', loadedSet, member)
 return { 1, previous }
-`;
+`,
+  decode: (reply): LoadReply => decodeLoad(reply, 'hotLoadKey'),
+});
 
 /**
- * KEYS: user hash, user holds, user expiry. ARGV: now. Reply: {balance ('' not loaded), held by
- * requests (the instances' outage leases left out: they are not spent, only set aside)}.
+ * A user's balance (null: not loaded) and what requests hold (the instances' outage leases left
+ * out: they are not spent, only set aside).
  */
-export const BALANCE_SCRIPT = `${SWEEP}
-sweep(KEYS[1], KEYS[2], KEYS[3], tonumber(ARGV[1]))
-return { redis.call('HGET', KEYS[1], 'bal') or '', string.format('%d', num(KEYS[1], 'held') - num(KEYS[1], 'lsum')) }
-`;
+export const BALANCE = defineScript({
+  name: 'hotBalance',
+  keys: USER_KEYS,
+  args: { now: 'int' },
+  prelude: SWEEP,
+  body: `
+sweep(user, userHolds, userExpiry, now)
+return { redis.call('HGET', user, 'bal') or '', string.format('%d', num(user, 'held') - num(user, 'lsum')) }
+`,
+  decode(reply): { balance: number | null; held: number } {
+    const [balance, held] = replyList(reply, 'hotBalance');
+    const text = replyText(balance);
+    return { balance: text === '' ? null : Number(text), held: Number(replyText(held)) };
+  },
+});
 
 /**
- * The generation of this Redis's data: a random id set once; a Redis that restarted without its
- * data has none (or, once an instance noticed, another one). Also the oldest entry of the
- * settlement stream: every entry before it was written to the store and deleted.
- * KEYS: generation hash, stream. ARGV: a new generation id (set only when there is none), a fence
- * time ('' none: an instance that found the data lost sets one, holds are refused until then).
- * Reply: {generation, oldest stream entry id ('' empty)}.
+ * The generation of this Redis's data: a random id set once (`candidate`); a Redis that
+ * restarted without its data has none (or, once an instance noticed, another one). Also the
+ * oldest entry of the settlement stream: every entry before it was written to the store and
+ * deleted. fenceUntil: an instance that found the data lost refuses holds until then.
  */
-export const GENERATION_SCRIPT = `
-if redis.call('HSETNX', KEYS[1], 'id', ARGV[1]) == 1 then redis.call('HSET', KEYS[1], 'fence', '0') end
-if ARGV[2] ~= '' then redis.call('HSET', KEYS[1], 'fence', ARGV[2]) end
-local first = redis.call('XRANGE', KEYS[2], '-', '+', 'COUNT', 1)
+export const GENERATION = defineScript({
+  name: 'hotGeneration',
+  keys: ['generation', 'stream'],
+  args: { candidate: 'text', fenceUntil: 'int?' },
+  body: `
+if redis.call('HSETNX', generation, 'id', candidate) == 1 then redis.call('HSET', generation, 'fence', '0') end
+if fenceUntil then redis.call('HSET', generation, 'fence', fenceUntil) end
+local first = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)
 local oldest = ''
 if first[1] then oldest = first[1][1] end
-return { redis.call('HGET', KEYS[1], 'id'), oldest }
-`;
+return { redis.call('HGET', generation, 'id'), oldest }
+`,
+  decode(reply): { generation: string; oldest: string } {
+    const [generation, oldest] = replyList(reply, 'hotGeneration');
+    return { generation: replyText(generation), oldest: replyText(oldest) };
+  },
+});
+
+/** Every script of the hot counters (installed on each connection that runs them). */
+export const HOT_SCRIPTS = [
+  ADMIT,
+  SETTLE,
+  SHRINK_LEASE,
+  BEGIN_WRITE,
+  ACK_SETTLEMENTS,
+  END_LEDGER_WRITE,
+  END_WRITES,
+  PEEK,
+  LOAD_USER,
+  LOAD_KEY,
+  BALANCE,
+  GENERATION,
+] as const;

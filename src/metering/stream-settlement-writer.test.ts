@@ -85,9 +85,10 @@ describe('settlement stream writer', () => {
     expect(await counters.ready()).toBe(true);
     expect((await counters.balance('user-1', Date.now())).balance).toBe(10_000);
     for (let index = 0; index < 5; index++) await counters.settle(settlement(`usage_${index}`, 100));
-    // A "dead" consumer reads all five and never acknowledges them.
-    await counters.redis.call('XGROUP', 'CREATE', counters.streamKey, SETTLEMENT_GROUP, '0', 'MKSTREAM');
-    await counters.redis.call('XREADGROUP', 'GROUP', SETTLEMENT_GROUP, 'dead', 'STREAMS', counters.streamKey, '>');
+    // A "dead" consumer reads all five and never acknowledges them (user-1's shard has its stream).
+    const stream = counters.keys.stream(counters.keys.shardOf('user-1'));
+    await counters.redis.call('XGROUP', 'CREATE', stream, SETTLEMENT_GROUP, '0', 'MKSTREAM');
+    await counters.redis.call('XREADGROUP', 'GROUP', SETTLEMENT_GROUP, 'dead', 'STREAMS', stream, '>');
     const clock = { now: () => Date.now() };
     const live = new StreamSettlementWriter(base, counters, store, logger, clock, 'live', {
       claimIdleMs: 300,
@@ -100,7 +101,7 @@ describe('settlement stream writer', () => {
     await live.flush();
     expect(await getBalance(store, 'user-1')).toBe(9_500);
     expect(lines.join('')).toMatch(/took over settlements/);
-    expect(await counters.redis.xlen(counters.streamKey)).toBe(0);
+    expect(await counters.redis.xlen(stream)).toBe(0);
     // Nothing is pending any more: the counters and the ledger agree.
     expect(await counters.reconcile(Date.now())).toEqual([]);
     expect((await counters.balance('user-1', Date.now())).balance).toBe(9_500);
@@ -159,7 +160,7 @@ describe('settlement stream writer', () => {
       return getBalance(store, 'user-1');
     };
     expect(await until(9_900)).toBe(9_900);
-    await counters.redis.del(counters.streamKey);
+    await counters.redis.del(counters.keys.stream(counters.keys.shardOf('user-1')));
     await counters.settle(settlement('usage_b', 100));
     expect(await until(9_800)).toBe(9_800);
     expect(lines.join('')).toMatch(/lost its consumer group/);

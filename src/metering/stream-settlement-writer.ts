@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { commandTimeoutOf, deriveRedis, type RedisClient } from '../store/redis-client.js';
 import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import type { RedisHotCounters } from './redis-hot-counters.js';
@@ -9,7 +9,7 @@ export interface StreamWriterOptions {
   /** Entries a dead instance read and never acknowledged are taken over after this long idle. */
   claimIdleMs?: number;
   maxBatch?: number;
-  /** How long one read waits for new entries. */
+  /** How long the writer waits after a pass over every shard's stream found nothing new. */
   blockMs?: number;
 }
 
@@ -17,20 +17,23 @@ export const SETTLEMENT_GROUP = 'settlement-writers';
 const GROUP = SETTLEMENT_GROUP;
 
 /**
- * Drains the settlement stream into the store. Every instance runs one, in one consumer group:
- * each entry goes to one of them; it is acknowledged only after its store transaction commits
- * (the write is idempotent, so an entry written twice changes nothing twice). Entries a dead
- * instance had read and not acknowledged are claimed by a live one after `claimIdleMs`.
+ * Drains the settlement streams (one per account shard, redis-hot-keys.ts) into the store. Every
+ * instance runs one, in one consumer group per stream: each entry goes to one of them; it is
+ * acknowledged only after its store transaction commits (the write is idempotent, so an entry
+ * written twice changes nothing twice). Entries a dead instance had read and not acknowledged are
+ * claimed by a live one after `claimIdleMs`. Streams of different shards may be on different
+ * nodes of a Redis Cluster, so each is read on its own (no read blocks across them): a pass reads
+ * every shard without waiting, and the writer pauses `blockMs` after a pass that found nothing.
  */
 export class StreamSettlementWriter {
-  private readonly reader: Redis;
+  private readonly reader: RedisClient;
   private readonly consumer: string;
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly claimIdleMs: number;
   private readonly maxBatch: number;
   private readonly blockMs: number;
-  private lastClaim = 0;
+  private readonly lastClaim = new Map<number, number>();
   private failing = false;
   private failedSince = 0;
   /** Entries written since the store last failed (for the recovery log line). */
@@ -44,7 +47,7 @@ export class StreamSettlementWriter {
   private lastError: unknown;
 
   constructor(
-    base: Redis,
+    base: RedisClient,
     private readonly counters: RedisHotCounters,
     private readonly store: Store,
     private readonly logger: Logger,
@@ -56,11 +59,11 @@ export class StreamSettlementWriter {
     this.claimIdleMs = options.claimIdleMs ?? 30_000;
     this.maxBatch = options.maxBatch ?? 500;
     this.blockMs = options.blockMs ?? 200;
-    // Blocking reads need a connection of their own. It keeps the installation's fail-fast options
-    // (duplicate()), except that a read may block for blockMs before the usual command timeout.
-    this.reader = base.duplicate({
+    // The reader has a connection of its own (a long batch must not hold up admissions); it keeps
+    // the installation's fail-fast options, with a little more time for a batch of 500 entries.
+    this.reader = deriveRedis(base, {
       lazyConnect: false,
-      commandTimeout: this.blockMs + (base.options.commandTimeout ?? 1000),
+      commandTimeout: this.blockMs + (commandTimeoutOf(base) ?? 1000),
     });
     this.reader.on('error', () => undefined);
   }
@@ -74,6 +77,7 @@ export class StreamSettlementWriter {
   /** Writes what is in the stream (its own pending entries and new ones), then stops. */
   async stop(): Promise<void> {
     this.running = false;
+    this.wake();
     await this.loop;
     // One last pass so a graceful stop leaves nothing pending here (Redis down: it waits in the stream).
     // A reader reconnecting after a Redis pause gets its usual 2 s: the pass also ends a store
@@ -82,7 +86,7 @@ export class StreamSettlementWriter {
     await this.connected();
     for (let attempt = 0; attempt < 5 && this.reader.status === 'ready'; attempt++) {
       try {
-        const drained = await this.drainOnce(0);
+        const drained = await this.drainOnce();
         if (drained === 0) break;
       } catch (error) {
         this.logger.error({ err: error }, 'could not write settlements at shutdown; another instance will');
@@ -108,7 +112,7 @@ export class StreamSettlementWriter {
   /** Writes everything in the stream now (tests, shutdown): new entries and any left pending. */
   async flush(): Promise<void> {
     for (;;) {
-      const drained = await this.drainOnce(0);
+      const drained = await this.drainOnce();
       if (drained === 0) return;
     }
   }
@@ -116,8 +120,9 @@ export class StreamSettlementWriter {
   private async run(): Promise<void> {
     while (this.running) {
       try {
-        await this.drainOnce();
+        const drained = await this.drainOnce();
         this.lastProgress = this.clock.now();
+        if (drained === 0 && this.running) await this.idle();
       } catch (error) {
         this.lastError = error;
         this.onFailure(error);
@@ -125,33 +130,69 @@ export class StreamSettlementWriter {
       }
       if (this.clock.now() - this.lastLength >= 1000) {
         this.lastLength = this.clock.now();
-        this.streamLength = await this.reader.xlen(this.counters.streamKey).catch(() => this.streamLength);
+        this.streamLength = await this.backlogNow().catch(() => this.streamLength);
       }
     }
   }
 
-  /**
-   * One pass: this consumer's own unacknowledged entries (left by a failed write), entries idle
-   * too long at another consumer, then new ones. Returns how many entries were written.
-   */
-  private async drainOnce(blockMs = this.blockMs): Promise<number> {
+  /** Waits blockMs after an empty pass (cut short by stop()). */
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, this.blockMs);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+  private wake: () => void = () => undefined;
+
+  /** Entries in every shard's stream. */
+  private async backlogNow(): Promise<number> {
+    let total = 0;
+    for (const shard of this.counters.keys.shards) total += await this.reader.xlen(this.counters.keys.stream(shard));
+    return total;
+  }
+
+  /** One pass over every shard's stream. Returns how many entries were written. */
+  private async drainOnce(): Promise<number> {
     await this.connected();
-    await this.ensureGroup();
-    let entries = await this.read('0');
-    if (entries.length === 0 && this.clock.now() - this.lastClaim >= Math.min(this.claimIdleMs, 1000)) {
-      this.lastClaim = this.clock.now();
-      entries = await this.claim();
+    // A shard that fails (its node down, its group lost) does not hold up the others this pass.
+    let written = 0;
+    let failure: { error: unknown } | null = null;
+    for (const shard of this.counters.keys.shards) {
+      try {
+        written += await this.drainShard(shard);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
-    if (entries.length === 0) entries = await this.read('>', blockMs);
+    if (failure) throw failure.error;
+    return written;
+  }
+
+  /**
+   * One shard: this consumer's own unacknowledged entries (left by a failed write), entries idle
+   * too long at another consumer, then new ones.
+   */
+  private async drainShard(shard: number): Promise<number> {
+    await this.ensureGroup(shard);
+    let entries = await this.read(shard, '0');
+    const now = this.clock.now();
+    if (entries.length === 0 && now - (this.lastClaim.get(shard) ?? 0) >= Math.min(this.claimIdleMs, 1000)) {
+      this.lastClaim.set(shard, now);
+      entries = await this.claim(shard);
+    }
+    if (entries.length === 0) entries = await this.read(shard, '>');
     if (entries.length === 0) return 0;
-    await this.write(entries);
+    await this.write(shard, entries);
     return entries.length;
   }
 
-  private async write(entries: Array<{ id: string; record: SettlementRecord }>): Promise<void> {
+  private async write(shard: number, entries: Array<{ id: string; record: SettlementRecord }>): Promise<void> {
     const records = entries.map((entry) => entry.record);
     const now = this.clock.now();
-    const storeWrite = await this.counters.beginWrite(records);
+    const storeWrite = await this.counters.beginWrite(shard, records);
     let committed = false;
     try {
       await writeSettlements(this.store, this.logger, records, now);
@@ -162,7 +203,7 @@ export class StreamSettlementWriter {
     this.written += entries.length;
     if (this.failing) {
       this.writtenSinceRecovery += entries.length;
-      const backlog = await this.reader.xlen(this.counters.streamKey).catch(() => -1);
+      const backlog = await this.backlogNow().catch(() => -1);
       if (backlog <= this.maxBatch) {
         this.logger.info(
           {
@@ -177,13 +218,12 @@ export class StreamSettlementWriter {
     }
   }
 
-  private async read(from: '0' | '>', blockMs = 0) {
+  private async read(shard: number, from: '0' | '>') {
     const args: (string | number)[] = ['GROUP', GROUP, this.consumer, 'COUNT', this.maxBatch];
-    if (from === '>' && blockMs > 0) args.push('BLOCK', blockMs);
-    args.push('STREAMS', this.counters.streamKey, from);
-    const reply = (await this.reader.call('XREADGROUP', ...args).catch((error) => this.lostGroup(error))) as Array<
-      [string, Array<[string, string[]]>]
-    > | null;
+    args.push('STREAMS', this.counters.keys.stream(shard), from);
+    const reply = (await this.reader
+      .call('XREADGROUP', ...args)
+      .catch((error) => this.lostGroup(shard, error))) as Array<[string, Array<[string, string[]]>]> | null;
     return parseEntries(reply?.[0]?.[1] ?? []);
   }
 
@@ -192,23 +232,25 @@ export class StreamSettlementWriter {
    * deleted). The group is created again on the next pass; before issue 25 the writer remembered
    * it forever and every read failed, so usage and charges stopped being written.
    */
-  private lostGroup(error: unknown): never {
+  private lostGroup(shard: number, error: unknown): never {
     if (String((error as Error)?.message).includes('NOGROUP')) {
-      if (this.groupReady)
+      if (this.groupReady.has(shard))
         this.logger.error(
           'the settlement stream lost its consumer group (Redis restarted without its data?): creating it again; settlements that were in the lost stream are not in the store unless Redis keeps its data (appendonly)',
         );
-      this.groupReady = false;
+      // Lost with its node's data: the other shards' groups on that node went too. Every group is
+      // created again on the next pass (creating one that exists changes nothing).
+      this.groupReady.clear();
     }
     throw error;
   }
 
   /** Entries another consumer read and left unacknowledged for claimIdleMs (its instance died). */
-  private async claim() {
+  private async claim(shard: number) {
     const reply = (await this.reader
       .call(
         'XAUTOCLAIM',
-        this.counters.streamKey,
+        this.counters.keys.stream(shard),
         GROUP,
         this.consumer,
         this.claimIdleMs,
@@ -216,7 +258,7 @@ export class StreamSettlementWriter {
         'COUNT',
         this.maxBatch,
       )
-      .catch((error) => this.lostGroup(error))) as [string, Array<[string, string[]] | null>];
+      .catch((error) => this.lostGroup(shard, error))) as [string, Array<[string, string[]] | null>];
     const claimed = parseEntries((reply?.[1] ?? []).filter((entry): entry is [string, string[]] => entry !== null));
     if (claimed.length > 0)
       this.logger.warn({ count: claimed.length }, 'took over settlements another instance read and never wrote');
@@ -235,15 +277,15 @@ export class StreamSettlementWriter {
     });
   }
 
-  private groupReady = false;
-  private async ensureGroup(): Promise<void> {
-    if (this.groupReady) return;
+  private readonly groupReady = new Set<number>();
+  private async ensureGroup(shard: number): Promise<void> {
+    if (this.groupReady.has(shard)) return;
     try {
-      await this.reader.call('XGROUP', 'CREATE', this.counters.streamKey, GROUP, '0', 'MKSTREAM');
+      await this.reader.call('XGROUP', 'CREATE', this.counters.keys.stream(shard), GROUP, '0', 'MKSTREAM');
     } catch (error) {
       if (!String((error as Error).message).includes('BUSYGROUP')) throw error;
     }
-    this.groupReady = true;
+    this.groupReady.add(shard);
   }
 
   private onFailure(error: unknown): void {

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { deriveRedis, type RedisClient } from '../store/redis-client.js';
 import type { Clock } from '../shared/clock.js';
 import {
   CLOSED,
@@ -68,8 +68,8 @@ interface ClosedSnapshot {
  * half-open breakers always go to Redis: the single probe must stay atomic across instances.
  */
 export class RedisEndpointHealth implements EndpointHealth {
-  private readonly redis: Redis;
-  private readonly subscriber: Redis;
+  private readonly redis: RedisClient;
+  private readonly subscriber: RedisClient;
   private readonly prefix: string;
   private readonly channel: string;
   /** A breaker left alone this long forgets its failures (also bounds Redis memory). */
@@ -79,7 +79,7 @@ export class RedisEndpointHealth implements EndpointHealth {
   private subscribed = false;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly settings: BreakerSettings,
     private readonly clock: Clock,
     options: RedisEndpointHealthOptions = {},
@@ -87,13 +87,14 @@ export class RedisEndpointHealth implements EndpointHealth {
     // Routing must not wait on Redis: the installation's client times commands out quickly and
     // queues nothing while disconnected, and the caller treats an unreadable breaker as closed.
     const connection = { lazyConnect: false };
-    this.redis = redis.duplicate(connection);
+    this.redis = deriveRedis(redis, connection);
     this.redis.on('error', () => undefined);
-    this.prefix = `${options.keyPrefix ?? 'gateway:'}breaker:`;
+    // Hash-tagged: on a Redis Cluster every breaker is in one slot (inspect() reads them in one pipeline).
+    this.prefix = `${options.keyPrefix ?? 'gateway:'}{breaker}:`;
     this.channel = `${this.prefix}failures`;
     this.ttlMs = Math.max(settings.cooldownMs * 10, 10 * 60_000);
     this.closedSnapshotMs = options.closedSnapshotMs ?? 1000;
-    this.subscriber = redis.duplicate(connection);
+    this.subscriber = deriveRedis(redis, connection);
     this.subscriber.on('error', () => undefined);
     // Messages may have been missed while disconnected: forget everything and trust nothing until subscribed again.
     this.subscriber.on('close', () => {

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from '../store/redis-client.js';
 import type { Clock } from '../shared/clock.js';
 import type { RouteCandidate } from './model-directory.js';
 import type { EndpointHealth } from './circuit-breaker.js';
@@ -25,7 +25,7 @@ export interface RoutingRuntimeOptions {
   settings: RoutingSettings;
   clock: Clock;
   /** Shared breakers across instances; without it, each instance keeps its own. */
-  redis?: Redis;
+  redis?: RedisClient;
   /** Prefix of Redis keys (tests: random per test). */
   redisKeyPrefix?: string;
   overrides?: Partial<RoutingRuntime>;

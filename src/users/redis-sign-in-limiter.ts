@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { deriveRedis, type RedisClient } from '../store/redis-client.js';
 import type { Logger } from 'pino';
 import type { SignInLimitSettings } from './auth-settings.js';
 import { MemorySignInLimiter, type SignInAdmission, type SignInLimiter } from './sign-in-limiter.js';
@@ -47,10 +47,11 @@ if failures > 0 then redis.call('HSET', KEYS[2], 'f', failures - 1) end
 return 0
 `;
 
-interface ScriptedRedis extends Redis {
+interface SignInScripts {
   gatewaySignInBegin(accountKey: string, addressKey: string, ...args: number[]): Promise<number>;
   gatewaySignInSucceeded(accountKey: string, addressKey: string): Promise<number>;
 }
+type ScriptedRedis = RedisClient & SignInScripts;
 
 /**
  * Sign-in limits shared by every instance through Redis (REDIS_URL), so a second instance is no
@@ -63,7 +64,7 @@ export class RedisSignInLimiter implements SignInLimiter {
   private lastWarning = 0;
 
   constructor(
-    base: Redis,
+    base: RedisClient,
     private readonly settings: SignInLimitSettings,
     private readonly now: () => number,
     private readonly prefix: string,
@@ -71,7 +72,7 @@ export class RedisSignInLimiter implements SignInLimiter {
     /** What is limited, in key names and log lines: `sign-in`, or `password-reset` (the same rule). */
     private readonly scope = 'sign-in',
   ) {
-    const redis = base.duplicate({
+    const redis = deriveRedis(base, {
       lazyConnect: false,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -119,7 +120,8 @@ export class RedisSignInLimiter implements SignInLimiter {
   }
 
   private key(kind: 'account' | 'address', value: string): string {
-    return `${this.prefix}${this.scope}:${kind}:${value}`;
+    // Hash-tagged by scope: on a Redis Cluster both keys of one script call are in one slot.
+    return `${this.prefix}{${this.scope}}:${kind}:${value}`;
   }
 
   private warn(error: unknown): void {

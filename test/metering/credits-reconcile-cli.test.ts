@@ -115,7 +115,7 @@ describe('credits reconcile right after an instance was killed (issue 25, item 7
       charge: true,
       event: { id: 'usage_killed', user_id: gateway.userId, key_id: null, cost_nanos: 1, created_at: Date.now() },
     } as unknown as SettlementRecord;
-    await killed.beginWrite([record]);
+    await killed.beginWrite(killed.shardOfSettlement(gateway.userId, null), [record]);
     await killed.close();
     const reconcile = runCli(['credits', 'reconcile']);
     expect(reconcile.stderr).not.toMatch(/kept overlapping/);

@@ -5,6 +5,7 @@ import { openRedis } from '../../src/store/open-redis.js';
 import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
 import { startOwnRedis, type OwnRedis } from '../helpers/own-redis.js';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
+import { HotKeyLayout } from '../../src/metering/redis-hot-keys.js';
 
 /*
  * Issue 16, finding 5: with Redis killed, p50 went from 125 ms to 1–2.4 s (the breaker's client
@@ -12,7 +13,7 @@ import { startTestGateway, testConfigText, type TestGateway } from '../helpers/t
  * Now every Redis command has a short timeout and nothing is queued while disconnected, and a
  * connection that timed out reconnects so later commands fail at once. A redis-server of this
  * test's own is killed and paused (SIGSTOP); the store is the shared PostgreSQL. Limits and
- * holds live in metering's hot counters (`<prefix>hot:…`); an admission Redis never answered may
+ * holds live in metering's hot counters (`<prefix>{m:<shard>}:hot:…`); an admission Redis never answered may
  * still take its hold when Redis wakes up, and that hold must be released, not left to expire.
  */
 const UPSTREAM_LATENCY_MS = 40;
@@ -99,7 +100,8 @@ describe('finding 5: Redis trouble does not freeze traffic', () => {
     // Back within the reconnect back-off (at most 2 s): limits and holds go to Redis again, and
     // an admission there sets aside this instance's outage lease again (the restart lost it).
     const inspect = redis.inspect();
-    const holds = `${prefix}hot:u:${gateway.userId}:holds`;
+    const layout = new HotKeyLayout(prefix);
+    const { userHolds: holds } = layout.user(layout.shardOf(gateway.userId), gateway.userId);
     const leased = async () => (await inspect.hkeys(holds)).some((id) => id.startsWith('lease:'));
     const deadline = Date.now() + 10_000;
     while (!(await leased()) && Date.now() < deadline) await timedChat(gateway);
@@ -139,14 +141,15 @@ describe('finding 5: Redis trouble does not freeze traffic', () => {
     expect(paused.p50).toBeLessThan(200);
   }, 90_000);
 
-  // The hot counters keep a user's open holds in `<prefix>hot:u:<user>:holds` (id → amount) and
-  // their sum in the `held` field of `<prefix>hot:u:<user>`. The instances' outage leases
+  // The hot counters keep a user's open holds in `<prefix>{m:<shard>}:hot:u:<user>:holds` (id →
+  // amount) and their sum in the `held` field of `<prefix>{m:<shard>}:hot:u:<user>`. The instances' outage leases
   // (`lease:<instance>`, summed in `lsum`) sit beside them: set aside, not held by a request.
   async function holdsOf(prefix: string, userId: string) {
     const inspect = redis.inspect();
-    const user = `${prefix}hot:u:${userId}`;
+    const layout = new HotKeyLayout(prefix);
+    const { user, userHolds } = layout.user(layout.shardOf(userId), userId);
     const read = async () => ({
-      count: (await inspect.hkeys(`${user}:holds`)).filter((id) => !id.startsWith('lease:')).length,
+      count: (await inspect.hkeys(userHolds)).filter((id) => !id.startsWith('lease:')).length,
       held: Number((await inspect.hget(user, 'held')) ?? 0) - Number((await inspect.hget(user, 'lsum')) ?? 0),
     });
     return {

@@ -1,0 +1,57 @@
+import type { AdmissionCheck, AdmissionDecision, Settlement } from './hot-counters.js';
+import { MemoryHotCounters } from './memory-hot-counters.js';
+import type { MeteringBackend, MeteringBackendContext } from './metering-backend.js';
+import { UsageWriter } from './usage-writer.js';
+
+/**
+ * Metering of one instance: the hot counters live in this process, settlements go to the store
+ * through its writer, and ledger entries written elsewhere (the CLI) are picked up by a poll.
+ */
+export class MemoryMeteringBackend implements MeteringBackend {
+  readonly counters: MemoryHotCounters;
+  readonly writer: UsageWriter;
+  readonly ledgerIdentity = undefined;
+  readonly unansweredHolds = 0;
+
+  constructor(private readonly context: MeteringBackendContext) {
+    this.counters = new MemoryHotCounters(context.source);
+    this.writer = new UsageWriter(context.store, context.logger, context.clock, this.counters, context.writerOptions);
+    this.counters.setSink(this.writer);
+  }
+
+  async start(): Promise<void> {
+    await this.counters.primeLedgerPoll();
+    this.counters.startLedgerPoll(1000, (error) =>
+      this.context.logger.warn({ err: error }, 'could not read new ledger entries; retrying'),
+    );
+    await this.writer.start();
+  }
+
+  async drain(): Promise<void> {
+    await this.writer.stop();
+  }
+
+  async close(): Promise<void> {
+    await this.counters.close();
+  }
+
+  async flush(): Promise<void> {
+    await this.writer.flush();
+  }
+
+  admit(check: AdmissionCheck): Promise<AdmissionDecision> {
+    return this.counters.admit(check);
+  }
+
+  settle(settlement: Settlement): void {
+    this.counters.settleNow(settlement);
+  }
+
+  get backlog(): number {
+    return this.writer.pending;
+  }
+
+  settlementStalled(): string | null {
+    return null;
+  }
+}
