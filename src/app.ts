@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
 import type { GatewayConfig } from './config/gateway-config.js';
 import { choosePaymentProvider, parseBillingConfig } from './billing/billing-config.js';
 import { parseAuthSettings } from './users/auth-settings.js';
@@ -61,8 +62,10 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
     const core = await startCoreServices(deps, stack);
     const accounts = await startAccountServices(deps, core, auth, stack);
     const { observability, metering, routing, directory, clock } = core;
-    const watch = (app: Parameters<typeof observability.registerHooks>[0]) => observability.registerHooks(app);
-    const server = { withAuth: deps.auth !== undefined, watch };
+    const server = {
+      withAuth: deps.auth !== undefined,
+      watch: (fastify: FastifyInstance) => observability.registerHooks(fastify),
+    };
     // Started last, so stopped first: requests drain before the services they use stop.
     const app = await stack.start(
       'http server',
