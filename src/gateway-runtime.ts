@@ -9,6 +9,7 @@ import { systemClock } from './shared/clock.js';
 import { openRedisClient, type RedisClient } from './store/redis-client.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
 import { redisCheck } from './observability/readiness-checks.js';
+import { ServiceStack } from './composition/service-stack.js';
 import { parseMailSettings } from './users/mail-settings.js';
 import { createMailer, type Mailer } from './users/mailer.js';
 
@@ -90,50 +91,57 @@ export async function startGateway(
   beforeListen?: (runtime: Runtime) => Promise<void>,
 ): Promise<StartedGateway> {
   setHeapGrowthPercent(config.server.heapGrowthPercent);
-  const runtime = await openRuntime(config, env, { logger });
-  const stripe = stripeSettingsFromEnvironment(env);
-  // Readiness asks Redis on a connection of its own that never queues: a dead Redis answers at once.
-  const readinessRedis = config.redisUrl ? openRedisClient(config.redisUrl, config.redis) : null;
-  // Connected now: nothing is queued while disconnected, so a first ping would otherwise fail.
-  void readinessRedis?.connect().catch(() => undefined);
-  const redis = config.redisUrl ? openRedisClient(config.redisUrl, config.redis) : null;
-  const gateway = await buildApp({
-    config,
-    store: runtime.store,
-    logger,
-    auth: runtime.auth,
-    secret: runtime.secret,
-    stripe,
-    production: env.NODE_ENV === 'production',
-    readinessChecks: readinessRedis ? [redisCheck(() => readinessRedis.ping())] : [],
-    redis,
-    mailer: runtime.mailer ?? undefined,
-    ...overrides,
-  });
-  try {
+  const onStopError = (name: string, error: unknown) => logger.error({ err: error }, `stopping ${name} failed`);
+  // The store, the Redis connections and the app on one stack: stopped in reverse, also when
+  // start-up fails half-way (a failed migration, a beforeListen that throws, a port in use).
+  const stack = new ServiceStack(onStopError, overrides.lifecycle);
+  return stack.build(async () => {
+    const runtime = await stack.start(
+      'store',
+      () => openRuntime(config, env, { logger }),
+      (opened) => opened.store.destroy(),
+    );
+    await stack.adopt('mailer', runtime.mailer, (mailer) => mailer?.close?.());
+    const redisUrl = config.redisUrl;
+    // Readiness asks Redis on a connection of its own that never queues: a dead Redis answers at once.
+    const readinessRedis = redisUrl
+      ? await stack.start('readiness redis', () => connectedNow(openRedisClient(redisUrl, config.redis)), disconnect)
+      : null;
+    const redis = redisUrl
+      ? await stack.start('redis', () => openRedisClient(redisUrl, config.redis), disconnect)
+      : null;
+    const gateway = await stack.start(
+      'gateway',
+      () =>
+        buildApp({
+          config,
+          store: runtime.store,
+          logger,
+          auth: runtime.auth,
+          secret: runtime.secret,
+          stripe: stripeSettingsFromEnvironment(env),
+          production: env.NODE_ENV === 'production',
+          readinessChecks: readinessRedis ? [redisCheck(() => readinessRedis.ping())] : [],
+          redis,
+          mailer: runtime.mailer ?? undefined,
+          ...overrides,
+        }),
+      (app) => app.close(),
+    );
     await beforeListen?.(runtime);
-  } catch (error) {
-    await gateway.close();
-    readinessRedis?.disconnect();
-    redis?.disconnect();
-    runtime.mailer?.close?.();
-    await runtime.store.destroy();
-    throw error;
-  }
-  const address = await gateway.app.listen({ host: config.server.host, port: config.server.port });
-  const metricsUrl = await gateway.observability.startAdminServer();
-  return {
-    ...gateway,
-    runtime,
-    redis,
-    url: address,
-    metricsUrl,
-    async close() {
-      await gateway.close();
-      readinessRedis?.disconnect();
-      redis?.disconnect();
-      runtime.mailer?.close?.();
-      await runtime.store.destroy();
-    },
-  };
+    const url = await gateway.app.listen({ host: config.server.host, port: config.server.port });
+    // Closed by the gateway's observability.
+    const metricsUrl = await gateway.observability.startAdminServer();
+    return { ...gateway, runtime, redis, url, metricsUrl, close: () => stack.stop() };
+  });
+}
+
+/** Connected now: nothing is queued while disconnected, so a first ping would otherwise fail. */
+function connectedNow(client: RedisClient): RedisClient {
+  void client.connect().catch(() => undefined);
+  return client;
+}
+
+function disconnect(client: RedisClient): void {
+  client.disconnect();
 }

@@ -1,46 +1,9 @@
-import { Type, type Static } from '@sinclair/typebox';
-import { parseConfigSection, sectionError } from '../config/config-section.js';
+import { sectionError, settleConfigSection, type Settled } from '../config/config-section.js';
+import { BillingSectionSchema } from '../config/section-schemas.js';
 import { decimalToUnits } from '../shared/decimal.js';
 
-/** The `billing:` section of gateway.config.yaml. Amounts are decimal strings or numbers in the currency. */
-const SellerSchema = Type.Object(
-  {
-    name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
-    address: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 8 })),
-    email: Type.Optional(Type.String({ maxLength: 200 })),
-    tax_id: Type.Optional(Type.String({ maxLength: 100 })),
-  },
-  { additionalProperties: false },
-);
-
-export const BillingSectionSchema = Type.Object(
-  {
-    plan: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    /** Charged on top of each purchase: an order for `amount` credits costs amount × (1 + fee_rate). */
-    platform_fee_rate: Type.Optional(Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.String()])),
-    min_amount: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String()])),
-    max_amount: Type.Optional(Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String()])),
-    /** Accepted currencies (ISO 4217, lower case) and what one unit is worth in USD credits. */
-    currencies: Type.Optional(
-      Type.Record(Type.String(), Type.Union([Type.Number({ exclusiveMinimum: 0 }), Type.String()])),
-    ),
-    seller: Type.Optional(SellerSchema),
-    document_link_ttl_seconds: Type.Optional(Type.Integer({ minimum: 60, maximum: 7 * 24 * 3600 })),
-    /** Also read by metering: refuse requests when the balance cannot cover them. */
-    require_credits: Type.Optional(Type.Boolean()),
-    /**
-     * Who takes payments. Unset: Stripe when STRIPE_SECRET_KEY is set, else none (create-checkout
-     * answers 503). `sandbox` (development and demos: no money moves) must be asked for by name.
-     */
-    payment_provider: Type.Optional(
-      Type.Union([Type.Literal('stripe'), Type.Literal('sandbox'), Type.Literal('none')]),
-    ),
-    /** The sandbox is refused under NODE_ENV=production unless this is true (a public demo). */
-    allow_sandbox_in_production: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: true },
-);
-export type BillingSection = Static<typeof BillingSectionSchema>;
+/** The `billing:` section: its schema (types, ranges, defaults) is config/section-schemas.ts. */
+export type BillingSection = Settled<typeof BillingSectionSchema>;
 
 export interface Seller {
   name: string;
@@ -90,7 +53,7 @@ export function currencyExponent(currency: string): number {
 }
 
 export function parseBillingConfig(section: Record<string, unknown> | undefined): BillingConfig {
-  const input: BillingSection = parseConfigSection('billing', section, BillingSectionSchema);
+  const input: BillingSection = settleConfigSection('billing', section, BillingSectionSchema);
   const fail = (name: string, problem: string) => sectionError(section, `billing.${name}`, problem);
   const field = <T>(name: string, read: () => T): T => {
     try {
@@ -99,14 +62,14 @@ export function parseBillingConfig(section: Record<string, unknown> | undefined)
       throw fail(name, `is not usable: ${(error as Error).message}`);
     }
   };
-  const feeRatePpm = field('platform_fee_rate', () => decimalToUnits(input.platform_fee_rate ?? '0', 6));
+  const feeRatePpm = field('platform_fee_rate', () => decimalToUnits(input.platform_fee_rate, 6));
   if (feeRatePpm < 0 || feeRatePpm > 1_000_000) throw fail('platform_fee_rate', 'must be between 0 and 1');
-  const minAmountMinor = field('min_amount', () => decimalToUnits(input.min_amount ?? '5', 2));
-  const maxAmountMinor = field('max_amount', () => decimalToUnits(input.max_amount ?? '10000', 2));
+  const minAmountMinor = field('min_amount', () => decimalToUnits(input.min_amount, 2));
+  const maxAmountMinor = field('max_amount', () => decimalToUnits(input.max_amount, 2));
   if (minAmountMinor <= 0) throw fail('min_amount', 'must be above 0');
   if (maxAmountMinor < minAmountMinor) throw fail('min_amount', 'must not be above billing.max_amount');
   const currencies = new Map<string, { creditNanosPerMinor: number }>();
-  for (const [code, usdPerUnit] of Object.entries(input.currencies ?? { usd: '1' })) {
+  for (const [code, usdPerUnit] of Object.entries(input.currencies)) {
     const name = `currencies.${code}`;
     if (!/^[a-z]{3}$/.test(code)) throw fail(name, 'is not a currency: use an ISO 4217 code in lower case, like usd');
     const nanosPerUnit = field(name, () => decimalToUnits(usdPerUnit, 9));
@@ -115,22 +78,22 @@ export function parseBillingConfig(section: Record<string, unknown> | undefined)
     if (!Number.isInteger(perMinor)) throw fail(name, `must have at most ${9 - currencyExponent(code)} decimal places`);
     currencies.set(code, { creditNanosPerMinor: perMinor });
   }
-  const seller = input.seller ?? {};
+  const seller = input.seller;
   return {
-    plan: input.plan ?? 'pay-as-you-go',
+    plan: input.plan,
     feeRatePpm,
     minAmountMinor,
     maxAmountMinor,
     currencies,
     seller: {
-      name: seller.name ?? 'LLM Gateway',
-      address: seller.address ?? [],
-      email: seller.email ?? '',
-      taxId: seller.tax_id ?? '',
+      name: seller.name,
+      address: seller.address,
+      email: seller.email,
+      taxId: seller.tax_id,
     },
-    documentLinkTtlMs: (input.document_link_ttl_seconds ?? 3600) * 1000,
+    documentLinkTtlMs: input.document_link_ttl_seconds * 1000,
     paymentProvider: input.payment_provider,
-    allowSandboxInProduction: input.allow_sandbox_in_production ?? false,
+    allowSandboxInProduction: input.allow_sandbox_in_production,
   };
 }
 

@@ -1,3 +1,6 @@
+import { applyDefaults, type Settled } from './config-section.js';
+import { DatabaseConfigSchema, RedisConfigSchema, TimeoutsSchema } from './config-schema.js';
+
 /** The resolved, validated configuration the app runs on (after file, env and presets). */
 export interface Pricing {
   /** Micro-USD per million tokens: integers, so cost arithmetic stays exact. */
@@ -110,20 +113,29 @@ export interface GatewayConfig {
   source: string;
 }
 
-export const DEFAULT_TIMEOUTS: ProviderTimeouts = {
-  connectMs: 10_000,
-  firstByteMs: 60_000,
-  idleMs: 60_000,
-  totalMs: 600_000,
-};
+/** `timeouts:` of a provider as the app reads them; defaults from the schema (config-schema.ts). */
+export function providerTimeouts(input: Settled<typeof TimeoutsSchema>): ProviderTimeouts {
+  return {
+    connectMs: input.connect_ms,
+    firstByteMs: input.first_byte_ms,
+    idleMs: input.idle_ms,
+    totalMs: input.total_ms,
+  };
+}
 
-export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = {
-  poolSize: 10,
-  connectTimeoutMs: 5_000,
-  statementTimeoutMs: 30_000,
-};
+export function databaseSettings(input: Settled<typeof DatabaseConfigSchema>): DatabaseSettings {
+  return {
+    poolSize: input.pool_size,
+    connectTimeoutMs: input.connect_timeout_ms,
+    statementTimeoutMs: input.statement_timeout_ms,
+  };
+}
 
-export const DEFAULT_REDIS_SETTINGS: RedisSettings = {
-  commandTimeoutMs: 200,
-  connectTimeoutMs: 2_000,
-};
+export function redisSettings(input: Settled<typeof RedisConfigSchema>): RedisSettings {
+  return { commandTimeoutMs: input.command_timeout_ms, connectTimeoutMs: input.connect_timeout_ms };
+}
+
+/** The settings of an empty section: the schema's defaults. */
+export const DEFAULT_TIMEOUTS: ProviderTimeouts = providerTimeouts(applyDefaults(TimeoutsSchema, {}));
+export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = databaseSettings(applyDefaults(DatabaseConfigSchema, {}));
+export const DEFAULT_REDIS_SETTINGS: RedisSettings = redisSettings(applyDefaults(RedisConfigSchema, {}));

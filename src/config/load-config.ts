@@ -1,17 +1,28 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { LineCounter, parseDocument, visit } from 'yaml';
-import { ConfigFileSchema, type ConfigFile, type ProviderConfigInput, type ModelConfigInput } from './config-schema.js';
+import {
+  ConfigFileSchema,
+  DatabaseConfigSchema,
+  ModelConfigSchema,
+  ProviderConfigSchema,
+  RedisConfigSchema,
+  ServerConfigSchema,
+  type ConfigFile,
+  type ProviderConfigInput,
+  type ModelConfigInput,
+} from './config-schema.js';
 import { PROVIDER_PRESETS, presetBaseUrl, presetOptionsFromEnv } from './provider-presets.js';
 import { interpolateEnv } from './interpolate-env.js';
 import { ConfigError } from './config-error.js';
 import { attachOrigin, originOfDocument, type ConfigOrigin } from './config-origin.js';
-import { configProblemAt, validateConfig } from './config-section.js';
+import { applyDefaults, configProblemAt, validateConfig } from './config-section.js';
 import { decimalToUnits } from '../shared/decimal.js';
 import {
-  DEFAULT_DATABASE_SETTINGS,
-  DEFAULT_REDIS_SETTINGS,
   DEFAULT_TIMEOUTS,
+  databaseSettings,
+  providerTimeouts,
+  redisSettings,
   type GatewayConfig,
   type ModelConfig,
   type ProviderConfig,
@@ -19,6 +30,11 @@ import {
 } from './gateway-config.js';
 
 export { ConfigError } from './config-error.js';
+
+/** A provider enabled from its credential variable alone takes the schema's default. */
+const MAX_CONNECTIONS_DEFAULT = applyDefaults(ProviderConfigSchema, {
+  id: 'default',
+}).max_connections;
 
 export interface LoadConfigOptions {
   env?: Record<string, string | undefined>;
@@ -51,7 +67,10 @@ export function loadConfig(options: LoadConfigOptions = {}): LoadedConfig {
       text = readFileSync(path, 'utf8');
       source = path;
     } else if (explicitPath) {
-      throw new ConfigError({ field: 'GATEWAY_CONFIG', problem: `points at ${path}, which does not exist` });
+      throw new ConfigError({
+        field: 'GATEWAY_CONFIG',
+        problem: `points at ${path}, which does not exist`,
+      });
     }
   } else {
     source = 'inline text';
@@ -149,7 +168,7 @@ function resolveConfig(
       apiKey: credential,
       headers: {},
       timeouts: { ...DEFAULT_TIMEOUTS },
-      maxConnections: 256,
+      maxConnections: MAX_CONNECTIONS_DEFAULT,
       options: presetOptionsFromEnv(preset, env),
       policies: {},
       fromEnvironment: true,
@@ -166,11 +185,14 @@ function resolveConfig(
     models.push(resolveModel(input, index, seen, origin));
   });
 
-  const server = file.server ?? {};
-  const port = env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : (server.port ?? 8080);
+  const server = applyDefaults(ServerConfigSchema, file.server ?? {});
+  const port = env.PORT !== undefined && env.PORT !== '' ? Number(env.PORT) : server.port;
   if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new ConfigError({ field: 'PORT', problem: `must be an integer from 0 to 65535 (got "${env.PORT}")` });
-  const host = env.HOST || server.host || '127.0.0.1';
+    throw new ConfigError({
+      field: 'PORT',
+      problem: `must be an integer from 0 to 65535 (got "${env.PORT}")`,
+    });
+  const host = env.HOST || server.host;
   const databaseUrl = env.DATABASE_URL || 'sqlite:./data/gateway.db';
   if (!/^(sqlite:|postgres(ql)?:\/\/)/.test(databaseUrl)) {
     throw new ConfigError({
@@ -183,31 +205,24 @@ function resolveConfig(
     server: {
       host,
       port,
-      bodyLimitBytes: server.body_limit_bytes ?? 10 * 1024 * 1024,
-      shutdownGraceMs: server.shutdown_grace_ms ?? 10_000,
-      logLevel: env.LOG_LEVEL || server.log_level || 'info',
+      bodyLimitBytes: server.body_limit_bytes,
+      shutdownGraceMs: server.shutdown_grace_ms,
+      logLevel: env.LOG_LEVEL || server.log_level,
       publicUrl: (env.GATEWAY_PUBLIC_URL || server.public_url || `http://${host}:${port}`).replace(/\/$/, ''),
       publicUrlConfigured: Boolean(env.GATEWAY_PUBLIC_URL || server.public_url),
-      corsOrigins: server.cors_origins ?? [],
-      trustProxy: server.trust_proxy ?? false,
-      maxJsonDepth: server.max_json_depth ?? 64,
-      requestTimeoutMs: server.request_timeout_ms ?? 30_000,
-      streamWriteStallMs: server.stream_write_stall_ms ?? 30_000,
-      unsupportedParams: server.unsupported_params ?? 'drop',
-      includeCost: server.include_cost ?? false,
-      heapGrowthPercent: server.heap_growth_percent ?? 50,
+      corsOrigins: server.cors_origins,
+      trustProxy: server.trust_proxy,
+      maxJsonDepth: server.max_json_depth,
+      requestTimeoutMs: server.request_timeout_ms,
+      streamWriteStallMs: server.stream_write_stall_ms,
+      unsupportedParams: server.unsupported_params,
+      includeCost: server.include_cost,
+      heapGrowthPercent: server.heap_growth_percent,
     },
     databaseUrl,
     redisUrl: env.REDIS_URL || undefined,
-    database: {
-      poolSize: file.database?.pool_size ?? DEFAULT_DATABASE_SETTINGS.poolSize,
-      connectTimeoutMs: file.database?.connect_timeout_ms ?? DEFAULT_DATABASE_SETTINGS.connectTimeoutMs,
-      statementTimeoutMs: file.database?.statement_timeout_ms ?? DEFAULT_DATABASE_SETTINGS.statementTimeoutMs,
-    },
-    redis: {
-      commandTimeoutMs: file.redis?.command_timeout_ms ?? DEFAULT_REDIS_SETTINGS.commandTimeoutMs,
-      connectTimeoutMs: file.redis?.connect_timeout_ms ?? DEFAULT_REDIS_SETTINGS.connectTimeoutMs,
-    },
+    database: databaseSettings(applyDefaults(DatabaseConfigSchema, file.database ?? {})),
+    redis: redisSettings(applyDefaults(RedisConfigSchema, file.redis ?? {})),
     providers,
     models,
     sections: {
@@ -261,34 +276,30 @@ function resolveProvider(
       `providers[${index}].base_url`,
       `is required for provider "${input.id}" (no preset supplies one)`,
     );
-  const timeouts = input.timeouts ?? {};
+  const settled = applyDefaults(ProviderConfigSchema, input);
   return {
     id: input.id,
     name: input.name ?? preset?.name ?? input.id,
     type,
     baseUrl: baseUrl.replace(/\/+$/, ''),
     apiKey: input.api_key ?? (preset?.credentialEnv ? env[preset.credentialEnv] || undefined : undefined),
-    headers: input.headers ?? {},
-    timeouts: {
-      connectMs: timeouts.connect_ms ?? DEFAULT_TIMEOUTS.connectMs,
-      firstByteMs: timeouts.first_byte_ms ?? DEFAULT_TIMEOUTS.firstByteMs,
-      idleMs: timeouts.idle_ms ?? DEFAULT_TIMEOUTS.idleMs,
-      totalMs: timeouts.total_ms ?? DEFAULT_TIMEOUTS.totalMs,
-    },
-    maxConnections: input.max_connections ?? 256,
+    headers: settled.headers,
+    timeouts: providerTimeouts(settled.timeouts),
+    maxConnections: settled.max_connections,
     options: { ...presetOptionsFromEnv(preset, env), ...input.options },
-    policies: input.policies ?? {},
+    policies: settled.policies,
     fromEnvironment: false,
     preset: presetName,
   };
 }
 
 function resolveModel(
-  input: ModelConfigInput,
+  written: ModelConfigInput,
   index: number,
   providerIds: Set<string>,
   origin: ConfigOrigin | undefined,
 ): ModelConfig {
+  const input = applyDefaults(ModelConfigSchema, written);
   const endpoints = input.endpoints.map((endpoint, endpointIndex) => {
     const where = `models[${index}].endpoints[${endpointIndex}]`;
     if (!providerIds.has(endpoint.provider)) {
@@ -314,21 +325,21 @@ function resolveModel(
       contextLength: endpoint.context_length ?? null,
       maxOutputTokens: endpoint.max_output_tokens ?? null,
       priority: endpoint.priority ?? endpointIndex,
-      weight: endpoint.weight ?? 1,
-      supportsSearch: endpoint.supports_search ?? false,
+      weight: endpoint.weight,
+      supportsSearch: endpoint.supports_search,
     };
   });
   const slash = input.id.indexOf('/');
   return {
     id: input.id,
     name: input.name ?? input.id,
-    description: input.description ?? '',
+    description: input.description,
     author: input.author ?? (slash > 0 ? input.id.slice(0, slash) : endpoints[0].providerId),
-    created: input.created ?? 0,
-    inputModalities: input.input_modalities ?? ['text'],
-    outputModalities: input.output_modalities ?? ['text'],
-    capabilities: input.capabilities ?? [],
-    tags: input.tags ?? [],
+    created: input.created,
+    inputModalities: input.input_modalities,
+    outputModalities: input.output_modalities,
+    capabilities: input.capabilities,
+    tags: input.tags,
     endpoints,
   };
 }

@@ -12,8 +12,11 @@ export type ChatHandlerDeps = ChatEngineDeps;
 
 /** POST /v1/chat/completions: validate, one engine call, the answer as chat completion JSON or chunks. */
 export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
-  return async function handleChatCompletion(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const body = request.body as ChatCompletionRequest;
+  return async function handleChatCompletion(
+    request: FastifyRequest<{ Body: ChatCompletionRequest }>,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const body = request.body;
     validateChatRequest(body);
     await runRequest(deps, request, reply, {
       routed: body,

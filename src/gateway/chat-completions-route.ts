@@ -1,5 +1,6 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
-import { ChatCompletionRequestSchema } from './chat-request-schema.js';
+import { typed } from '../shared/typebox-type-provider.js';
+import { ChatCompletionRequestSchema } from '../shared/chat-request-schema.js';
 import { createChatCompletionsHandler, type ChatHandlerDeps } from './chat-completions-handler.js';
 import { refuseUnsupportedChatTools } from './refuse-unsupported-tools.js';
 
@@ -8,7 +9,7 @@ export function registerChatCompletionsRoute(
   deps: ChatHandlerDeps,
   authenticate: onRequestAsyncHookHandler,
 ): void {
-  app.post('/v1/chat/completions', {
+  typed(app).post('/v1/chat/completions', {
     schema: {
       summary: 'Create a chat completion (OpenAI-compatible)',
       description:

@@ -4,6 +4,9 @@ import type { ModelConfig } from '../config/gateway-config.js';
 import { isModelAllowed } from '../routing/api-key-record.js';
 import { unitsToDecimal } from '../shared/decimal.js';
 import type { ModelDirectory } from '../routing/model-directory.js';
+
+/** A `*` route's parameter: what the wildcard matched (Fastify always sets it). */
+type WildcardParams = { '*': string };
 import { NotFoundError } from '../shared/errors.js';
 
 const ModelSchema = Type.Object({
@@ -94,11 +97,11 @@ export function registerModelsRoute(
   });
 
   // Model ids may contain slashes (acme/chat-1), hence the wildcard.
-  app.get('/v1/models/*', {
+  app.get<{ Params: WildcardParams }>('/v1/models/*', {
     schema: { summary: 'Retrieve one model', tags: ['v1'], response: { 200: ModelSchema } },
     onRequest: authenticateOptional,
     handler: async (request) => {
-      const id = decodeURIComponent((request.params as { '*': string })['*']);
+      const id = decodeURIComponent(request.params['*']);
       const model = directory.get(id);
       if (!model || (request.apiKey && !isModelAllowed(request.apiKey, id))) {
         throw new NotFoundError(`The model '${id}' does not exist.`, 'model_not_found', 'model');

@@ -1,5 +1,5 @@
-import { Type } from '@sinclair/typebox';
-import { parseConfigSection } from '../config/config-section.js';
+import { settleConfigSection } from '../config/config-section.js';
+import { BillingSectionSchema, LimitsSectionSchema } from '../config/section-schemas.js';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import type { RedisFailureMode } from './limits-unavailable.js';
 
@@ -25,36 +25,17 @@ export interface MeteringSettings {
   settlementSpillFile: string | null;
 }
 
-// Billing owns the rest of `billing:`, so only metering's own fields are checked here.
-const MeteringBillingFields = Type.Object(
-  {
-    require_credits: Type.Optional(Type.Boolean()),
-    default_max_output_tokens: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
-  },
-  { additionalProperties: true },
-);
-
-const LimitsSection = Type.Object(
-  {
-    redis_failure_mode: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('closed')])),
-    hold_ttl_ms: Type.Optional(Type.Integer({ minimum: 1000, maximum: Number.MAX_SAFE_INTEGER })),
-    settlement_spill_file: Type.Optional(Type.String({ minLength: 1 })),
-    settlement_claim_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: Number.MAX_SAFE_INTEGER })),
-    outage_lease_fraction: Type.Optional(Type.Number({ minimum: 0, maximum: 0.5 })),
-  },
-  { additionalProperties: true },
-);
-
+/** Both sections are read through their one schema each (config/section-schemas.ts), defaults included. */
 export function readMeteringSettings(config: Pick<GatewayConfig, 'sections'>): MeteringSettings {
-  const billing = parseConfigSection('billing', config.sections.billing, MeteringBillingFields);
-  const limits = parseConfigSection('limits', config.sections.limits, LimitsSection);
+  const billing = settleConfigSection('billing', config.sections.billing, BillingSectionSchema);
+  const limits = settleConfigSection('limits', config.sections.limits, LimitsSectionSchema);
   return {
-    requireCredits: billing.require_credits ?? true,
-    defaultMaxOutputTokens: billing.default_max_output_tokens ?? 4096,
-    redisFailureMode: limits.redis_failure_mode ?? 'open',
-    holdTtlMs: limits.hold_ttl_ms ?? 15 * 60_000,
-    settlementClaimMs: limits.settlement_claim_ms ?? 30_000,
+    requireCredits: billing.require_credits,
+    defaultMaxOutputTokens: billing.default_max_output_tokens,
+    redisFailureMode: limits.redis_failure_mode,
+    holdTtlMs: limits.hold_ttl_ms,
+    settlementClaimMs: limits.settlement_claim_ms,
     settlementSpillFile: limits.settlement_spill_file ?? null,
-    outageLeaseFraction: limits.outage_lease_fraction ?? 0.25,
+    outageLeaseFraction: limits.outage_lease_fraction,
   };
 }

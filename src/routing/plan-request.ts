@@ -17,7 +17,7 @@ export function planRequest(
   affinityKey?: string | null,
 ): RouteCandidate[] {
   const random = affinityKey ? affinityRandom(affinityKey) : routing.random;
-  const requestRouting = parseRequestRouting(body as unknown as Record<string, unknown>);
+  const requestRouting = parseRequestRouting(body);
   return planRoute({
     requestedModel: body.model,
     routing: requestRouting,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { parseConfigSection, sectionError } from '../config/config-section.js';
+import { sectionError, settleConfigSection } from '../config/config-section.js';
+import { RoutingSectionSchema } from '../config/section-schemas.js';
 import type { DefaultModel } from './api-key-record.js';
 
 /**
@@ -58,39 +59,16 @@ export const BUILT_IN_ROUTING_TEMPLATES: readonly RoutingTemplate[] = [
   },
 ];
 
-const TemplateConfigSchema = Type.Object(
-  {
-    id: Type.String({ pattern: '^[a-zA-Z0-9][a-zA-Z0-9._-]*$', maxLength: 64 }),
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    description: Type.Optional(Type.String({ maxLength: 1000 })),
-    default_models: Type.Array(
-      Type.Object(
-        { model_id: Type.String({ minLength: 1, maxLength: 200 }), priority: Type.Integer({ minimum: 1 }) },
-        { additionalProperties: false },
-      ),
-      { minItems: 1, maxItems: 50 },
-    ),
-  },
-  { additionalProperties: false },
-);
-
-// Routing settings own the rest of `routing:`, so only the template fields are checked here.
-const RoutingSectionSchema = Type.Object(
-  {
-    templates: Type.Optional(Type.Array(TemplateConfigSchema)),
-    /** false: serve only the templates of the config file. */
-    builtin_templates: Type.Optional(Type.Boolean()),
-  },
-  { additionalProperties: true },
-);
-
 /**
  * The templates in effect: the built-in ones, with config templates replacing a built-in of the
  * same id and adding the rest. Throws a ConfigError naming the bad field.
  */
 export function resolveRoutingTemplates(routingSection: Record<string, unknown>): RoutingTemplate[] {
-  const section = parseConfigSection('routing', routingSection, RoutingSectionSchema);
-  const { templates = [], builtin_templates: useBuiltIns = true } = section;
+  const { templates, builtin_templates: useBuiltIns } = settleConfigSection(
+    'routing',
+    routingSection,
+    RoutingSectionSchema,
+  );
   const byId = new Map<string, RoutingTemplate>();
   if (useBuiltIns) for (const template of BUILT_IN_ROUTING_TEMPLATES) byId.set(template.id, template);
   const seen = new Set<string>();

@@ -1,80 +1,41 @@
+import type { Static } from '@sinclair/typebox';
+import type {
+  AudioPartSchema,
+  ChatCompletionRequestSchema,
+  FilePartSchema,
+  FunctionToolSchema,
+  ImagePartSchema,
+  MessageSchema,
+  ResponseFormatSchema,
+  TextPartSchema,
+  ToolCallSchema,
+  ToolChoiceSchema,
+} from './chat-request-schema.js';
+
 /**
  * The OpenAI chat-completions wire format: what clients send us and what we answer.
  * Every provider adapter translates to and from these shapes.
  */
-export type Role = 'system' | 'developer' | 'user' | 'assistant' | 'tool';
+/** Extra fields a client may send: kept and passed to OpenAI-compatible upstreams. */
+type Open<T> = T & { [extra: string]: unknown };
 
-export interface TextPart {
-  type: 'text';
-  text: string;
-}
-export interface ImagePart {
-  type: 'image_url';
-  image_url: { url: string; detail?: 'auto' | 'low' | 'high' };
-}
-export interface AudioPart {
-  type: 'input_audio';
-  input_audio: { data: string; format: string };
-}
-export interface FilePart {
-  type: 'file';
-  file: { file_data?: string; file_id?: string; filename?: string };
-}
+export type Role = Static<typeof MessageSchema>['role'];
+export type TextPart = Static<typeof TextPartSchema>;
+export type ImagePart = Static<typeof ImagePartSchema>;
+export type AudioPart = Static<typeof AudioPartSchema>;
+export type FilePart = Static<typeof FilePartSchema>;
 export type ContentPart = TextPart | ImagePart | AudioPart | FilePart;
+export type ToolCall = Static<typeof ToolCallSchema>;
+/** A client may send more (`reasoning` on assistant turns from DeepSeek or Anthropic thinking): unknown, so read with a type check. */
+export type ChatMessage = Open<Static<typeof MessageSchema>>;
+export type FunctionTool = Static<typeof FunctionToolSchema>;
+export type ToolChoice = Static<typeof ToolChoiceSchema>;
+export type ResponseFormat = Static<typeof ResponseFormatSchema>;
 
-export interface ToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
-
-export interface ChatMessage {
-  role: Role;
-  content?: string | ContentPart[] | null;
-  name?: string;
-  tool_calls?: ToolCall[];
-  tool_call_id?: string;
-  /** Reasoning text some providers return on assistant turns (DeepSeek, Anthropic thinking). */
-  reasoning?: string;
-}
-
-export interface FunctionTool {
-  type: 'function';
-  function: { name: string; description?: string; parameters?: Record<string, unknown>; strict?: boolean };
-}
-
-export type ToolChoice = 'none' | 'auto' | 'required' | { type: 'function'; function: { name: string } };
-
-export interface ResponseFormat {
-  type: 'text' | 'json_object' | 'json_schema';
-  json_schema?: { name: string; description?: string; schema?: Record<string, unknown>; strict?: boolean };
-}
-
-/** A validated client request. Unknown extra fields are kept and passed to OpenAI-compatible upstreams. */
-export interface ChatCompletionRequest {
-  model: string;
+/** A validated client request: the type of its schema (shared/chat-request-schema.ts), declared once. */
+export type ChatCompletionRequest = Open<Omit<Static<typeof ChatCompletionRequestSchema>, 'messages'>> & {
   messages: ChatMessage[];
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean };
-  temperature?: number;
-  top_p?: number;
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  frequency_penalty?: number;
-  presence_penalty?: number;
-  n?: number;
-  stop?: string | string[];
-  seed?: number;
-  user?: string;
-  logprobs?: boolean;
-  top_logprobs?: number;
-  tools?: FunctionTool[];
-  tool_choice?: ToolChoice;
-  parallel_tool_calls?: boolean;
-  response_format?: ResponseFormat;
-  enable_search?: boolean;
-  [extra: string]: unknown;
-}
+};
 
 export interface Usage {
   prompt_tokens: number;

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { Store } from '../../store/database.js';
 import { InvalidRequestError, NotFoundError } from '../../shared/errors.js';
 import { nanosToUsdNumber } from '../../metering/money.js';
@@ -21,6 +21,7 @@ import {
   type ActivityQuery,
 } from './activity-schemas.js';
 import { activityCsvHeader, activityCsvLine } from './activity-csv.js';
+import { typed } from '../../shared/typebox-type-provider.js';
 
 const DAY_MS = 86_400_000;
 const errors = { 400: { $ref: 'ErrorEnvelope#' }, 401: { $ref: 'ErrorEnvelope#' } };
@@ -56,16 +57,16 @@ export function activityDetailSchema(summary: string, tags: string[]) {
 
 /** GET /api-account/user/activity and /user/activity/{request_id}: the signed-in user's requests. */
 export function registerActivityRoutes(app: FastifyInstance, deps: { store: Store }): void {
-  app.get(
+  typed(app).get(
     '/user/activity',
     {
       schema: activityListSchema('Your requests, one row each, newest first (JSON pages, or CSV / JSON Lines export)', [
         'usage',
       ]),
     },
-    async (request, reply) => activityListResponse(deps.store, request.user!.id, request, reply),
+    async (request, reply) => activityListResponse(deps.store, request.user!.id, request.query, reply),
   );
-  app.get<{ Params: { request_id: string } }>(
+  typed(app).get(
     '/user/activity/:request_id',
     { schema: activityDetailSchema('One of your requests, with every upstream attempt', ['usage']) },
     async (request) => activityDetailResponse(deps.store, request.user!.id, request.params.request_id),
@@ -73,8 +74,7 @@ export function registerActivityRoutes(app: FastifyInstance, deps: { store: Stor
 }
 
 /** One page as JSON, or the whole filtered list streamed as CSV / JSON Lines (also the admin API's view). */
-export async function activityListResponse(store: Store, userId: string, request: FastifyRequest, reply: FastifyReply) {
-  const query = request.query as ActivityQuery;
+export async function activityListResponse(store: Store, userId: string, query: ActivityQuery, reply: FastifyReply) {
   const filter = activityFilter(query);
   if (query.format === 'csv' || query.format === 'jsonl') {
     const csv = query.format === 'csv';

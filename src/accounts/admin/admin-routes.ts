@@ -38,6 +38,7 @@ import {
   UsersQuerySchema,
 } from './admin-schemas.js';
 import { OrderSchema } from '../billing/billing-schemas.js';
+import { typed } from '../../shared/typebox-type-provider.js';
 
 export interface AdminRouteDeps {
   store: Store;
@@ -271,7 +272,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
     },
   );
 
-  app.get<{ Params: Static<typeof UserIdParamsSchema> }>(
+  typed(app).get(
     '/admin/users/:user_id/activity',
     {
       schema: {
@@ -281,7 +282,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
     },
     async (request, reply) => {
       const target = await userOr404(request.params.user_id);
-      return activityListResponse(store, target.id, request, reply);
+      return activityListResponse(store, target.id, request.query, reply);
     },
   );
 

@@ -17,6 +17,7 @@ import type { ModelCatalog } from '../../catalog/model-catalog.js';
 import { presentCatalogModel } from '../../catalog/present-catalog-model.js';
 import { CatalogFiltersSchema, CatalogModelSchema, CatalogPageSchema } from './catalog-schemas.js';
 import { limitParameter, offsetParameter } from '../paging-schemas.js';
+import { typed } from '../../shared/typebox-type-provider.js';
 
 const answers = (schema: unknown) => ({
   200: schema,
@@ -73,7 +74,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
     return { filters, known };
   };
 
-  app.get('/models', {
+  typed(app).get('/models', {
     schema: {
       summary: 'The public model catalog: filter, sort and page',
       tags: ['catalog'],
@@ -81,7 +82,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
       response: answers(CatalogPageSchema),
     },
     handler: async (request, reply) => {
-      const raw = request.query as Static<typeof CatalogQuerySchema>;
+      const raw = request.query;
       const query: CatalogQuery = {
         ...raw,
         sort: (raw.sort ?? 'popularity') as CatalogQuery['sort'],
@@ -101,7 +102,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
     },
   });
 
-  app.get('/models/filters', {
+  typed(app).get('/models/filters', {
     schema: {
       summary: 'Available catalog filter values, with counts',
       tags: ['catalog'],
@@ -111,7 +112,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
   });
 
   // model_path may contain slashes (anthropic/claude-sonnet-4), hence the wildcard.
-  app.get('/models/*', {
+  typed(app).get<{ Params: { '*': string } }>('/models/*', {
     schema: {
       summary: 'One model page, with its endpoints and their live statistics',
       tags: ['catalog'],
@@ -120,7 +121,7 @@ export function registerCatalogRoutes(app: FastifyInstance, catalog: ModelCatalo
     handler: async (request, reply) => {
       // The router has already decoded the path once; decoding again would turn a model id with a
       // literal '%' (a request for /models/%25) into a URIError.
-      const path = (request.params as { '*': string })['*'];
+      const path = request.params['*'];
       const model = catalog.get(path);
       if (!model)
         throw new NotFoundError(`The model '${path}' is not in the catalog.`, 'model_not_found', 'model_path');

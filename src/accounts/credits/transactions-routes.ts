@@ -9,6 +9,7 @@ import {
   type CreditTransaction,
 } from '../../billing/credit-transactions.js';
 import { TransactionPageSchema, TransactionsQuerySchema, type TransactionsQuery } from './transactions-schemas.js';
+import { typed } from '../../shared/typebox-type-provider.js';
 
 const DAY_MS = 86_400_000;
 const JSON_PAGE = 50;
@@ -78,7 +79,7 @@ function present(row: CreditTransaction, names: Map<string, string>) {
  * limit/offset (like the orders list); `format=csv` or `Accept: text/csv` exports it.
  */
 export function registerTransactionsRoutes(app: FastifyInstance, deps: { store: Store }): void {
-  app.get(
+  typed(app).get(
     '/user/transactions',
     {
       schema: {
@@ -98,7 +99,7 @@ export function registerTransactionsRoutes(app: FastifyInstance, deps: { store: 
       },
     },
     async (request, reply) => {
-      const query = request.query as TransactionsQuery;
+      const query = request.query;
       const userId = request.user!.id;
       const csv = wantsCsv(request, query);
       const from = query.start_date === undefined ? undefined : Date.parse(`${query.start_date}T00:00:00Z`);

@@ -43,6 +43,7 @@ import {
   type UpdateApiKeyBody,
 } from './api-key-schemas.js';
 import type { RoutingTemplate } from '../../routing/resolve-routing-templates.js';
+import { typed } from '../../shared/typebox-type-provider.js';
 
 export interface ApiKeyRouteDeps {
   store: Store;
@@ -107,7 +108,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
     for (const hash of hashes) await deps.announcer.announce(hash);
   };
 
-  app.get(BASE, {
+  typed(app).get(BASE, {
     schema: { ...common, summary: 'List your API keys (masked)', response: { 200: ApiKeyListSchema, ...errors } },
     async handler(request) {
       const rows = await listApiKeysForUser(store.db, signedInUserId(request));
@@ -121,7 +122,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
     },
   });
 
-  app.post(BASE, {
+  typed(app).post(BASE, {
     schema: {
       ...common,
       summary: 'Create an API key; the response shows the full key once',
@@ -129,14 +130,14 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
       response: { 201: CreatedApiKeySchema, ...errors },
     },
     async handler(request, reply) {
-      const input = toNewApiKey(signedInUserId(request), request.body as CreateApiKeyBody, context());
+      const input = toNewApiKey(signedInUserId(request), request.body, context());
       const { row, fullKey } = await createApiKey(store, deps.ids, clock.now(), input);
       reply.status(201);
       return { ...(await view(row)), key: fullKey };
     },
   });
 
-  app.get(`${BASE}/:key_id`, {
+  typed(app).get(`${BASE}/:key_id`, {
     schema: {
       ...common,
       summary: 'One API key: metadata and routing configuration',
@@ -144,14 +145,14 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
       response: { 200: { $ref: 'ApiKey#' }, ...errors },
     },
     async handler(request) {
-      const { key_id: keyId } = request.params as { key_id: string };
+      const { key_id: keyId } = request.params;
       const row = await findApiKeyForUser(store.db, signedInUserId(request), keyId);
       if (!row) throw notFound(keyId);
       return view(row);
     },
   });
 
-  app.patch(`${BASE}/:key_id`, {
+  typed(app).patch(`${BASE}/:key_id`, {
     schema: {
       ...common,
       summary: 'Change an API key: name, description, routing, limits, expiration, disabled',
@@ -160,13 +161,13 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
       response: { 200: { $ref: 'ApiKey#' }, ...errors },
     },
     async handler(request) {
-      const { key_id: keyId } = request.params as { key_id: string };
-      const body = request.body as UpdateApiKeyBody;
+      const { key_id: keyId } = request.params;
+      const body = request.body;
       return view(await change(signedInUserId(request), keyId, (row) => toApiKeyChanges(row, body, context())));
     },
   });
 
-  app.put(`${BASE}/:key_id/default-models`, {
+  typed(app).put(`${BASE}/:key_id/default-models`, {
     schema: {
       ...common,
       summary: 'Set the default models of an API key (from a template or a list)',
@@ -175,8 +176,8 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
       response: { 200: DefaultModelsConfigurationSchema, ...errors },
     },
     async handler(request) {
-      const { key_id: keyId } = request.params as { key_id: string };
-      const body = request.body as PutDefaultModelsBody;
+      const { key_id: keyId } = request.params;
+      const body = request.body;
       const row = await change(signedInUserId(request), keyId, (current) =>
         toDefaultModelsChanges(current, body, context()),
       );
@@ -190,7 +191,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
     },
   });
 
-  app.delete(`${BASE}/:key_id`, {
+  typed(app).delete(`${BASE}/:key_id`, {
     schema: {
       ...common,
       summary: 'Revoke an API key permanently (it stops working on every instance within a second)',
@@ -198,7 +199,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
       response: { 200: Type.Object({ key_id: Type.String(), deleted: Type.Literal(true) }), ...errors },
     },
     async handler(request) {
-      const { key_id: keyId } = request.params as { key_id: string };
+      const { key_id: keyId } = request.params;
       const userId = signedInUserId(request);
       const hashes = await store.db.transaction().execute(async (transaction) => {
         const row = await findApiKeyForUser(transaction, userId, keyId);
@@ -212,7 +213,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
     },
   });
 
-  app.post(`${BASE}/:key_id/rotate`, {
+  typed(app).post(`${BASE}/:key_id/rotate`, {
     schema: {
       ...common,
       summary: 'Rotate an API key: a new secret, same key id and settings; the old secret works for a grace period',
@@ -225,9 +226,9 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
       request.body ??= {};
     },
     async handler(request) {
-      const { key_id: keyId } = request.params as { key_id: string };
+      const { key_id: keyId } = request.params;
       const userId = signedInUserId(request);
-      const graceSeconds = (request.body as RotateApiKeyBody | undefined)?.grace_period_seconds;
+      const graceSeconds = request.body?.grace_period_seconds;
       const fullKey = generateApiKey();
       const { start, end } = maskParts(fullKey);
       const now = clock.now();

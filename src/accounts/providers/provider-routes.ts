@@ -9,6 +9,7 @@ import type { ProviderConfig } from '../../config/gateway-config.js';
 import type { ModelCatalog, CatalogModel } from '../../catalog/model-catalog.js';
 import { endpointStatus, presentPricing } from '../../catalog/present-catalog-model.js';
 import { ProviderDetailSchema, ProviderListSchema, ProviderStatsSchema } from './provider-schemas.js';
+import { typed } from '../../shared/typebox-type-provider.js';
 
 const answers = (schema: unknown) => ({
   200: schema,
@@ -47,6 +48,8 @@ function activeProviders(providers: readonly ProviderConfig[], models: readonly 
  * request (a config reload replaces the list and the catalog); what is derived from them is
  * recomputed only when either changed.
  */
+const ProviderIdParams = Type.Object({ id: Type.String({ description: 'the provider id' }) });
+
 export function registerProviderRoutes(
   app: FastifyInstance,
   providers: () => readonly ProviderConfig[],
@@ -83,7 +86,7 @@ export function registerProviderRoutes(
     };
   };
 
-  app.get('/providers', {
+  typed(app).get('/providers', {
     schema: {
       summary: 'Active providers: model counts, modalities, status from measured health',
       tags: ['providers'],
@@ -93,14 +96,15 @@ export function registerProviderRoutes(
       sendCacheable(request, reply, { data: await Promise.all(current().active.map(summary)) }, 30),
   });
 
-  app.get('/providers/:id', {
+  typed(app).get('/providers/:id', {
     schema: {
       summary: 'One provider: its models, policies and token throughput',
       tags: ['providers'],
+      params: ProviderIdParams,
       response: answers(ProviderDetailSchema),
     },
     handler: async (request, reply) => {
-      const provider = find((request.params as { id: string }).id);
+      const provider = find(request.params.id);
       const [day] = await stats.totals('hour', 24, [], { providerId: provider.id });
       const totals = day ? describeTotals(day.totals) : undefined;
       const models = modelsOf.get(provider.id)!.map((model) => {
@@ -133,16 +137,17 @@ export function registerProviderRoutes(
     },
   });
 
-  app.get('/providers/:id/stats', {
+  typed(app).get('/providers/:id/stats', {
     schema: {
       summary: 'Provider statistics over a window (1h, 24h, 7d, 30d; default 24h), per time bucket, with its status',
       tags: ['providers'],
+      params: ProviderIdParams,
       querystring: StatsQuerySchema,
       response: answers(ProviderStatsSchema),
     },
     handler: async (request, reply) => {
-      const provider = find((request.params as { id: string }).id);
-      const window = canonicalWindow((request.query as Static<typeof StatsQuerySchema>).window ?? '24h');
+      const provider = find(request.params.id);
+      const window = canonicalWindow(request.query.window ?? '24h');
       const measured = await stats.providerStats(provider.id, window);
       return sendCacheable(request, reply, { ...measured, status: endpointStatus(measured.totals) }, 15);
     },

@@ -10,6 +10,7 @@ import {
   LeaderboardSchema,
   SpeedSchema,
 } from './rankings-schemas.js';
+import { typed } from '../../shared/typebox-type-provider.js';
 
 const enumOf = (values: readonly string[], options: { default?: string; description?: string } = {}) =>
   Type.Union(
@@ -58,7 +59,7 @@ export function registerRankingsRoutes(
   options: { all: boolean } = { all: false },
 ): void {
   const prefix = '/rankings';
-  app.get(`${prefix}/models`, {
+  typed(app).get(`${prefix}/models`, {
     schema: {
       summary: 'Model leaderboard by tokens, with change against the previous window',
       tags: ['rankings'],
@@ -66,7 +67,7 @@ export function registerRankingsRoutes(
       response: answers(LeaderboardSchema),
     },
     handler: async (request, reply) => {
-      const query = request.query as Static<typeof LeaderboardQuery>;
+      const query = request.query;
       return sendCacheable(
         request,
         reply,
@@ -75,7 +76,7 @@ export function registerRankingsRoutes(
       );
     },
   });
-  app.get(`${prefix}/charts`, {
+  typed(app).get(`${prefix}/charts`, {
     schema: {
       summary: 'A series per model (top N and others) of tokens, requests or users, per bucket of the window',
       tags: ['rankings'],
@@ -83,7 +84,7 @@ export function registerRankingsRoutes(
       response: answers(ChartsSchema),
     },
     handler: async (request, reply) => {
-      const query = request.query as Static<typeof ChartsQuery>;
+      const query = request.query;
       return sendCacheable(
         request,
         reply,
@@ -92,7 +93,7 @@ export function registerRankingsRoutes(
       );
     },
   });
-  app.get(`${prefix}/benchmarks`, {
+  typed(app).get(`${prefix}/benchmarks`, {
     schema: {
       summary: 'Benchmark scores by category, each with its source and date',
       tags: ['rankings'],
@@ -101,7 +102,7 @@ export function registerRankingsRoutes(
     },
     handler: async (request, reply) => sendCacheable(request, reply, rankings.benchmarksByCategory(), 3600),
   });
-  app.get(`${prefix}/speed`, {
+  typed(app).get(`${prefix}/speed`, {
     schema: {
       summary: 'Fastest models by measured throughput and by time to first token, over the window',
       tags: ['rankings'],
@@ -109,7 +110,7 @@ export function registerRankingsRoutes(
       response: answers(SpeedSchema),
     },
     handler: async (request, reply) => {
-      const query = request.query as Static<typeof SpeedQuery>;
+      const query = request.query;
       return sendCacheable(
         request,
         reply,
@@ -120,7 +121,7 @@ export function registerRankingsRoutes(
   });
 
   if (!options.all) return;
-  app.get('/rankings/all', {
+  typed(app).get('/rankings/all', {
     schema: {
       summary: 'All rankings in one response, every part over the same window',
       tags: ['rankings'],
@@ -128,7 +129,7 @@ export function registerRankingsRoutes(
       response: answers(AllRankingsSchema),
     },
     handler: async (request, reply) => {
-      const window = canonicalWindow((request.query as Static<typeof AllQuery>).window ?? '7d');
+      const window = canonicalWindow(request.query.window ?? '7d');
       const [leaderboard, providerShare, speed, categoryLeaders] = await Promise.all([
         rankings.leaderboard(window),
         rankings.providerShare(window),

@@ -9,6 +9,7 @@ import { usageReport, type UsageTotals } from '../../metering/usage-report.js';
 import { formatDay, parseDateRange } from '../../metering/usage-date-range.js';
 import { BalanceSchema, UsageReportSchema } from './usage-schemas.js';
 import { usageFailures, withoutUnsent } from './usage-failures.js';
+import { typed } from '../../shared/typebox-type-provider.js';
 
 export interface UsageRouteDeps {
   store: Store;
@@ -37,7 +38,7 @@ const DateParam = Type.Optional(Type.String({ description: 'YYYY-MM-DD (UTC)' })
 
 /** GET /api-account/user/balance and GET /api-account/user/usage (spec §4.8). */
 export function registerUsageRoutes(app: FastifyInstance, deps: UsageRouteDeps): void {
-  app.get(
+  typed(app).get(
     '/user/balance',
     {
       schema: {
@@ -60,7 +61,7 @@ export function registerUsageRoutes(app: FastifyInstance, deps: UsageRouteDeps):
     },
   );
 
-  app.get(
+  typed(app).get(
     '/user/usage',
     {
       schema: {
@@ -70,8 +71,7 @@ export function registerUsageRoutes(app: FastifyInstance, deps: UsageRouteDeps):
         response: { 200: UsageReportSchema, 400: { $ref: 'ErrorEnvelope#' }, 401: { $ref: 'ErrorEnvelope#' } },
       },
     },
-    async (request) =>
-      usageResponse(deps, request.user!.id, request.query as { start_date?: string; end_date?: string }),
+    async (request) => usageResponse(deps, request.user!.id, request.query),
   );
 }
 

@@ -42,8 +42,11 @@ export function isEmbeddingModel(model: { outputModalities: string[] }): boolean
 
 /** POST /v1/embeddings: normalise the input, one engine call, OpenAI's embedding list. */
 export function createEmbeddingsHandler(deps: EmbeddingsHandlerDeps) {
-  return async function handleEmbeddings(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const body = request.body as EmbeddingsRequest;
+  return async function handleEmbeddings(
+    request: FastifyRequest<{ Body: EmbeddingsRequest }>,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const body = request.body;
     await runEmbeddings(deps, request, reply, body, (result, candidate, usage, headers) =>
       reply.headers(headers).send(renderEmbeddings(result, candidate, body.encoding_format === 'base64', usage)),
     );

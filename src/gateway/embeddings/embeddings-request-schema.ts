@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { stringEnum } from '../../shared/typebox-type-provider.js';
 
 /** JSON Schema of POST /v1/embeddings (OpenAI's CreateEmbeddingRequest, plus the gateway's routing fields). */
 export const EmbeddingsRequestSchema = Type.Object(
@@ -17,7 +18,7 @@ export const EmbeddingsRequestSchema = Type.Object(
       },
     ),
     dimensions: Type.Optional(Type.Integer({ minimum: 1, maximum: 65536 })),
-    encoding_format: Type.Optional(Type.String({ enum: ['float', 'base64'] })),
+    encoding_format: Type.Optional(stringEnum(['float', 'base64'])),
     user: Type.Optional(Type.String({ maxLength: 512 })),
     provider: Type.Optional(Type.Unknown({ description: 'provider preferences, as on chat (docs/routing.md)' })),
     models: Type.Optional(Type.Unknown({ description: 'fallback model ids, as on chat' })),
@@ -25,11 +26,5 @@ export const EmbeddingsRequestSchema = Type.Object(
   { additionalProperties: true, description: 'An OpenAI embeddings request.' },
 );
 
-export interface EmbeddingsRequest {
-  model: string;
-  input: string | string[] | number[] | number[][];
-  dimensions?: number;
-  encoding_format?: 'float' | 'base64';
-  user?: string;
-  [extra: string]: unknown;
-}
+/** The request's type is its schema's (unknown fields are kept and passed on). */
+export type EmbeddingsRequest = Static<typeof EmbeddingsRequestSchema> & { [extra: string]: unknown };

@@ -1,4 +1,5 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import { typed } from '../../shared/typebox-type-provider.js';
 import { EmbeddingsRequestSchema } from './embeddings-request-schema.js';
 import { createEmbeddingsHandler, type EmbeddingsHandlerDeps } from './embeddings-handler.js';
 
@@ -7,7 +8,7 @@ export function registerEmbeddingsRoute(
   deps: EmbeddingsHandlerDeps,
   authenticate: onRequestAsyncHookHandler,
 ): void {
-  app.post('/v1/embeddings', {
+  typed(app).post('/v1/embeddings', {
     schema: {
       summary: 'Create embeddings (OpenAI-compatible)',
       description:

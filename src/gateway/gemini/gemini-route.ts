@@ -15,16 +15,20 @@ import { geminiToChat } from './gemini-to-chat.js';
 function acceptGoogleKey(request: FastifyRequest, _reply: unknown, done: () => void): void {
   if (!request.headers.authorization) {
     const header = request.headers['x-goog-api-key'];
-    const query = (request.query as Record<string, unknown> | undefined)?.key;
-    const key = typeof header === 'string' && header !== '' ? header : typeof query === 'string' ? query : '';
+    const query: unknown = request.query;
+    const fromQuery = typeof query === 'object' && query !== null && 'key' in query ? query.key : undefined;
+    const key = typeof header === 'string' && header !== '' ? header : typeof fromQuery === 'string' ? fromQuery : '';
     if (key !== '') request.headers.authorization = `Bearer ${key}`;
   }
   done();
 }
 
+/** A `*` route's parameter: what the wildcard matched (Fastify always sets it). */
+type WildcardParams = { '*': string };
+
 /** `gemini-2.5-flash:generateContent`, `google/gemini-2.5-pro:streamGenerateContent` → model and method. */
-function modelAndMethod(request: FastifyRequest): { model: string; method: string } {
-  const path = decodeURIComponent((request.params as { '*': string })['*']).replace(/^models\//, '');
+function modelAndMethod(wildcard: string): { model: string; method: string } {
+  const path = decodeURIComponent(wildcard).replace(/^models\//, '');
   const colon = path.lastIndexOf(':');
   if (colon <= 0) throw new NotFoundError(`Unknown method on '${path}'.`, 'unknown_url', 'model');
   return { model: path.slice(0, colon), method: path.slice(colon + 1) };
@@ -70,7 +74,7 @@ export function registerGeminiRoutes(
     onRequest: [acceptGoogleKey, authenticate],
     errorHandler: geminiErrorHandler(toGatewayError),
   };
-  app.post('/v1beta/models/*', {
+  app.post<{ Params: WildcardParams }>('/v1beta/models/*', {
     ...common,
     schema: {
       summary: 'Gemini API: generateContent, streamGenerateContent, countTokens, embedContent, batchEmbedContents',
@@ -79,8 +83,8 @@ export function registerGeminiRoutes(
       tags: ['v1'],
       body: Type.Object({}, { additionalProperties: true }),
     },
-    handler: async (request: FastifyRequest, reply: FastifyReply) => {
-      const { model, method } = modelAndMethod(request);
+    handler: async (request, reply) => {
+      const { model, method } = modelAndMethod(request.params['*']);
       const body = (request.body ?? {}) as Record<string, unknown>;
       switch (method) {
         case 'generateContent':
@@ -138,11 +142,11 @@ export function registerGeminiRoutes(
       return { models: models.map(geminiModel) };
     },
   });
-  app.get('/v1beta/models/*', {
+  app.get<{ Params: WildcardParams }>('/v1beta/models/*', {
     ...common,
     schema: { summary: 'Gemini API: get a model', tags: ['v1'] },
     handler: async (request) => {
-      const id = decodeURIComponent((request.params as { '*': string })['*']).replace(/^models\//, '');
+      const id = decodeURIComponent(request.params['*']).replace(/^models\//, '');
       const model = deps.chat.directory.get(id);
       if (!model || (request.apiKey && !isModelAllowed(request.apiKey, id)))
         throw new NotFoundError(`The model '${id}' does not exist.`, 'model_not_found', 'model');

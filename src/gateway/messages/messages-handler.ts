@@ -15,14 +15,18 @@ import { messagesToChat, type MessagesTranslation } from './messages-to-chat.js'
 import { chatToMessage } from './chat-to-message.js';
 import { MessagesStreamTranslator } from './messages-stream-translator.js';
 import type { MessagesRequest } from './messages-types.js';
+import type { MessagesBody } from './messages-request-schema.js';
 
 /**
  * POST /v1/messages: Anthropic's Messages API on any model: forwarded as it is to Anthropic
  * endpoints, translated onto chat for the others.
  */
 export function createMessagesHandler(deps: ChatHandlerDeps) {
-  return async function handleMessages(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const body = request.body as MessagesRequest;
+  return async function handleMessages(
+    request: FastifyRequest<{ Body: MessagesBody }>,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const body: MessagesRequest = request.body;
     // Used only for endpoints of another API; the engine refuses what was dropped under strict refusals.
     const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
     const { translation: translated, ...refusals } = translateForPolicy<MessagesTranslation>(

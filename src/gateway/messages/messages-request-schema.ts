@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import { stringEnum } from '../../shared/typebox-type-provider.js';
 
 const Block = Type.Object({ type: Type.String() }, { additionalProperties: true });
 
@@ -14,7 +15,7 @@ export const MessagesRequestSchema = Type.Object(
     messages: Type.Array(
       Type.Object(
         {
-          role: Type.String({ enum: ['user', 'assistant', 'system'] }),
+          role: stringEnum(['user', 'assistant', 'system']),
           content: Type.Union([Type.String(), Type.Array(Block)], { description: 'a string or content blocks' }),
         },
         { additionalProperties: true },
@@ -30,7 +31,7 @@ export const MessagesRequestSchema = Type.Object(
       ),
     ),
     tool_choice: Type.Optional(
-      Type.Object({ type: Type.String({ enum: ['auto', 'any', 'tool', 'none'] }) }, { additionalProperties: true }),
+      Type.Object({ type: stringEnum(['auto', 'any', 'tool', 'none']) }, { additionalProperties: true }),
     ),
     stop_sequences: Type.Optional(Type.Array(Type.String())),
     temperature: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
@@ -56,3 +57,6 @@ export const MessagesCountSchema = Type.Object(
   },
   { additionalProperties: true, description: 'An Anthropic count_tokens request.' },
 );
+
+export type MessagesBody = Static<typeof MessagesRequestSchema>;
+export type MessagesCountBody = Static<typeof MessagesCountSchema>;

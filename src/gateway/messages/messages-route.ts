@@ -4,7 +4,7 @@ import { MessagesCountSchema, MessagesRequestSchema } from './messages-request-s
 import { countTokensNatively, estimateInputTokens } from '../engine/count-tokens.js';
 import { headersOf } from '../engine/client-headers.js';
 import { messagesToChat } from './messages-to-chat.js';
-import type { MessagesRequest } from './messages-types.js';
+import { typed } from '../../shared/typebox-type-provider.js';
 import { createMessagesHandler } from './messages-handler.js';
 import { anthropicErrorHandler } from './anthropic-envelope.js';
 import type { GatewayError } from '../../shared/errors.js';
@@ -24,7 +24,7 @@ export function registerMessagesRoute(
   /** The app's error conversion (http/error-handler.ts), rendered here in Anthropic's envelope. */
   toGatewayError: (error: unknown) => GatewayError,
 ): void {
-  app.post('/v1/messages', {
+  typed(app).post('/v1/messages', {
     schema: {
       summary: 'Create a message (Anthropic Messages API)',
       description:
@@ -39,7 +39,7 @@ export function registerMessagesRoute(
     handler: createMessagesHandler(deps),
   });
 
-  app.post('/v1/messages/count_tokens', {
+  typed(app).post('/v1/messages/count_tokens', {
     schema: {
       summary: 'Count the tokens of a message (Anthropic Messages API)',
       description:
@@ -51,7 +51,7 @@ export function registerMessagesRoute(
     onRequest: [acceptXApiKey, authenticate],
     errorHandler: anthropicErrorHandler(toGatewayError),
     handler: async (request, reply) => {
-      const body = request.body as MessagesRequest;
+      const body = request.body;
       const counted = await countTokensNatively(deps, request, body.model, {
         api: 'anthropic-messages',
         action: 'count_tokens',

@@ -16,6 +16,8 @@ import { assistantTurnOf, chatToResponse, type ResponseMeta } from './chat-to-re
 import { ResponsesStreamTranslator } from './responses-stream-translator.js';
 import type { ResponseStore } from './response-store.js';
 import type { ResponseObject, ResponsesRequest } from './responses-types.js';
+import type { Static } from '@sinclair/typebox';
+import type { ResponseIdParamsSchema, ResponsesBody } from './responses-request-schema.js';
 import type { ChatMessage } from '../../shared/openai-types.js';
 
 export interface ResponsesHandlerDeps extends ChatHandlerDeps {
@@ -31,8 +33,11 @@ function keyOf(request: FastifyRequest): ApiKeyRecord | null {
  * OpenAI), translated onto chat for the others; one engine either way.
  */
 export function createResponsesHandler(deps: ResponsesHandlerDeps) {
-  return async function handleResponses(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-    const body = request.body as ResponsesRequest;
+  return async function handleResponses(
+    request: FastifyRequest<{ Body: ResponsesBody }>,
+    reply: FastifyReply,
+  ): Promise<void> {
+    const body: ResponsesRequest = request.body;
     const key = keyOf(request);
     let previous: ChatMessage[] | null = null;
     // An id the gateway did not store may be one a Responses endpoint stored (a native answer):
@@ -158,8 +163,10 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
 
 /** GET /v1/responses/{id}: a stored response of the key's user. */
 export function createGetResponseHandler(deps: Pick<ResponsesHandlerDeps, 'responses'>) {
-  return async function getResponse(request: FastifyRequest): Promise<ResponseObject> {
-    const { id } = request.params as { id: string };
+  return async function getResponse(
+    request: FastifyRequest<{ Params: Static<typeof ResponseIdParamsSchema> }>,
+  ): Promise<ResponseObject> {
+    const { id } = request.params;
     const key = keyOf(request);
     const stored = key ? await deps.responses.find(key.userId, id) : null;
     if (!stored) throw new NotFoundError(`No response with id '${id}' found.`, 'response_not_found', 'response_id');

@@ -1,4 +1,5 @@
-import { Type, type TSchema } from '@sinclair/typebox';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { stringEnum } from '../../shared/typebox-type-provider.js';
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
@@ -27,10 +28,7 @@ export const ResponsesRequestSchema = Type.Object(
       Type.Object(
         {
           format: Type.Optional(
-            Type.Object(
-              { type: Type.String({ enum: ['text', 'json_object', 'json_schema'] }) },
-              { additionalProperties: true },
-            ),
+            Type.Object({ type: stringEnum(['text', 'json_object', 'json_schema']) }, { additionalProperties: true }),
           ),
         },
         { additionalProperties: true },
@@ -51,3 +49,8 @@ export const ResponsesRequestSchema = Type.Object(
   },
   { additionalProperties: true, description: 'An OpenAI Responses API request.' },
 );
+
+/** GET /v1/responses/{id}. */
+export const ResponseIdParamsSchema = Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) });
+
+export type ResponsesBody = Static<typeof ResponsesRequestSchema>;

@@ -1,6 +1,6 @@
 import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
-import { Type } from '@sinclair/typebox';
-import { ResponsesRequestSchema } from './responses-request-schema.js';
+import { typed } from '../../shared/typebox-type-provider.js';
+import { ResponseIdParamsSchema, ResponsesRequestSchema } from './responses-request-schema.js';
 import { createGetResponseHandler, createResponsesHandler, type ResponsesHandlerDeps } from './responses-handler.js';
 
 export function registerResponsesRoutes(
@@ -8,7 +8,7 @@ export function registerResponsesRoutes(
   deps: ResponsesHandlerDeps,
   authenticate: onRequestAsyncHookHandler,
 ): void {
-  app.post('/v1/responses', {
+  typed(app).post('/v1/responses', {
     schema: {
       summary: 'Create a response (OpenAI Responses API)',
       description:
@@ -20,13 +20,13 @@ export function registerResponsesRoutes(
     onRequest: authenticate,
     handler: createResponsesHandler(deps),
   });
-  app.get('/v1/responses/:id', {
+  typed(app).get('/v1/responses/:id', {
     schema: {
       summary: 'Retrieve a stored response',
       description: 'Only responses created with store (the default) by a key of the same user.',
       tags: ['v1'],
       security: [{ bearerAuth: [] }],
-      params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 128 }) }),
+      params: ResponseIdParamsSchema,
     },
     onRequest: authenticate,
     handler: createGetResponseHandler(deps),

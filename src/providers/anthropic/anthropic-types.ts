@@ -1,3 +1,10 @@
+import type { Static } from '@sinclair/typebox';
+import type {
+  AnthropicCitationSchema,
+  AnthropicResponseSchema,
+  AnthropicUsageSchema,
+} from './anthropic-response-schema.js';
+
 /** The parts of the Anthropic Messages API wire format the gateway reads and writes. */
 export type AnthropicContentBlock =
   | { type: 'text'; text: string; citations?: AnthropicCitation[] | null }
@@ -17,12 +24,7 @@ export type AnthropicContentBlock =
 
 export type AnthropicSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
-export interface AnthropicCitation {
-  type: string;
-  url?: string;
-  title?: string | null;
-  cited_text?: string;
-}
+export type AnthropicCitation = Static<typeof AnthropicCitationSchema>;
 
 export interface AnthropicMessage {
   role: 'user' | 'assistant';
@@ -54,21 +56,6 @@ export interface AnthropicRequest {
   metadata?: { user_id: string };
 }
 
-export interface AnthropicUsage {
-  input_tokens?: number;
-  output_tokens?: number;
-  cache_creation_input_tokens?: number | null;
-  cache_read_input_tokens?: number | null;
-  server_tool_use?: { web_search_requests?: number } | null;
-}
-
-export interface AnthropicResponse {
-  id: string;
-  type: 'message';
-  role: 'assistant';
-  model: string;
-  content: AnthropicContentBlock[];
-  stop_reason: string | null;
-  stop_sequence?: string | null;
-  usage: AnthropicUsage;
-}
+/** Declared once, as the schema the answers are checked against (anthropic-response-schema.ts). */
+export type AnthropicUsage = Static<typeof AnthropicUsageSchema>;
+export type AnthropicResponse = Static<typeof AnthropicResponseSchema>;

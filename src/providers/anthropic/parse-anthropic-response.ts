@@ -2,7 +2,13 @@ import { UpstreamError } from '../../shared/errors.js';
 import type { ChatCompletion, ToolCall } from '../../shared/openai-types.js';
 import type { TranslationContext } from '../provider-adapter.js';
 import { decodeUtf8, parseUpstreamJson } from '../shared/parse-upstream-json.js';
-import type { AnthropicResponse } from './anthropic-types.js';
+import { upstreamChecker } from '../shared/upstream-schema.js';
+import {
+  AnthropicResponseSchema,
+  AnthropicTextBlockSchema,
+  AnthropicThinkingBlockSchema,
+  AnthropicToolUseBlockSchema,
+} from './anthropic-response-schema.js';
 import { citationAnnotations, type UrlCitationAnnotation } from './anthropic-citations.js';
 import { mapAnthropicStopReason } from './map-anthropic-stop-reason.js';
 import { mapAnthropicUsage } from './map-anthropic-usage.js';
@@ -18,20 +24,19 @@ export function parseAnthropicResponse(
   context: TranslationContext,
   jsonToolName?: string,
 ): ChatCompletion {
-  const parsed = parseUpstreamJson(
-    decodeUtf8(body),
-    context.provider.name,
-    'a response',
-  ) as unknown as AnthropicResponse;
-  if (!Array.isArray(parsed.content)) {
+  const json = parseUpstreamJson(decodeUtf8(body), context.provider.name, 'a response');
+  if (!Array.isArray(json.content)) {
     throw new UpstreamError(502, 'upstream_bad_response', `${context.provider.name} answered without a content array.`);
   }
+  const parsed = responseChecker.read(json, context.provider.name, 'a response');
   let content = '';
   let reasoning = '';
   let answeredWithJsonTool = false;
   const toolCalls: ToolCall[] = [];
   const annotations: UrlCitationAnnotation[] = [];
-  for (const block of parsed.content) {
+  for (const raw of parsed.content) {
+    const block = readBlock(raw, context.provider.name);
+    if (!block) continue;
     if (block.type === 'text') {
       annotations.push(...citationAnnotations(block.citations, content.length, block.text.length));
       content += block.text;
@@ -71,4 +76,20 @@ export function parseAnthropicResponse(
     ],
     usage: mapAnthropicUsage(parsed.usage ?? {}),
   };
+}
+
+const responseChecker = upstreamChecker(AnthropicResponseSchema);
+const blockCheckers = {
+  text: upstreamChecker(AnthropicTextBlockSchema),
+  thinking: upstreamChecker(AnthropicThinkingBlockSchema),
+  tool_use: upstreamChecker(AnthropicToolUseBlockSchema),
+};
+
+/** A block the answer is made of, checked by its type's schema; null for the types the parser skips. */
+function readBlock(block: { type: string }, providerName: string) {
+  const what = `a ${block.type} block`;
+  if (block.type === 'text') return blockCheckers.text.read(block, providerName, what);
+  if (block.type === 'thinking') return blockCheckers.thinking.read(block, providerName, what);
+  if (block.type === 'tool_use') return blockCheckers.tool_use.read(block, providerName, what);
+  return null;
 }

@@ -1,23 +1,27 @@
 import { Type, type TSchema } from '@sinclair/typebox';
+import { stringEnum } from './typebox-type-provider.js';
 
 /**
- * JSON Schema of POST /v1/chat/completions (spec §4.2, ranges of §8). It validates the shape and
- * ranges, feeds /openapi.json, and lets unknown top-level parameters through (they are passed to
- * OpenAI-compatible upstreams). Rules that span fields live in validate-chat-request.ts.
+ * JSON Schema of POST /v1/chat/completions (spec §4.2, ranges of §8), and through `Static` the one
+ * declaration of the request's type (shared/openai-types.ts). It validates the shape and ranges,
+ * feeds /openapi.json, and lets unknown top-level parameters through (they are passed to
+ * OpenAI-compatible upstreams). Rules that span fields live in gateway/validate-chat-request.ts.
+ * `Type.Unsafe` gives a string enum its literal type while Ajv keeps checking the same `enum`.
  */
-const TextPart = Type.Object({ type: Type.Literal('text'), text: Type.String() });
-const ImagePart = Type.Object({
+
+export const TextPartSchema = Type.Object({ type: Type.Literal('text'), text: Type.String() });
+export const ImagePartSchema = Type.Object({
   type: Type.Literal('image_url'),
   image_url: Type.Object({
     url: Type.String({ minLength: 1 }),
     detail: Type.Optional(Type.Union([Type.Literal('auto'), Type.Literal('low'), Type.Literal('high')])),
   }),
 });
-const AudioPart = Type.Object({
+export const AudioPartSchema = Type.Object({
   type: Type.Literal('input_audio'),
   input_audio: Type.Object({ data: Type.String(), format: Type.String() }),
 });
-const FilePart = Type.Object({
+export const FilePartSchema = Type.Object({
   type: Type.Literal('file'),
   file: Type.Object({
     file_data: Type.Optional(Type.String()),
@@ -26,7 +30,7 @@ const FilePart = Type.Object({
   }),
 });
 
-const ToolCallSchema = Type.Object({
+export const ToolCallSchema = Type.Object({
   id: Type.String({ minLength: 1 }),
   type: Type.Literal('function'),
   function: Type.Object({ name: Type.String({ minLength: 1 }), arguments: Type.String() }),
@@ -34,11 +38,18 @@ const ToolCallSchema = Type.Object({
 
 export const MessageSchema = Type.Object(
   {
-    role: Type.String({ enum: ['system', 'developer', 'user', 'assistant', 'tool'] }),
+    role: stringEnum(['system', 'developer', 'user', 'assistant', 'tool']),
     content: Type.Optional(
-      Type.Union([Type.String(), Type.Array(Type.Union([TextPart, ImagePart, AudioPart, FilePart])), Type.Null()], {
-        description: 'a string or an array of content parts',
-      }),
+      Type.Union(
+        [
+          Type.String(),
+          Type.Array(Type.Union([TextPartSchema, ImagePartSchema, AudioPartSchema, FilePartSchema])),
+          Type.Null(),
+        ],
+        {
+          description: 'a string or an array of content parts',
+        },
+      ),
     ),
     name: Type.Optional(Type.String()),
     tool_calls: Type.Optional(Type.Array(ToolCallSchema)),
@@ -47,7 +58,7 @@ export const MessageSchema = Type.Object(
   { additionalProperties: true },
 );
 
-const FunctionToolSchema = Type.Object({
+export const FunctionToolSchema = Type.Object({
   type: Type.Literal('function'),
   function: Type.Object({
     name: Type.String({
@@ -60,16 +71,16 @@ const FunctionToolSchema = Type.Object({
   }),
 });
 
-const ToolChoiceSchema = Type.Union(
+export const ToolChoiceSchema = Type.Union(
   [
-    Type.String({ enum: ['none', 'auto', 'required'] }),
+    stringEnum(['none', 'auto', 'required']),
     Type.Object({ type: Type.Literal('function'), function: Type.Object({ name: Type.String({ minLength: 1 }) }) }),
   ],
   { description: '"none", "auto", "required" or {"type": "function", "function": {"name": …}}' },
 );
 
-const ResponseFormatSchema = Type.Object({
-  type: Type.String({ enum: ['text', 'json_object', 'json_schema'] }),
+export const ResponseFormatSchema = Type.Object({
+  type: stringEnum(['text', 'json_object', 'json_schema']),
   json_schema: Type.Optional(
     Type.Object({
       name: Type.String({ pattern: '^[a-zA-Z0-9_-]{1,64}$' }),

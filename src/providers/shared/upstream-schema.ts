@@ -1,0 +1,26 @@
+import type { Static, TSchema } from '@sinclair/typebox';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { UpstreamError } from '../../shared/errors.js';
+
+/**
+ * An upstream's JSON checked against its wire format's schema: the same TypeBox schema gives the
+ * run-time check and the static type, so nothing read from a provider is cast. An answer that does
+ * not fit is a bad gateway (502) naming the first field that is wrong, never a crash further on.
+ */
+export function upstreamChecker<S extends TSchema>(schema: S) {
+  const compiled = TypeCompiler.Compile(schema);
+  return {
+    is: (value: unknown): value is Static<S> => compiled.Check(value),
+    /** The value, typed; throws a 502 naming the first mismatch. */
+    read(value: unknown, providerName: string, what: string): Static<S> {
+      if (compiled.Check(value)) return value;
+      const first = compiled.Errors(value).First();
+      const where = first?.path ? ` at ${first.path}` : '';
+      throw new UpstreamError(
+        502,
+        'upstream_bad_response',
+        `${providerName} sent ${what} the gateway cannot read${where}: ${first?.message ?? 'unexpected shape'}.`,
+      );
+    },
+  };
+}
