@@ -1,4 +1,5 @@
 import type { UpstreamGaps } from './bench-models.js';
+import type { SustainedRatePlan } from './sustained-rate.js';
 
 export type BenchMode = 'smoke' | 'full';
 
@@ -24,6 +25,10 @@ export interface BenchPlan {
   firstTokenStreams: number;
   firstTokenConcurrency: number;
   openStreams: number;
+  /** Concurrency 1, keep-alive: requests measured on the target (and as many on direct, interleaved). */
+  oneAtATime: { warmup: number; samples: number };
+  /** The highest rate at which added p99 stays within the limit (sustained-rate.ts). */
+  sustainedRate: SustainedRatePlan;
   gaps: UpstreamGaps;
 }
 
@@ -35,10 +40,13 @@ export const FULL_PLAN: BenchPlan = {
   saturationSeconds: 4,
   streamSaturationSeconds: 2,
   fixedRate: 500,
-  fixedRateSeconds: 10,
+  fixedRateSeconds: 6,
   firstTokenStreams: 200,
   firstTokenConcurrency: 10,
   openStreams: 1000,
+  oneAtATime: { warmup: 300, samples: 3000 },
+  // Doubling from 250 req/s, then two bisections: the rate is known within ~19 %.
+  sustainedRate: { startRate: 250, maxRate: 32_000, bisections: 2, stepSeconds: 2, limitMs: 20 },
   // 50 chunks × 160 ms: each slow stream stays open about 8 s, long enough to open all 1,000.
   gaps: { firstTokenGapMs: 5, longOpenGapMs: 160 },
 };
@@ -59,5 +67,7 @@ export const SMOKE_PLAN: BenchPlan = {
   firstTokenStreams: 10,
   firstTokenConcurrency: 10,
   openStreams: 50,
+  oneAtATime: { warmup: 5, samples: 40 },
+  sustainedRate: { startRate: 250, maxRate: 500, bisections: 0, stepSeconds: 0.3, limitMs: 20 },
   gaps: { firstTokenGapMs: 5, longOpenGapMs: 20 },
 };
