@@ -25,6 +25,8 @@ export interface SustainedRateResult {
 export interface SustainedRatePlan {
   /** The first rate tried (req/s); it doubles while the target keeps up. */
   startRate: number;
+  /** Never tried below this: a target that misses it is reported at 0. */
+  minRate: number;
   /** Never tried above this (the load generator's own limit on this machine). */
   maxRate: number;
   /** Halvings of the (geometric) interval between the last rate kept up and the first missed. */
@@ -37,7 +39,7 @@ export interface SustainedRatePlan {
 /**
  * The highest rate at which the gateway's added p99 stays within `limitMs`: open-loop load at
  * evenly spaced requests (fixed-rate-load.ts), doubling from `startRate` while the target keeps
- * up, then bisecting (geometrically) between the last rate kept up and the first one missed.
+ * up (halving down to `minRate` when it misses the first), then bisecting (geometrically) between the last rate kept up and the first one missed.
  * Each step measures direct at the same rate right before the target, so "added" compares two
  * figures from the same moment. A step misses on added p99 above the limit, on any failure, on a
  * request the generator could not send (512 in flight) or on a rate achieved below 90 %.
@@ -79,11 +81,24 @@ export async function findSustainedRate(
   };
   let kept = 0;
   let missed = 0;
-  for (let rate = plan.startRate; rate <= plan.maxRate; rate *= 2) {
-    if (await attempt(rate)) kept = rate;
-    else {
+  if (await attempt(plan.startRate)) {
+    kept = plan.startRate;
+    for (let rate = plan.startRate * 2; rate <= plan.maxRate; rate *= 2) {
+      if (await attempt(rate)) kept = rate;
+      else {
+        missed = rate;
+        break;
+      }
+    }
+  } else {
+    // Missed the first rate: halve down to the lowest one worth measuring.
+    missed = plan.startRate;
+    for (let rate = Math.round(plan.startRate / 2); rate >= plan.minRate; rate = Math.round(rate / 2)) {
+      if (await attempt(rate)) {
+        kept = rate;
+        break;
+      }
       missed = rate;
-      break;
     }
   }
   if (kept > 0 && missed > 0)

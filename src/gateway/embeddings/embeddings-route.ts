@@ -1,11 +1,11 @@
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { EmbeddingsRequestSchema } from './embeddings-request-schema.js';
 import { createEmbeddingsHandler, type EmbeddingsHandlerDeps } from './embeddings-handler.js';
 
 export function registerEmbeddingsRoute(
   app: FastifyInstance,
   deps: EmbeddingsHandlerDeps,
-  authenticate: onRequestAsyncHookHandler,
+  authenticate: onRequestHookHandler,
 ): void {
   app.post('/v1/embeddings', {
     schema: {
