@@ -46,35 +46,35 @@ export function apiKeyAuth(
   // A callback hook, not an async one: a key found in the cache (every request but a key's first)
   // is checked without a promise or a microtask; only a cache miss waits for the store.
   return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    // done() runs the rest of the request synchronously: it is called outside every try, once.
     let found: ApiKeyRecord | null | Promise<ApiKeyRecord | null>;
+    let failure: Error | undefined;
     try {
       const key = presentedKey(request);
       if (!key) {
-        if (options.optional) return done();
-        throw new AuthenticationError(
-          'Missing API key. Send it as "Authorization: Bearer sk-gw-…".',
-          'missing_api_key',
-        );
-      }
-      if (!looksLikeApiKey(key)) throw new AuthenticationError();
-      found = cache.get(hashApiKey(key));
-      if (!(found instanceof Promise)) {
-        admit(request, found);
-        return done();
+        if (!options.optional)
+          throw new AuthenticationError(
+            'Missing API key. Send it as "Authorization: Bearer sk-gw-…".',
+            'missing_api_key',
+          );
+        found = null;
+      } else {
+        if (!looksLikeApiKey(key)) throw new AuthenticationError();
+        found = cache.get(hashApiKey(key));
+        if (!(found instanceof Promise)) admit(request, found);
       }
     } catch (error) {
-      return done(error as Error);
+      failure = error as Error;
+      found = null;
     }
-    found.then(
-      (record) => {
-        try {
-          admit(request, record);
-        } catch (error) {
-          return done(error as Error);
-        }
-        done();
-      },
-      (error: Error) => done(error),
-    );
+    if (!(found instanceof Promise)) return failure ? done(failure) : done();
+    found
+      .then((record) => {
+        admit(request, record);
+      })
+      .then(
+        () => done(),
+        (error: Error) => done(error),
+      );
   };
 }
