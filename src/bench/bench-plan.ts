@@ -1,4 +1,5 @@
 import type { UpstreamGaps } from './bench-models.js';
+import type { SustainedRatePlan } from './sustained-rate.js';
 
 export type BenchMode = 'smoke' | 'full';
 
@@ -24,6 +25,10 @@ export interface BenchPlan {
   firstTokenStreams: number;
   firstTokenConcurrency: number;
   openStreams: number;
+  /** Concurrency 1, keep-alive: requests measured on the target (and as many on direct, interleaved). */
+  oneAtATime: { warmup: number; samples: number };
+  /** The highest rate at which added p99 stays within the limit (sustained-rate.ts). */
+  sustainedRate: SustainedRatePlan;
   gaps: UpstreamGaps;
 }
 
@@ -32,13 +37,16 @@ export const FULL_PLAN: BenchPlan = {
   connections: 32,
   warmupSeconds: 2,
   rounds: 3,
-  saturationSeconds: 4,
-  streamSaturationSeconds: 2,
+  saturationSeconds: 3,
+  streamSaturationSeconds: 1.5,
   fixedRate: 500,
-  fixedRateSeconds: 10,
-  firstTokenStreams: 200,
+  fixedRateSeconds: 6,
+  firstTokenStreams: 100,
   firstTokenConcurrency: 10,
   openStreams: 1000,
+  oneAtATime: { warmup: 300, samples: 2000 },
+  // Doubling from 250 req/s (or halving down to 30), then two bisections: known within ~19 %.
+  sustainedRate: { startRate: 250, minRate: 30, maxRate: 32_000, bisections: 2, stepSeconds: 1.5, limitMs: 20 },
   // 50 chunks × 160 ms: each slow stream stays open about 8 s, long enough to open all 1,000.
   gaps: { firstTokenGapMs: 5, longOpenGapMs: 160 },
 };
@@ -59,5 +67,7 @@ export const SMOKE_PLAN: BenchPlan = {
   firstTokenStreams: 10,
   firstTokenConcurrency: 10,
   openStreams: 50,
+  oneAtATime: { warmup: 5, samples: 40 },
+  sustainedRate: { startRate: 250, minRate: 125, maxRate: 500, bisections: 0, stepSeconds: 0.3, limitMs: 20 },
   gaps: { firstTokenGapMs: 5, longOpenGapMs: 20 },
 };

@@ -16,6 +16,8 @@ import { BENCH_MODELS, chatBody } from './bench-models.js';
 import { medianOfRounds, runSaturation, type SaturationResult } from './saturation-load.js';
 import { runFixedRate } from './fixed-rate-load.js';
 import { measureFirstToken, measureOpenStreams } from './stream-probes.js';
+import { measureOneAtATime } from './one-at-a-time.js';
+import { findSustainedRate } from './sustained-rate.js';
 
 export interface BenchOptions {
   plan: BenchPlan;
@@ -50,13 +52,26 @@ async function saturationRound(target: BenchTarget, plan: BenchPlan): Promise<[S
   return [whole, streams];
 }
 
-/** What is measured once per target, after the rounds: latency at a fixed rate, first token, memory. */
+/**
+ * What is measured once per target, after the rounds: one request at a time, latency at a fixed
+ * rate, the highest sustained rate, first token, memory. `direct` is the fake upstream, measured
+ * beside the target wherever a figure is "added over direct" and the machine's drift matters.
+ */
 async function measureAlone(
   target: BenchTarget,
+  direct: BenchTarget,
   plan: BenchPlan,
   result: TargetResult,
   log: (line: string) => void,
 ): Promise<void> {
+  const whole = chatBody(BENCH_MODELS.fast, false);
+  if (target.id !== 'direct') {
+    log(`  one at a time: ${plan.oneAtATime.samples} requests, interleaved with as many direct`);
+    result.oneAtATime = await measureOneAtATime(target, direct, whole, plan.oneAtATime);
+    log(
+      `    added p50 ${Math.round(result.oneAtATime.addedP50Micros)} µs, p99 ${Math.round(result.oneAtATime.addedP99Micros)} µs`,
+    );
+  }
   log(`  fixed rate: ${plan.fixedRate} req/s, ${plan.fixedRateSeconds} s`);
   result.fixedRate = await runFixedRate(
     target,
@@ -75,6 +90,11 @@ async function measureAlone(
   if (target.pid && target.id !== 'direct') {
     log(`  memory: ${plan.openStreams} streams open at once`);
     result.openStreams = await measureOpenStreams(target, chatBody(BENCH_MODELS.longOpen, true), plan.openStreams);
+  }
+  // Last: its top steps overload the target on purpose.
+  if (target.id !== 'direct') {
+    log(`  sustained rate: highest with added p99 ≤ ${plan.sustainedRate.limitMs} ms`);
+    result.sustainedRate = await findSustainedRate(target, direct, whole, plan.sustainedRate, log);
   }
 }
 
@@ -173,7 +193,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     if (!entry.result.error && !isMeteringOff(entry.result.id)) {
       log(`${entry.result.id}:`);
       try {
-        await measureAlone(entry.target!, plan, entry.result, log);
+        await measureAlone(entry.target!, directTarget(upstream), plan, entry.result, log);
       } catch (error) {
         fail(entry, error);
       }

@@ -6,7 +6,12 @@ interface CommandHelp {
 }
 
 const COMMANDS: CommandHelp[] = [
-  { command: 'serve', synopsis: 'serve', summary: 'start the gateway (migrates the store first)' },
+  {
+    command: 'serve',
+    synopsis: 'serve [--workers N]',
+    summary:
+      'start the gateway (migrates the store first); --workers N: N processes on one port (PostgreSQL + Redis only)',
+  },
   { command: 'migrate', synopsis: 'migrate', summary: "bring the store's schema up to date" },
   {
     command: 'doctor',

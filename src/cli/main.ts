@@ -59,7 +59,7 @@ async function main(context: CliContext, argv: string[]): Promise<void> {
   const write = (text: string) => process.stdout.write(text);
   switch (command) {
     case 'serve':
-      return serve(context);
+      return serve(context, argv.slice(1));
     case 'migrate':
       return migrate(context);
     case 'doctor':

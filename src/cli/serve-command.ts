@@ -5,7 +5,9 @@ import { createProviderRegistry } from '../providers/provider-registry.js';
 import { createLogger } from '../shared/logger.js';
 import { startGateway } from '../gateway-runtime.js';
 import { bootstrapAdmin, skippedBootstrapNotice, type BootstrapResult } from '../users/bootstrap-admin.js';
-import type { CliContext } from './cli-context.js';
+import { UsageError, type CliContext } from './cli-context.js';
+import { parseFlags, wholeNumberFlag } from './cli-arguments.js';
+import { isClusterWorker, runPrimary, workersRefusal } from './serve-workers.js';
 
 /**
  * `gateway serve`: migrate, create the first account on an empty store, then listen, in that
@@ -13,8 +15,23 @@ import type { CliContext } from './cli-context.js';
  * where it listens and what it runs on; reloads providers, models and routing on SIGHUP or when
  * the config file changes; stops gracefully on SIGTERM/SIGINT.
  */
-export async function serve(context: CliContext): Promise<void> {
+export async function serve(context: CliContext, args: string[] = []): Promise<void> {
+  const { values } = parseFlags('serve', args, { workers: { form: 'N (processes sharing the port)' } });
+  const workers =
+    wholeNumberFlag(
+      'serve',
+      'workers',
+      (values.workers as string | undefined) ?? context.env.GATEWAY_WORKERS,
+      1,
+      256,
+    ) ?? 1;
   const config = context.loadConfig();
+  if (workers > 1 && !isClusterWorker()) {
+    const refusal = workersRefusal(config, workers);
+    if (refusal) throw new UsageError(`serve: ${refusal}`, 'serve');
+    await runPrimary(workers, (text) => process.stdout.write(text));
+    return;
+  }
   const logger = createLogger(config.server.logLevel);
   const gateway = await startGateway(config, logger, {}, context.env, async (runtime) => {
     context.store = runtime.store.description;

@@ -1,4 +1,4 @@
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { typed } from '../shared/typebox-type-provider.js';
 import { ChatCompletionRequestSchema } from '../shared/chat-request-schema.js';
 import { createChatCompletionsHandler, type ChatHandlerDeps } from './chat-completions-handler.js';
@@ -7,7 +7,7 @@ import { refuseUnsupportedChatTools } from './refuse-unsupported-tools.js';
 export function registerChatCompletionsRoute(
   app: FastifyInstance,
   deps: ChatHandlerDeps,
-  authenticate: onRequestAsyncHookHandler,
+  authenticate: onRequestHookHandler,
 ): void {
   typed(app).post('/v1/chat/completions', {
     schema: {
@@ -19,7 +19,15 @@ export function registerChatCompletionsRoute(
       body: ChatCompletionRequestSchema,
       // No response schema on purpose: answers pass provider fields through untouched.
     },
-    preValidation: async (request) => refuseUnsupportedChatTools(request.body),
+    // A callback hook: no promise per request for a check that is synchronous.
+    preValidation: (request, _reply, done) => {
+      try {
+        refuseUnsupportedChatTools(request.body);
+      } catch (error) {
+        return done(error as Error);
+      }
+      done();
+    },
     onRequest: authenticate,
     handler: createChatCompletionsHandler(deps),
   });

@@ -1,4 +1,4 @@
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import type { ModelConfig } from '../config/gateway-config.js';
 import { isModelAllowed } from '../routing/api-key-record.js';
@@ -68,7 +68,7 @@ export function toApiModel(model: ModelConfig) {
 export function registerModelsRoute(
   app: FastifyInstance,
   directory: ModelDirectory,
-  authenticateOptional: onRequestAsyncHookHandler,
+  authenticateOptional: onRequestHookHandler,
 ): void {
   // The directory may hold hundreds of catalog models: present them once per directory version
   // (it changes only on a config reload).

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction, onRequestHookHandler } from 'fastify';
 import type { ApiKeyCache } from '../keys/api-key-cache.js';
 import { hashApiKey, looksLikeApiKey } from '../keys/api-key-format.js';
 import type { ApiKeyRecord } from '../routing/api-key-record.js';
@@ -32,16 +32,8 @@ export function apiKeyAuth(
   cache: ApiKeyCache,
   clock: Clock,
   options: { optional?: boolean } = {},
-): onRequestAsyncHookHandler {
-  return async function authenticate(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
-    const key = presentedKey(request);
-    if (!key) {
-      if (options.optional) return;
-      throw new AuthenticationError('Missing API key. Send it as "Authorization: Bearer sk-gw-…".', 'missing_api_key');
-    }
-    if (!looksLikeApiKey(key)) throw new AuthenticationError();
-    const found = cache.get(hashApiKey(key));
-    const record = found instanceof Promise ? await found : found;
+): onRequestHookHandler {
+  const admit = (request: FastifyRequest, record: ApiKeyRecord | null): void => {
     // A rotated key's previous secret past its grace period is as unknown as any other string.
     const retired = record?.secretExpiresAt != null && record.secretExpiresAt <= clock.now();
     if (!record || record.revoked || retired) throw new AuthenticationError();
@@ -50,5 +42,39 @@ export function apiKeyAuth(
       throw new PermissionDeniedError('This API key has expired.', 'key_expired');
     request.apiKey = record;
     cache.noteUsed(record.id);
+  };
+  // A callback hook, not an async one: a key found in the cache (every request but a key's first)
+  // is checked without a promise or a microtask; only a cache miss waits for the store.
+  return function authenticate(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+    // done() runs the rest of the request synchronously: it is called outside every try, once.
+    let found: ApiKeyRecord | null | Promise<ApiKeyRecord | null>;
+    let failure: Error | undefined;
+    try {
+      const key = presentedKey(request);
+      if (!key) {
+        if (!options.optional)
+          throw new AuthenticationError(
+            'Missing API key. Send it as "Authorization: Bearer sk-gw-…".',
+            'missing_api_key',
+          );
+        found = null;
+      } else {
+        if (!looksLikeApiKey(key)) throw new AuthenticationError();
+        found = cache.get(hashApiKey(key));
+        if (!(found instanceof Promise)) admit(request, found);
+      }
+    } catch (error) {
+      failure = error as Error;
+      found = null;
+    }
+    if (!(found instanceof Promise)) return failure ? done(failure) : done();
+    found
+      .then((record) => {
+        admit(request, record);
+      })
+      .then(
+        () => done(),
+        (error: Error) => done(error),
+      );
   };
 }

@@ -1,4 +1,4 @@
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { typed } from '../../shared/typebox-type-provider.js';
 import { EmbeddingsRequestSchema } from './embeddings-request-schema.js';
 import { createEmbeddingsHandler, type EmbeddingsHandlerDeps } from './embeddings-handler.js';
@@ -6,7 +6,7 @@ import { createEmbeddingsHandler, type EmbeddingsHandlerDeps } from './embedding
 export function registerEmbeddingsRoute(
   app: FastifyInstance,
   deps: EmbeddingsHandlerDeps,
-  authenticate: onRequestAsyncHookHandler,
+  authenticate: onRequestHookHandler,
 ): void {
   typed(app).post('/v1/embeddings', {
     schema: {

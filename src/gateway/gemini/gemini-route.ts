@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { InvalidRequestError, NotFoundError, type GatewayError } from '../../shared/errors.js';
 import { isModelAllowed } from '../../routing/api-key-record.js';
@@ -67,7 +67,7 @@ const textOfContent = (request: EmbedRequest) => (request.content?.parts ?? []).
 export function registerGeminiRoutes(
   app: FastifyInstance,
   deps: { chat: ChatHandlerDeps; embeddings: EmbeddingsHandlerDeps },
-  authenticate: onRequestAsyncHookHandler,
+  authenticate: onRequestHookHandler,
   toGatewayError: (error: unknown) => GatewayError,
 ): void {
   const common = {

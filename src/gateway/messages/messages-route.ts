@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
 import { MessagesCountSchema, MessagesRequestSchema } from './messages-request-schema.js';
 import { countTokensNatively, estimateInputTokens } from '../engine/count-tokens.js';
@@ -20,7 +20,7 @@ function acceptXApiKey(request: FastifyRequest, _reply: unknown, done: () => voi
 export function registerMessagesRoute(
   app: FastifyInstance,
   deps: ChatHandlerDeps,
-  authenticate: onRequestAsyncHookHandler,
+  authenticate: onRequestHookHandler,
   /** The app's error conversion (http/error-handler.ts), rendered here in Anthropic's envelope. */
   toGatewayError: (error: unknown) => GatewayError,
 ): void {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, onRequestAsyncHookHandler } from 'fastify';
+import type { FastifyInstance, onRequestHookHandler } from 'fastify';
 import { typed } from '../../shared/typebox-type-provider.js';
 import { ResponseIdParamsSchema, ResponsesRequestSchema } from './responses-request-schema.js';
 import { createGetResponseHandler, createResponsesHandler, type ResponsesHandlerDeps } from './responses-handler.js';
@@ -6,7 +6,7 @@ import { createGetResponseHandler, createResponsesHandler, type ResponsesHandler
 export function registerResponsesRoutes(
   app: FastifyInstance,
   deps: ResponsesHandlerDeps,
-  authenticate: onRequestAsyncHookHandler,
+  authenticate: onRequestHookHandler,
 ): void {
   typed(app).post('/v1/responses', {
     schema: {
