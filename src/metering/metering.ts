@@ -505,9 +505,10 @@ export class Metering implements RequestAdmission, CompletionObserver, AnswerPri
     if (!this.redisCounters || !this.sent || this.checkingGeneration) return;
     this.checkingGeneration = true;
     try {
+      const askedAt = this.sent.mark();
       const { generation, oldest } = await this.redisCounters.generation(this.deps.ids.next('gen_'));
       if (!this.sent.isNew(generation)) {
-        this.sent.checked(generation, oldest);
+        this.sent.checked(generation, oldest, askedAt);
         return;
       }
       // Redis lost its data: holds wait (503) for a few seconds while every instance writes the
