@@ -297,9 +297,10 @@ export class RedisMeteringBackend implements MeteringBackend {
 
   private async checkShardGeneration(shard: number, sent: SentSettlements): Promise<void> {
     const { logger, clock, ids } = this.context;
+    const askedAt = sent.mark();
     const { generation, oldest } = await this.counters.generation(shard, ids.next('gen_'));
     if (!sent.isNew(generation)) {
-      sent.checked(generation, oldest);
+      sent.checked(generation, oldest, askedAt);
       return;
     }
     // Redis lost its data: holds wait (503) for a few seconds while every instance writes the

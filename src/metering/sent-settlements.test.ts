@@ -41,3 +41,18 @@ describe('settlements sent to Redis and not yet seen written', () => {
     expect(compareEntryIds('10-0', '10-0')).toBe(0);
   });
 });
+
+describe('sent settlements and a question in flight', () => {
+  it('keeps a record sent after the question: an empty stream in the answer says nothing of it', () => {
+    const sent = new SentSettlements();
+    sent.checked('g1', '');
+    sent.add('10-0', record('a'));
+    const askedAt = sent.mark();
+    // Redis answered "stream empty" (10-0 was written); 12-0 was sent while the answer travelled.
+    sent.add('12-0', record('b'));
+    expect(sent.checked('g1', '', askedAt)).toEqual([]);
+    expect(sent.size).toBe(1);
+    // Redis then lost its data: the record not yet written is written from here.
+    expect(sent.checked('g2', '')).toEqual([record('b')]);
+  });
+});

@@ -8,7 +8,8 @@ import type { SettlementRecord } from './settlement-record.js';
  * still holds to the store itself (idempotent, by event id), so they are recorded and charged.
  */
 export class SentSettlements {
-  private readonly sent = new Map<string, SettlementRecord>();
+  private readonly sent = new Map<string, { record: SettlementRecord; seq: number }>();
+  private seq = 0;
   private generation: string | null = null;
   /** Records let go because the bound was reached (a long store outage). */
   dropped = 0;
@@ -26,7 +27,16 @@ export class SentSettlements {
       this.sent.delete(oldest);
       this.dropped++;
     }
-    this.sent.set(entryId, record);
+    this.sent.set(entryId, { record, seq: ++this.seq });
+  }
+
+  /**
+   * Take before asking Redis for the stream's oldest entry, and pass to `checked`: a record sent
+   * after the question is not covered by its answer (an empty stream then says nothing of it).
+   * Before, such a record was let go unwritten, and lost if Redis then lost its data.
+   */
+  mark(): number {
+    return this.seq;
   }
 
   /** Whether this generation differs from the one seen before (Redis lost its data meanwhile). */
@@ -38,15 +48,16 @@ export class SentSettlements {
    * What Redis says now. Returns the records to write to the store directly: all still held when
    * the generation changed (Redis lost its data), none otherwise (the written ones are let go).
    */
-  checked(generation: string, oldest: string): SettlementRecord[] {
+  checked(generation: string, oldest: string, askedAt = Number.POSITIVE_INFINITY): SettlementRecord[] {
     if (this.generation !== null && generation !== this.generation) {
       this.generation = generation;
-      const lost = [...this.sent.values()];
+      const lost = [...this.sent.values()].map((sent) => sent.record);
       this.sent.clear();
       return lost;
     }
     this.generation = generation;
-    for (const entryId of this.sent.keys()) {
+    for (const [entryId, { seq }] of this.sent) {
+      if (seq > askedAt) continue;
       if (oldest !== '' && compareEntryIds(entryId, oldest) >= 0) continue;
       this.sent.delete(entryId);
     }
