@@ -108,7 +108,9 @@ describe('gateway serve --workers N', () => {
         const [, pids] = await seen.waitFor(/2 workers \(pids ([\d, ]+)\) share the port/);
         const [, url] = await seen.waitFor(/gateway listening on (http:\/\/\S+)/);
         expect(pids.split(', ')).toHaveLength(2);
-        // Both workers print where they listen: one port for both.
+        // Both workers print where they listen: one port for both. A worker's line can reach the
+        // pipe after the primary's (each process writes its own stdout), so wait for the second.
+        await seen.waitFor(/gateway listening on [\s\S]*gateway listening on /);
         const listening = [...seen.text().matchAll(/gateway listening on (http:\/\/\S+)/g)].map((match) => match[1]);
         expect(listening).toEqual([url, url]);
         for (let index = 0; index < 6; index++) {
