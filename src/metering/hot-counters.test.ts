@@ -395,4 +395,51 @@ describe('store write marks in Redis', () => {
       await setup.close();
     }
   });
+
+  it('after Redis lost its data: the new generation is fenced from its first moment, writes under way and lost records are marked again', async () => {
+    const setup = await setups.redis!();
+    try {
+      const counters = setup.first as RedisHotCounters;
+      const redis = counters.redis;
+      const recordOf = (userId: string) =>
+        ({ charge: true, event: { user_id: userId, key_id: null, cost_nanos: 1, created_at: NOW } }) as unknown as SettlementRecord;
+      const shard = counters.keys.shardOf('user-1');
+      // Another user of the same shard (accounts spread over shards by a hash of their id).
+      let other = 2;
+      while (counters.keys.shardOf(`user-${other}`) !== shard) other++;
+      const second = `user-${other}`;
+      const busy = async (userId: string) =>
+        (
+          await PEEK.run(redis, {
+            keys: { account: counters.keys.user(shard, userId).user },
+            args: { now: Date.now(), loadedField: 'bal' },
+          })
+        ).busy;
+      const generationKey = counters.keys.generation(shard);
+      await counters.generation(shard, 'gen-before');
+      const underWay = await counters.beginWrite(shard, [recordOf('user-1')]);
+      const ended = await counters.beginWrite(shard, [recordOf('user-1')]);
+      await counters.endWrite(SETTLEMENT_GROUP, [], false, ended);
+      // The loss: the account's hash (its write mark with it) and the generation are gone.
+      await redis.call('DEL', counters.keys.user(shard, 'user-1').user, generationKey);
+      expect(await busy('user-1')).toBe(false);
+
+      const fenceUntil = Date.now() + 60_000;
+      expect((await counters.generation(shard, 'gen-after', undefined, fenceUntil)).generation).toBe('gen-after');
+      expect(Number(await redis.call('HGET', generationKey, 'fence'))).toBe(fenceUntil);
+      // A second caller that finds the generation made is no reason to move the fence.
+      await counters.generation(shard, 'gen-other', undefined, fenceUntil + 1);
+      expect(Number(await redis.call('HGET', generationKey, 'fence'))).toBe(fenceUntil);
+
+      const marks = await counters.markAgain(shard, [recordOf(second)]);
+      expect(await busy('user-1')).toBe(true);
+      expect(await busy(second)).toBe(true);
+      await counters.endWrite(SETTLEMENT_GROUP, [], false, underWay);
+      expect(await busy('user-1')).toBe(false);
+      await counters.endMarks(marks);
+      expect(await busy(second)).toBe(false);
+    } finally {
+      await setup.close();
+    }
+  });
 });

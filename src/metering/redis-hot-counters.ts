@@ -74,6 +74,8 @@ export class RedisHotCounters implements HotCounters {
   private readonly guardGeneration: boolean;
   /** Store writes this instance began whose end Redis did not confirm. */
   private readonly unended = new Set<StoreWrite>();
+  /** Store writes under way (begun, not yet ended): marked again on a Redis that lost its data. */
+  private readonly active = new Set<StoreWrite>();
 
   constructor(
     base: RedisClient,
@@ -183,11 +185,41 @@ export class RedisHotCounters implements HotCounters {
     shard: number,
     candidate: string,
     fenceUntil?: number,
+    fenceIfNew?: number,
   ): Promise<{ generation: string; oldest: string }> {
     return GENERATION.run(this.redis, {
       keys: { generation: this.keys.generation(shard), stream: this.keys.stream(shard) },
-      args: { candidate, fenceUntil: fenceUntil ?? null },
+      args: { candidate, fenceUntil: fenceUntil ?? null, fenceIfNew: fenceIfNew ?? null },
     });
+  }
+
+  /**
+   * Redis lost this shard's data, write marks included: the store writes still under way are
+   * marked again, and so are the accounts of `lost` (records about to be written to the store
+   * directly). Until those writes end, a load of their accounts waits: a balance read from the
+   * ledger before their commit would miss their charges, and every later admission would spend
+   * them a second time. Returns the write to end (endMarks) once `lost` is in the store.
+   */
+  async markAgain(shard: number, lost: SettlementRecord[]): Promise<StoreWrite> {
+    const now = Date.now();
+    for (const write of this.active) {
+      if (write.shard !== shard || write.keys.length === 0) continue;
+      await BEGIN_WRITE.run(this.redis, {
+        keys: {},
+        keyList: write.keys,
+        args: { now, leaseMs: this.writeLeaseMs, writeId: write.id },
+      });
+    }
+    return this.begin(shard, this.accountsOf(shard, lost));
+  }
+
+  /** Ends a write begun by markAgain (its records are in the store, or its lease will end it). */
+  async endMarks(write: StoreWrite): Promise<void> {
+    this.active.delete(write);
+    if (write.keys.length === 0) return;
+    await this.end(write, () =>
+      END_WRITES.run(this.redis, { keys: {}, keyList: write.keys, args: { writeId: write.id } }),
+    );
   }
 
   /** Releases the hold and moves nothing else (the record went to the store another way). */
@@ -372,6 +404,7 @@ export class RedisHotCounters implements HotCounters {
       this.unended.add(write);
       throw error;
     }
+    this.active.add(write);
     return write;
   }
 
@@ -381,6 +414,8 @@ export class RedisHotCounters implements HotCounters {
    * every pass ahead of any new entry, so nothing settled after them was written.
    */
   private async end(write: StoreWrite, run: () => Promise<unknown>): Promise<void> {
+    // The store's part is over (committed or not): a data loss from now on need not mark it again.
+    this.active.delete(write);
     try {
       await run();
     } catch (error) {

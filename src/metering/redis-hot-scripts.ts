@@ -584,13 +584,16 @@ return { redis.call('HGET', user, 'bal') or '', string.format('%d', num(user, 'h
  * restarted without its data has none (or, once an instance noticed, another one). Also the
  * oldest entry of the settlement stream: every entry before it was written to the store and
  * deleted. fenceUntil: an instance that found the data lost refuses holds until then.
+ * fenceIfNew: the fence of a generation this call creates. An instance that knew an earlier
+ * generation passes it, so the new one is fenced from its first moment: otherwise holds (and the
+ * loads they trigger) got in between the instance's two calls, before the lost records were back.
  */
 export const GENERATION = defineScript({
   name: 'hotGeneration',
   keys: ['generation', 'stream'],
-  args: { candidate: 'text', fenceUntil: 'int?' },
+  args: { candidate: 'text', fenceUntil: 'int?', fenceIfNew: 'int?' },
   body: `
-if redis.call('HSETNX', generation, 'id', candidate) == 1 then redis.call('HSET', generation, 'fence', '0') end
+if redis.call('HSETNX', generation, 'id', candidate) == 1 then redis.call('HSET', generation, 'fence', fenceIfNew or '0') end
 if fenceUntil then redis.call('HSET', generation, 'fence', fenceUntil) end
 local first = redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)
 local oldest = ''

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { RedisClient } from '../store/redis-client.js';
 import type { AdmissionCheck, AdmissionDecision, Settlement } from './hot-counters.js';
 import { MemoryHotCounters } from './memory-hot-counters.js';
-import { RedisDataLostError, RedisHotCounters } from './redis-hot-counters.js';
+import { RedisDataLostError, RedisHotCounters, type StoreWrite } from './redis-hot-counters.js';
 import { OutageLeases } from './outage-leases.js';
 import { SentSettlements } from './sent-settlements.js';
 import { StreamSettlementWriter } from './stream-settlement-writer.js';
@@ -287,9 +287,14 @@ export class RedisMeteringBackend implements MeteringBackend {
     if (this.checkingGeneration) return;
     this.checkingGeneration = true;
     try {
-      for (const [shard, sent] of this.sent) await this.checkShardGeneration(shard, sent);
-    } catch {
-      // Redis down: checked again in a second.
+      // All shards at once: the sooner a loss is seen, the sooner what was sent is written again.
+      await Promise.all(
+        [...this.sent].map(([shard, sent]) =>
+          this.checkShardGeneration(shard, sent).catch(() => {
+            // Redis down: checked again in a second.
+          }),
+        ),
+      );
     } finally {
       this.checkingGeneration = false;
     }
@@ -298,7 +303,8 @@ export class RedisMeteringBackend implements MeteringBackend {
   private async checkShardGeneration(shard: number, sent: SentSettlements): Promise<void> {
     const { logger, clock, ids } = this.context;
     const askedAt = sent.mark();
-    const { generation, oldest } = await this.counters.generation(shard, ids.next('gen_'));
+    const fenceIfNew = sent.knowsGeneration ? clock.now() + DATA_LOSS_FENCE_MS : undefined;
+    const { generation, oldest } = await this.counters.generation(shard, ids.next('gen_'), undefined, fenceIfNew);
     if (!sent.isNew(generation)) {
       sent.checked(generation, oldest, askedAt);
       return;
@@ -312,13 +318,35 @@ export class RedisMeteringBackend implements MeteringBackend {
       { settlements: lost.length, shard },
       `Redis lost its data (restarted without persistence?): credit holds wait ${DATA_LOSS_FENCE_MS / 1000} s while the instances write again the settlements they had sent to it; run Redis with appendonly yes`,
     );
+    // The fence bounds the wait by time; the marks make loads wait for the writes themselves
+    // (a store write slowed by a store outage can outlast the fence).
+    const marks = await this.counters.markAgain(shard, lost).catch((error) => {
+      this.context.warn(error, 'marking the store writes under way after a data loss');
+      return null;
+    });
+    for (const record of lost) this.writer.enqueue(record);
+    void this.endMarksOnceWritten(marks);
     if (lost.length === 0) return;
     logger.error(
       { settlements: lost.length, shard },
       `Redis lost its data (restarted without persistence?): writing the ${lost.length} settlements this instance had sent to its stream to the store directly; run Redis with appendonly yes`,
     );
-    for (const record of lost) this.writer.enqueue(record);
   }
+
+  /** Ends the marks of records written directly once they are in the store (else their lease ends them). */
+  private async endMarksOnceWritten(marks: StoreWrite | null): Promise<void> {
+    if (!marks || marks.keys.length === 0) return;
+    for (let attempt = 0; attempt < 30; attempt++) {
+      try {
+        await this.writer.flush();
+        await this.counters.endMarks(marks);
+        return;
+      } catch {
+        await new Promise((resolve) => setTimeout(resolve, 1000).unref());
+      }
+    }
+  }
+
 
   private async returnIdleLeases(): Promise<void> {
     if (this.leases) await this.returnLeases(this.leases.idle(this.context.clock.now()));

@@ -39,6 +39,11 @@ export class SentSettlements {
     return this.seq;
   }
 
+  /** Whether a generation was seen already (a new one found now means Redis lost its data). */
+  get knowsGeneration(): boolean {
+    return this.generation !== null;
+  }
+
   /** Whether this generation differs from the one seen before (Redis lost its data meanwhile). */
   isNew(generation: string): boolean {
     return this.generation !== null && generation !== this.generation;

@@ -184,7 +184,10 @@ describe('metering chaos: Redis paused, Redis restarted empty twice, an instance
       await at(0.15);
       await redis!.kill();
       await redis!.start();
-      await at(0.15);
+      // Two faults at once are not covered: an instance killed before it has noticed that Redis
+      // lost its data (its check runs each second) takes with it the only copy of the records it
+      // had sent to the lost stream (docs/metering.md). The short form's gap (1.2 s) was less.
+      await Promise.all([at(0.15), new Promise((resolve) => setTimeout(resolve, 4000))]);
       const doomed = instances[1];
       live.delete(doomed);
       doomed.process.kill('SIGKILL');
