@@ -48,6 +48,13 @@ function defaultSpillFile(store: Store): string {
     : resolve('data', 'settlement-spill.jsonl');
 }
 
+/** Beside a SQLite file; none for PostgreSQL or an in-memory database (nothing there outlives the process). */
+function defaultJournalFile(store: Store): string | undefined {
+  return store.dialect === 'sqlite' && store.description !== 'sqlite::memory:'
+    ? `${store.description.slice('sqlite:'.length)}-settlement-journal.jsonl`
+    : undefined;
+}
+
 /** After Redis lost its data, holds are refused this long while every instance rewrites what it had sent. */
 const DATA_LOSS_FENCE_MS = 3000;
 
@@ -142,7 +149,12 @@ export class Metering implements RequestAdmission, CompletionObserver, AnswerPri
     } else {
       const memory = new MemoryHotCounters(source);
       this.counters = memory;
-      this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, memory, this.writerOptions());
+      // Without Redis the store is the only durable record: a journal beside a SQLite file lets
+      // answers end after one append instead of a commit (settlement-journal.ts).
+      this.writer = new UsageWriter(deps.store, deps.logger, deps.clock, memory, {
+        journalFile: defaultJournalFile(deps.store),
+        ...this.writerOptions(),
+      });
       memory.setSink(this.writer);
     }
     // Grants, purchases and refunds reach the counters from wherever they are written (one hook).
