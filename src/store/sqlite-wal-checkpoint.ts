@@ -70,9 +70,14 @@ export function checkpointOffThread(sqlite: Database, file: string): () => Promi
   });
   worker.unref();
   return async () => {
+    // Referenced again while it stops: a command that awaits destroy() and has nothing else
+    // pending must not exit with the promise unsettled (Node's exit code 13).
+    worker.ref();
     const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
     worker.postMessage({ type: 'stop' });
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2000).unref())]);
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 2000)))]);
+    clearTimeout(timer);
     await worker.terminate();
   };
 }
