@@ -2,6 +2,14 @@ import type { AdmissionCheck, AdmissionDecision, Settlement } from './hot-counte
 import { MemoryHotCounters } from './memory-hot-counters.js';
 import type { MeteringBackend, MeteringBackendContext } from './metering-backend.js';
 import { UsageWriter } from './usage-writer.js';
+import type { Store } from '../store/database.js';
+
+/** Beside a SQLite file; none for PostgreSQL or an in-memory database (nothing there outlives the process). */
+function defaultJournalFile(store: Store): string | undefined {
+  return store.dialect === 'sqlite' && store.description !== 'sqlite::memory:'
+    ? `${store.description.slice('sqlite:'.length)}-settlement-journal.jsonl`
+    : undefined;
+}
 
 /**
  * Metering of one instance: the hot counters live in this process, settlements go to the store
@@ -15,7 +23,12 @@ export class MemoryMeteringBackend implements MeteringBackend {
 
   constructor(private readonly context: MeteringBackendContext) {
     this.counters = new MemoryHotCounters(context.source);
-    this.writer = new UsageWriter(context.store, context.logger, context.clock, this.counters, context.writerOptions);
+    // Without Redis the store is the only durable record: a journal beside a SQLite file lets
+    // answers end after one append instead of a commit (settlement-journal.ts).
+    this.writer = new UsageWriter(context.store, context.logger, context.clock, this.counters, {
+      journalFile: defaultJournalFile(context.store),
+      ...context.writerOptions,
+    });
     this.counters.setSink(this.writer);
   }
 

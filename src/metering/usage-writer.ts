@@ -3,6 +3,7 @@ import type { Store } from '../store/database.js';
 import type { SettlementRecord } from './settlement-record.js';
 import { writeSettlements } from './write-settlements.js';
 import { SettlementSpill } from './settlement-spill.js';
+import { SettlementJournal } from './settlement-journal.js';
 
 export interface UsageWriterOptions {
   /** Told about records once they are durable (committed, or spilled to disk). */
@@ -17,6 +18,13 @@ export interface UsageWriterOptions {
   spillFile?: string;
   /** Most records kept in memory; beyond it they are spilled even while the store answers. */
   maxQueued?: number;
+  /**
+   * Append each record to this file as it is settled and tell `onWritten` at once (answers end
+   * after one write(2), not after a commit); the store is then written every `journalCommitMs`
+   * (default 50 ms) in one batch. See settlement-journal.ts.
+   */
+  journalFile?: string;
+  journalCommitMs?: number;
 }
 
 /** Told when a store write of some records starts and ends (the memory hot counters' pending figures). */
@@ -42,6 +50,9 @@ export class UsageWriter {
   private readonly maxQueued: number;
   private readonly onWritten: ((records: SettlementRecord[]) => void) | undefined;
   private readonly spill: SettlementSpill | null;
+  private readonly journal: SettlementJournal | null;
+  private readonly journalCommitMs: number;
+  private batchTimer: NodeJS.Timeout | undefined;
   private stopped = false;
   /** Since when the store refuses writes (null: it takes them). */
   private downSince: number | null = null;
@@ -59,10 +70,13 @@ export class UsageWriter {
     this.maxQueued = options.maxQueued ?? 10_000;
     this.onWritten = options.onWritten;
     this.spill = options.spillFile ? new SettlementSpill(options.spillFile) : null;
+    this.journal = options.journalFile ? new SettlementJournal(options.journalFile) : null;
+    this.journalCommitMs = options.journalCommitMs ?? 50;
   }
 
   /** Writes what an earlier process spilled, then starts the retry timer. */
   async start(): Promise<void> {
+    await this.replayJournal();
     if (this.spill?.hasRecords) {
       this.downSince = this.clock.now();
       await this.flush().catch(() => undefined);
@@ -74,13 +88,39 @@ export class UsageWriter {
   enqueue(record: SettlementRecord): void {
     this.queue.push(record);
     if (this.stopped) return;
-    if (this.spill && this.queue.length > this.maxQueued) this.spillQueue();
-    if (this.flushIntervalMs === 0 || this.queue.length >= this.maxBatch) {
-      this.scheduled ??= setImmediate(() => {
-        this.scheduled = undefined;
-        void this.flush().catch(() => undefined);
-      });
+    if (this.journal && this.journaled(record)) {
+      if (this.spill && this.queue.length > this.maxQueued) this.spillQueue();
+      if (this.queue.length >= this.maxBatch) this.flushSoon();
+      else
+        this.batchTimer ??= setTimeout(() => {
+          this.batchTimer = undefined;
+          void this.flush().catch(() => undefined);
+        }, this.journalCommitMs);
+      return;
     }
+    if (this.spill && this.queue.length > this.maxQueued) this.spillQueue();
+    if (this.flushIntervalMs === 0 || this.queue.length >= this.maxBatch) this.flushSoon();
+  }
+
+  /** In the journal: durable now, so whoever waits for it is told at once. */
+  private journaled(record: SettlementRecord): boolean {
+    try {
+      this.journal!.append(record);
+    } catch (error) {
+      // The journal cannot be written (disk full?): this record's answer waits for the commit.
+      this.logger.warn({ err: error }, 'could not append to the settlement journal; waiting for the store');
+      this.flushSoon();
+      return false;
+    }
+    this.onWritten?.([record]);
+    return true;
+  }
+
+  private flushSoon(): void {
+    this.scheduled ??= setImmediate(() => {
+      this.scheduled = undefined;
+      void this.flush().catch(() => undefined);
+    });
   }
 
   /** Takes the queued records out (a caller that writes them itself). */
@@ -109,6 +149,7 @@ export class UsageWriter {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
+    clearTimeout(this.batchTimer);
     if (this.scheduled) clearImmediate(this.scheduled);
     for (let attempt = 1; this.queue.length > 0 || this.downSince !== null; attempt++) {
       try {
@@ -132,9 +173,14 @@ export class UsageWriter {
         await new Promise((resolve) => setTimeout(resolve, 200 * attempt));
       }
     }
+    // Everything is committed: the journal holds nothing the store lacks.
+    this.journal?.seal();
+    this.journal?.discardSealed();
   }
 
   private async writeAll(): Promise<void> {
+    // Every record queued so far is in a sealed journal file; those arriving meanwhile go to a new one.
+    this.journal?.seal();
     if (this.downSince !== null) {
       // The store was down: new records go to disk at once (the answers waiting for them go
       // out), and one attempt drains the spill; success means the store is back.
@@ -163,6 +209,7 @@ export class UsageWriter {
       this.queue = this.queue.slice(batch.length);
       this.onWritten?.(batch);
     }
+    this.journal?.discardSealed();
   }
 
   private async writeBatch(batch: SettlementRecord[]): Promise<void> {
@@ -182,6 +229,29 @@ export class UsageWriter {
     this.spill.append(records);
     this.spilledDuringOutage += records.length;
     this.onWritten?.(records);
+    // Every journaled record not committed was in the queue: it is in the spill file now.
+    this.journal?.seal();
+    this.journal?.discardSealed();
+  }
+
+  /** Records an earlier process journaled and may not have committed: to the store (or the spill) first. */
+  private async replayJournal(): Promise<void> {
+    if (!this.journal) return;
+    const files = this.journal.leftovers();
+    if (files.length === 0) return;
+    const records = SettlementJournal.read(files);
+    try {
+      for (let start = 0; start < records.length; start += this.maxBatch)
+        await writeSettlements(this.store, this.logger, records.slice(start, start + this.maxBatch), this.clock.now());
+    } catch (error) {
+      if (!this.spill) throw error;
+      this.spill.append(records);
+    }
+    SettlementJournal.remove(files);
+    this.logger.info(
+      { records: records.length, files: files.length },
+      `wrote ${records.length} settlements an earlier process had journaled`,
+    );
   }
 
   private async drainSpill(): Promise<void> {

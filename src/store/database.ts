@@ -5,6 +5,7 @@ import pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
+import { checkpointOffThread } from './sqlite-wal-checkpoint.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -91,6 +92,15 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
+  const stopCheckpoints = file === ':memory:' ? async () => undefined : checkpointOffThread(sqlite, file);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { db, dialect: 'sqlite', description: `sqlite:${file}`, destroy: () => db.destroy() };
+  return {
+    db,
+    dialect: 'sqlite',
+    description: `sqlite:${file}`,
+    async destroy() {
+      await stopCheckpoints();
+      await db.destroy();
+    },
+  };
 }

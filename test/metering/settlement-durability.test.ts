@@ -170,12 +170,18 @@ describe('settlements survive SIGKILL (child processes)', () => {
     await survivor.stop();
   }, 120_000);
 
-  it('a single instance on SQLite: every answer sent was committed first', async () => {
+  it('a single instance on SQLite: every answer sent was journaled first and is charged once it restarts', async () => {
     const { store, userId, apiKey, config } = await account('sqlite');
     const only = await startChildGateway({ CHILD_CONFIG: config, DATABASE_URL: testStore!.url });
     children.push(only);
     const { completed, inFlightAtKill } = await loadAndKill([only], apiKey);
     expect(completed.size).toBeGreaterThanOrEqual(60);
+    // Answers end once their settlement is in the journal beside the database (issue 31), not
+    // once it is committed: the next start writes what the killed process had not committed
+    // before it serves anything.
+    const restarted = await startChildGateway({ CHILD_CONFIG: config, DATABASE_URL: testStore!.url });
+    children.push(restarted);
+    await restarted.stop();
     await expectChargedExactly(store, userId, completed, inFlightAtKill);
   }, 120_000);
 });

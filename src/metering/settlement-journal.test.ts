@@ -1,0 +1,126 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { createTestStore, type TestStore } from '../../test/helpers/test-store.js';
+import { createLogger } from '../shared/logger.js';
+import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
+import type { UsageEventsTable } from './metering-schema.js';
+import type { SettlementRecord } from './settlement-record.js';
+import { UsageWriter } from './usage-writer.js';
+
+const NOW = Date.UTC(2026, 10, 26, 8);
+const logger = createLogger('error', new Writable({ write: (_chunk, _encoding, callback) => callback() }));
+
+function record(id: string, cost: number): SettlementRecord {
+  const event: UsageEventsTable = {
+    id,
+    request_id: id,
+    user_id: 'user-1',
+    key_id: 'key-1',
+    requested_model: 'test/chat',
+    model_id: 'test/chat',
+    provider_id: 'mock',
+    upstream_model: 'mock-model',
+    prompt_tokens: 1,
+    completion_tokens: 1,
+    cached_tokens: 0,
+    reasoning_tokens: 0,
+    total_tokens: 2,
+    tokens_estimated: 0,
+    cost_nanos: cost,
+    latency_ms: 1,
+    time_to_first_token_ms: null,
+    tokens_per_second: null,
+    status: 200,
+    error_code: null,
+    streamed: 0,
+    client_aborted: 0,
+    attempt_count: 1,
+    attempts: '[]',
+    created_at: NOW,
+  };
+  return { event, charge: true };
+}
+
+describe('UsageWriter with a settlement journal', () => {
+  let testStore: TestStore | undefined;
+  const writers: UsageWriter[] = [];
+  const folder = mkdtempSync(join(tmpdir(), 'settlement-journal-'));
+  const journalFile = join(folder, 'gateway.db-settlement-journal.jsonl');
+  afterEach(async () => {
+    for (const writer of writers.splice(0)) await writer.stop();
+    await testStore?.cleanup();
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  async function setUp() {
+    testStore = await createTestStore('sqlite');
+    await applyLedgerEntry(testStore.store, { userId: 'user-1', kind: 'grant', amount: 1_000_000, reference: 'grant' });
+    return testStore.store;
+  }
+
+  function writer(store: TestStore['store'], written: SettlementRecord[] = []) {
+    // A commit interval far away: nothing reaches the store unless the test flushes or a start replays.
+    const made = new UsageWriter(store, logger, { now: () => NOW }, null, {
+      journalFile,
+      journalCommitMs: 600_000,
+      onWritten: (records) => written.push(...records),
+    });
+    writers.push(made);
+    return made;
+  }
+
+  const eventCount = async (store: TestStore['store']) =>
+    Number(
+      (
+        await store.db
+          .selectFrom('usage_events')
+          .select((eb) => eb.fn.countAll().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+
+  it('tells who waits at once (the record is in the journal) and commits in a batch later', async () => {
+    const store = await setUp();
+    const written: SettlementRecord[] = [];
+    const journaled = writer(store, written);
+    await journaled.start();
+    journaled.enqueue(record('usage_a', 100));
+    journaled.enqueue(record('usage_b', 200));
+    expect(written.map((each) => each.event.id)).toEqual(['usage_a', 'usage_b']);
+    expect(existsSync(journalFile)).toBe(true);
+    expect(await eventCount(store)).toBe(0);
+    await journaled.flush();
+    expect(await eventCount(store)).toBe(2);
+    expect(await getBalance(store, 'user-1')).toBe(1_000_000 - 300);
+    // Committed: the journal holds nothing the store lacks.
+    expect(existsSync(journalFile)).toBe(false);
+  });
+
+  it('a process that died with records only in the journal: the next start writes them, once', async () => {
+    const store = await setUp();
+    const dead = writer(store);
+    await dead.start();
+    dead.enqueue(record('usage_c', 100));
+    dead.enqueue(record('usage_d', 200));
+    const copy = `${journalFile}.copy`;
+    copyFileSync(journalFile, copy);
+    expect(await eventCount(store)).toBe(0);
+
+    const next = writer(store);
+    await next.start();
+    expect(await eventCount(store)).toBe(2);
+    expect(await getBalance(store, 'user-1')).toBe(1_000_000 - 300);
+    expect(existsSync(journalFile)).toBe(false);
+
+    // Killed between the commit and the file's removal: written again, nothing charged twice.
+    copyFileSync(copy, journalFile);
+    rmSync(copy);
+    const again = writer(store);
+    await again.start();
+    expect(await eventCount(store)).toBe(2);
+    expect(await getBalance(store, 'user-1')).toBe(1_000_000 - 300);
+  });
+});
