@@ -402,7 +402,10 @@ describe('store write marks in Redis', () => {
       const counters = setup.first as RedisHotCounters;
       const redis = counters.redis;
       const recordOf = (userId: string) =>
-        ({ charge: true, event: { user_id: userId, key_id: null, cost_nanos: 1, created_at: NOW } }) as unknown as SettlementRecord;
+        ({
+          charge: true,
+          event: { user_id: userId, key_id: null, cost_nanos: 1, created_at: NOW },
+        }) as unknown as SettlementRecord;
       const shard = counters.keys.shardOf('user-1');
       // Another user of the same shard (accounts spread over shards by a hash of their id).
       let other = 2;

@@ -347,7 +347,6 @@ export class RedisMeteringBackend implements MeteringBackend {
     }
   }
 
-
   private async returnIdleLeases(): Promise<void> {
     if (this.leases) await this.returnLeases(this.leases.idle(this.context.clock.now()));
   }
