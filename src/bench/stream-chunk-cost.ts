@@ -107,7 +107,7 @@ function translated(): number {
 /** The native path: bytes passed on, events offered to the usage reader. */
 function native(): number {
   const sse = new SseDecoder();
-  const reader = anthropicNative.createUsageReader();
+  const reader = anthropicNative.createUsageReader({ body: {}, stream: true, clientHeaders: {} });
   let written = 0;
   for (const frame of frames) {
     for (const decoded of sse.push(frame)) reader.event(decoded);

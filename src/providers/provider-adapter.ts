@@ -81,7 +81,7 @@ export interface ProviderAdapter extends NativeCapable {
 // Native pass-through (see native-api.ts for the design note).
 
 /** The client APIs the gateway serves that a provider may speak natively. */
-export type NativeApi = 'anthropic-messages' | 'openai-responses' | 'gemini-generate-content';
+export type NativeApi = 'anthropic-messages' | 'openai-responses' | 'gemini-generate-content' | 'openai-chat';
 
 export interface NativeRequest {
   /** The client's body without the gateway's own fields; the adapter sets the upstream model. */
@@ -107,15 +107,27 @@ export interface NativeUsageReader {
   readonly usage: Usage | null;
   /** The upstream said the answer is complete (message_stop, response.completed, a finishReason). */
   readonly complete: boolean;
+  /**
+   * The upstream's last event was read (chat's `[DONE]`): the client's answer ends there even if
+   * the upstream keeps the connection open. Absent where the API's end is the body's end.
+   */
+  readonly finished?: boolean;
   /** An error event the upstream sent in the stream (passed to the client as it is); its code. */
   readonly errorCode: string | null;
   /** Characters of generated text seen, for the estimate when no usage was reported. */
   readonly outputCharacters: number;
+  /**
+   * Events the gateway asked the upstream for on its own behalf (metering), which the client did
+   * not ask for and must not see: chat's usage-only chunk when the client left out
+   * stream_options.include_usage. Absent when every event goes to the client as it came.
+   */
+  hides?(event: SseEvent): boolean;
 }
 
 export interface NativeSupport {
-  buildRequest(request: NativeRequest, context: TranslationContext): UpstreamHttpRequest;
-  createUsageReader(): NativeUsageReader;
+  buildRequest(request: NativeRequest, context: TranslationContext): UpstreamHttpRequest | Promise<UpstreamHttpRequest>;
+  /** A reader for one answer; it may depend on what the client asked (chat: whether it wants the usage chunk). */
+  createUsageReader(request: NativeRequest): NativeUsageReader;
 }
 
 /** Implemented by adapters whose endpoints speak a client API natively (per provider: a preset may not). */

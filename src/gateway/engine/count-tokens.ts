@@ -48,7 +48,7 @@ export async function countTokensNatively(
   };
   const body = { ...call.body };
   for (const field of ['models', 'provider'] as const) delete body[field];
-  const upstreamRequest = support.buildRequest(
+  const upstreamRequest = await support.buildRequest(
     { body, stream: false, clientHeaders: call.clientHeaders, action: call.action },
     context,
   );

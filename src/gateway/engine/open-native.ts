@@ -89,12 +89,8 @@ export function openNativeOrChat(deps: ChatEngineDeps, run: EngineRun, call: Nat
           generateId: (prefix) => deps.ids.next(prefix),
           stream: call.stream,
         };
-        const upstreamRequest = await beforeSending(() =>
-          support.buildRequest(
-            { body, stream: call.stream, clientHeaders: call.clientHeaders, action: call.action },
-            context,
-          ),
-        );
+        const nativeRequest = { body, stream: call.stream, clientHeaders: call.clientHeaders, action: call.action };
+        const upstreamRequest = await beforeSending(() => support.buildRequest(nativeRequest, context));
         const response = await deps.upstream.send(candidate.provider, upstreamRequest, run.controller.signal);
         attempt.status = response.statusCode;
         if (response.statusCode < 200 || response.statusCode >= 300) {
@@ -102,7 +98,7 @@ export function openNativeOrChat(deps: ChatEngineDeps, run: EngineRun, call: Nat
           const errorBody = new Uint8Array(await response.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
           throw adapter.mapError(response.statusCode, errorBody, response.headers, context);
         }
-        const reader = support.createUsageReader();
+        const reader = support.createUsageReader(nativeRequest);
         let bytes: Uint8Array | null = null;
         if (!call.stream) {
           // Nothing reached the client yet: a body that breaks off or does not parse still falls back.

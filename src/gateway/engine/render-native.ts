@@ -8,7 +8,8 @@ import type { OpenedNative } from './open-native.js';
 import type { EngineRun } from './request-engine.js';
 import type { Usage } from '../../shared/openai-types.js';
 import { copyCost } from './answer-cost.js';
-import { NativeStreamCost } from './native-stream-cost.js';
+import { NativeStreamCost, formatSseEvent } from './native-stream-cost.js';
+import type { SseEvent } from '../../providers/framing/sse-decoder.js';
 
 export interface NativeRenderOptions {
   clock: Clock;
@@ -48,28 +49,47 @@ export async function renderNative(
   raw.flushHeaders();
   const sse = new SseDecoder();
   const body = opened.response.body;
-  // Asked for the cost: events are written again so the final usage event can carry it (else bytes as received).
+  // Events are written again, not as the bytes received, only when the final usage event must
+  // carry the cost, or when the reader hides an event the gateway asked for on its own behalf
+  // (kept when it carries the cost). Neither parses the events that pass.
   let cost: NativeStreamCost | null = null;
+  let eol: string | null = null;
+  const rewriting = run.costIncluded || reader.hides !== undefined;
   const price = () => run.answerUsage((outcome.usage = reader.usage));
+  const rewrite = (event: SseEvent): string => {
+    if (cost) return cost.push(event);
+    return reader.hides!(event) ? '' : formatSseEvent(event, eol!);
+  };
+  // The upstream's own end marker (chat's [DONE]) was passed on: the client's answer is over.
+  let ended = false;
   try {
     for await (const chunk of body) {
+      // Read on to the body's end rather than break out (which destroys it with an AbortError).
+      if (ended) continue;
       const bytes = chunk as Uint8Array;
       if (outcome.timeToFirstTokenMs === null) outcome.timeToFirstTokenMs = options.clock.now() - outcome.startedAt;
-      if (run.costIncluded && !cost)
-        cost = new NativeStreamCost(opened.api, price, Buffer.from(bytes).includes('\r\n') ? '\r\n' : '\n');
+      if (rewriting && eol === null) {
+        eol = Buffer.from(bytes).includes('\r\n') ? '\r\n' : '\n';
+        if (run.costIncluded) cost = new NativeStreamCost(opened.api, price, eol);
+      }
       let text = '';
       for (const event of sse.push(bytes)) {
         reader.event(event);
-        if (cost) text += cost.push(event);
+        if (rewriting) text += rewrite(event);
       }
-      const out = cost ? text : bytes;
+      const out = rewriting ? text : bytes;
       if (out.length > 0 && !raw.write(out) && (await waitForDrain(raw, options.writeStallMs)) === 'stalled')
         throw clientStalled(options.writeStallMs);
+      if (reader.finished) {
+        ended = true;
+        raw.end(cost?.end(true) ?? '');
+      }
     }
+    if (ended) return;
     let tail = '';
     for (const event of sse.end()) {
       reader.event(event);
-      if (cost) tail += cost.push(event);
+      if (rewriting) tail += rewrite(event);
     }
     reader.end();
     if (reader.errorCode !== null) {
@@ -86,6 +106,8 @@ export async function renderNative(
     }
     raw.end(tail + (cost?.end(reader.errorCode === null) ?? ''));
   } catch (error) {
+    // The answer was complete; what the upstream did after its end is no failure of this request.
+    if (ended) return;
     const gatewayError = guardUpstreamError(
       error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, run.controller.signal),
       opened.candidate.provider,
