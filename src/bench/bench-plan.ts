@@ -25,6 +25,8 @@ export interface BenchPlan {
   firstTokenConcurrency: number;
   openStreams: number;
   gaps: UpstreamGaps;
+  /** The in-process CPU per streamed chunk (stream-chunk-cost.ts): deltas a stream, rounds. */
+  chunkCost: { deltas: number; rounds: number };
 }
 
 export const FULL_PLAN: BenchPlan = {
@@ -41,6 +43,7 @@ export const FULL_PLAN: BenchPlan = {
   openStreams: 1000,
   // 50 chunks × 160 ms: each slow stream stays open about 8 s, long enough to open all 1,000.
   gaps: { firstTokenGapMs: 5, longOpenGapMs: 160 },
+  chunkCost: { deltas: 2000, rounds: 7 },
 };
 
 /**
@@ -60,4 +63,6 @@ export const SMOKE_PLAN: BenchPlan = {
   firstTokenConcurrency: 10,
   openStreams: 50,
   gaps: { firstTokenGapMs: 5, longOpenGapMs: 20 },
+  // A few milliseconds: proves the figure is produced, without lengthening the suite.
+  chunkCost: { deltas: 50, rounds: 1 },
 };

@@ -16,6 +16,7 @@ import { BENCH_MODELS, chatBody } from './bench-models.js';
 import { medianOfRounds, runSaturation, type SaturationResult } from './saturation-load.js';
 import { runFixedRate } from './fixed-rate-load.js';
 import { measureFirstToken, measureOpenStreams } from './stream-probes.js';
+import { measureStreamChunkCost, renderStreamChunkCost } from './stream-chunk-cost.js';
 
 export interface BenchOptions {
   plan: BenchPlan;
@@ -200,7 +201,10 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   // In the order asked for, whatever order they were measured in.
   const results = options.targets.map((id) => running.find((entry) => entry.result.id === id)!.result);
   const figures = computeFigures(results);
-  const table = renderTable(figures, results);
+  // In process, after every target has stopped: the machine is as quiet as this run gets.
+  log(`stream chunk cost: ${plan.chunkCost.deltas} deltas, ${plan.chunkCost.rounds} rounds`);
+  const streamChunkCost = measureStreamChunkCost(plan.chunkCost.deltas, plan.chunkCost.rounds);
+  const table = `${renderTable(figures, results)}\n\n${renderStreamChunkCost(streamChunkCost)}`;
   const json = {
     version: 1,
     mode: plan.mode,
@@ -221,6 +225,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       off: 'gateway-sqlite-off, gateway-postgres-off: buildApp({ metering: false }), measured for CPU only',
     },
     figures,
+    streamChunkCost,
     results,
   };
   mkdirSync(dirname(options.outFile), { recursive: true });

@@ -8,8 +8,8 @@ import type { OpenedNative } from './open-native.js';
 import type { EngineRun } from './request-engine.js';
 import type { Usage } from '../../shared/openai-types.js';
 import { copyCost } from './answer-cost.js';
-import { NativeStreamCost, formatSseEvent } from './native-stream-cost.js';
-import type { SseEvent } from '../../providers/framing/sse-decoder.js';
+import { NativeStreamCost } from './native-stream-cost.js';
+import { HiddenEventFilter } from './hidden-event-filter.js';
 
 export interface NativeRenderOptions {
   clock: Clock;
@@ -49,17 +49,11 @@ export async function renderNative(
   raw.flushHeaders();
   const sse = new SseDecoder();
   const body = opened.response.body;
-  // Events are written again, not as the bytes received, only when the final usage event must
-  // carry the cost, or when the reader hides an event the gateway asked for on its own behalf
-  // (kept when it carries the cost). Neither parses the events that pass.
+  // Asked for the cost: events are written again so the final usage event can carry it. Else the
+  // bytes go out as received, less any event the reader hides (HiddenEventFilter); none is parsed.
   let cost: NativeStreamCost | null = null;
-  let eol: string | null = null;
-  const rewriting = run.costIncluded || reader.hides !== undefined;
+  const filter = !run.costIncluded && reader.hides ? new HiddenEventFilter(reader.hides) : null;
   const price = () => run.answerUsage((outcome.usage = reader.usage));
-  const rewrite = (event: SseEvent): string => {
-    if (cost) return cost.push(event);
-    return reader.hides!(event) ? '' : formatSseEvent(event, eol!);
-  };
   // The upstream's own end marker (chat's [DONE]) was passed on: the client's answer is over.
   let ended = false;
   try {
@@ -68,28 +62,33 @@ export async function renderNative(
       if (ended) continue;
       const bytes = chunk as Uint8Array;
       if (outcome.timeToFirstTokenMs === null) outcome.timeToFirstTokenMs = options.clock.now() - outcome.startedAt;
-      if (rewriting && eol === null) {
-        eol = Buffer.from(bytes).includes('\r\n') ? '\r\n' : '\n';
-        if (run.costIncluded) cost = new NativeStreamCost(opened.api, price, eol);
-      }
+      if (run.costIncluded && !cost)
+        cost = new NativeStreamCost(opened.api, price, Buffer.from(bytes).includes('\r\n') ? '\r\n' : '\n');
+      const events = sse.push(bytes);
       let text = '';
-      for (const event of sse.push(bytes)) {
+      for (const event of events) {
         reader.event(event);
-        if (rewriting) text += rewrite(event);
+        if (cost) text += cost.push(event);
       }
-      const out = rewriting ? text : bytes;
+      const out = cost ? text : filter ? filter.push(bytes, events, sse.hasPartialEvent) : bytes;
       if (out.length > 0 && !raw.write(out) && (await waitForDrain(raw, options.writeStallMs)) === 'stalled')
         throw clientStalled(options.writeStallMs);
       if (reader.finished) {
         ended = true;
-        raw.end(cost?.end(true) ?? '');
+        // A read may hold [DONE] with the start of something after it: what was held goes out.
+        raw.end(filter ? filter.end([]) : (cost?.end(true) ?? ''));
       }
     }
     if (ended) return;
     let tail = '';
-    for (const event of sse.end()) {
+    const last = sse.end();
+    for (const event of last) {
       reader.event(event);
-      if (rewriting) tail += rewrite(event);
+      if (cost) tail += cost.push(event);
+    }
+    if (filter) {
+      const held = filter.end(last);
+      if (held.length > 0) raw.write(held);
     }
     reader.end();
     if (reader.errorCode !== null) {
