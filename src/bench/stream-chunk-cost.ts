@@ -192,7 +192,7 @@ export function measureStreamChunkCost(deltas: number, rounds: number): StreamCh
   const anthropic = anthropicFrames(deltas);
   const chat = chatFrames(deltas);
   const provider = contextFor('openai', 'gpt-up', 'test/gpt').provider;
-  const openai = openAIAdapter.native!('openai-chat', { ...provider, options: { chat_pass_through: true } })!;
+  const openai = openAIAdapter.native!('openai-chat', { ...provider, options: { chat_pass_through: true } }, 'gpt-up')!;
   const asked = { stream_options: { include_usage: true } };
   return {
     deltas,

@@ -128,9 +128,24 @@ export interface NativeSupport {
   buildRequest(request: NativeRequest, context: TranslationContext): UpstreamHttpRequest | Promise<UpstreamHttpRequest>;
   /** A reader for one answer; it may depend on what the client asked (chat: whether it wants the usage chunk). */
   createUsageReader(request: NativeRequest): NativeUsageReader;
+  /**
+   * For an upstream that frames the API's events its own way (Bedrock's binary event stream around
+   * Anthropic's events): re-frames the bytes as the API's SSE, each event's JSON as it came.
+   * Absent when the upstream already sends the API's SSE.
+   */
+  createStreamTranscoder?(context: TranslationContext): StreamTranscoder;
+  /** The API methods besides the main one it forwards (count_tokens, countTokens, …); absent: all of them. */
+  readonly actions?: readonly string[];
 }
 
-/** Implemented by adapters whose endpoints speak a client API natively (per provider: a preset may not). */
+/** Upstream stream bytes → the client API's SSE text. Throws a GatewayError for an upstream error frame. */
+export interface StreamTranscoder {
+  push(bytes: Uint8Array): string;
+  /** The body ended: throws when it ended inside a frame. */
+  end(): void;
+}
+
+/** Implemented by adapters whose endpoints speak a client API natively (per provider or model: a preset may not). */
 export interface NativeCapable {
-  native?(api: NativeApi, provider: ProviderConfig): NativeSupport | undefined;
+  native?(api: NativeApi, provider: ProviderConfig, upstreamModel: string): NativeSupport | undefined;
 }

@@ -60,7 +60,10 @@ export async function renderNative(
     for await (const chunk of body) {
       // Read on to the body's end rather than break out (which destroys it with an AbortError).
       if (ended) continue;
-      const bytes = chunk as Uint8Array;
+      // An upstream that frames the events its own way (Bedrock) is re-framed as the API's SSE first.
+      const bytes = opened.transcoder
+        ? Buffer.from(opened.transcoder.push(chunk as Uint8Array))
+        : (chunk as Uint8Array);
       if (outcome.timeToFirstTokenMs === null) outcome.timeToFirstTokenMs = options.clock.now() - outcome.startedAt;
       if (run.costIncluded && !cost)
         cost = new NativeStreamCost(opened.api, price, Buffer.from(bytes).includes('\r\n') ? '\r\n' : '\n');
@@ -81,6 +84,7 @@ export async function renderNative(
     }
     if (ended) return;
     let tail = '';
+    opened.transcoder?.end();
     const last = sse.end();
     for (const event of last) {
       reader.event(event);
