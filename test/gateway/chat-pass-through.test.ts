@@ -5,6 +5,7 @@ import { startProtocolFakes, type FakeAnswer, type FakeRoute, type ProtocolFakes
 import { usageEvents } from '../helpers/usage-events.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { openApiErrors } from '../helpers/openapi-conformance.js';
+import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 
 /**
  * Chat completions on an endpoint that passes chat through: the client's body goes upstream with
@@ -20,16 +21,22 @@ const CUT = EVENTS.slice(0, 4).join('\n\n') + '\n\n';
 let next: FakeAnswer | null = null;
 const answerNext: FakeRoute = () => next ?? undefined;
 let fakes: ProtocolFakes;
+let slow: MockUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
   fakes = await startProtocolFakes([answerNext]);
+  // A long, slow OpenAI stream, for a client that leaves half-way.
+  slow = await startMockUpstream({ scenario: () => ({ chunkCount: 200, chunkGapMs: 20 }) });
   gateway = await startTestGateway({
     configText: `
 providers:
   - { id: oai, name: OpenAI, type: openai, base_url: ${fakes.url}/v1, api_key: oai-secret, options: { chat_pass_through: true } }
   - { id: compat, name: Compatible, type: openai, base_url: ${fakes.url}/v1 }
+  - { id: slow, name: Slow, type: openai, base_url: ${slow.url}, options: { chat_pass_through: true } }
 models:
+  - id: test/slow
+    endpoints: [{ provider: slow, upstream_model: slow-up, pricing: { prompt: 1, completion: 2 } }]
   - id: test/gpt
     endpoints: [{ provider: oai, upstream_model: gpt-4o, pricing: { prompt: 1, completion: 2 } }]
   - id: test/compat
@@ -40,6 +47,7 @@ models:
 afterAll(async () => {
   await gateway?.close();
   await fakes?.close();
+  await slow?.close();
 });
 beforeEach(() => {
   fakes.requests.length = 0;
@@ -153,6 +161,32 @@ describe('chat completions on a pass-through endpoint', () => {
     expect(events).toHaveLength(before + 1);
     expect(Number(events.at(-1)!.prompt_tokens)).toBe(14);
     expect(Number(events.at(-1)!.completion_tokens)).toBe(30);
+  });
+
+  it('a client that leaves mid-stream is charged the estimate of what it was sent, once', async () => {
+    const before = (await usageEvents(gateway, 0)).length;
+    const controller = new AbortController();
+    const response = await fetch(`${gateway.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.apiKey}` },
+      body: JSON.stringify({ model: 'test/slow', messages, stream: true }),
+      signal: controller.signal,
+    });
+    const reader = response.body!.getReader();
+    let received = '';
+    while ((received.match(/data: /g) ?? []).length < 5)
+      received += new TextDecoder().decode((await reader.read()).value);
+    controller.abort();
+    // The upstream's own chunks (they name its model): the stream was passed through.
+    expect(received).toContain('"model":"slow-up"');
+    const events = await usageEvents(gateway, before + 1);
+    expect(events).toHaveLength(before + 1);
+    const event = events.at(-1)!;
+    expect(event).toMatchObject({ client_aborted: 1, tokens_estimated: 1, model_id: 'test/slow' });
+    expect(Number(event.completion_tokens)).toBeGreaterThan(0);
+    expect(Number(event.cost_nanos)).toBe(Number(event.prompt_tokens) * 1000 + Number(event.completion_tokens) * 2000);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await usageEvents(gateway, 0)).toHaveLength(before + 1);
   });
 
   it('a whole answer comes back under the gateway model name, usage from its body', async () => {
