@@ -30,6 +30,8 @@ export interface BenchPlan {
   /** The highest rate at which added p99 stays within the limit (sustained-rate.ts). */
   sustainedRate: SustainedRatePlan;
   gaps: UpstreamGaps;
+  /** The in-process CPU per streamed chunk (stream-chunk-cost.ts): deltas a stream, rounds. */
+  chunkCost: { deltas: number; rounds: number };
 }
 
 export const FULL_PLAN: BenchPlan = {
@@ -49,6 +51,7 @@ export const FULL_PLAN: BenchPlan = {
   sustainedRate: { startRate: 250, minRate: 30, maxRate: 32_000, bisections: 2, stepSeconds: 1.5, limitMs: 20 },
   // 50 chunks × 160 ms: each slow stream stays open about 8 s, long enough to open all 1,000.
   gaps: { firstTokenGapMs: 5, longOpenGapMs: 160 },
+  chunkCost: { deltas: 2000, rounds: 7 },
 };
 
 /**
@@ -70,4 +73,6 @@ export const SMOKE_PLAN: BenchPlan = {
   oneAtATime: { warmup: 5, samples: 40 },
   sustainedRate: { startRate: 250, minRate: 125, maxRate: 500, bisections: 0, stepSeconds: 0.3, limitMs: 20 },
   gaps: { firstTokenGapMs: 5, longOpenGapMs: 20 },
+  // A few milliseconds: proves the figure is produced, without lengthening the suite.
+  chunkCost: { deltas: 50, rounds: 1 },
 };

@@ -18,6 +18,7 @@ import { runFixedRate } from './fixed-rate-load.js';
 import { measureFirstToken, measureOpenStreams } from './stream-probes.js';
 import { measureOneAtATime } from './one-at-a-time.js';
 import { findSustainedRate } from './sustained-rate.js';
+import { measureStreamChunkCost, renderStreamChunkCost } from './stream-chunk-cost.js';
 
 export interface BenchOptions {
   plan: BenchPlan;
@@ -220,7 +221,10 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   // In the order asked for, whatever order they were measured in.
   const results = options.targets.map((id) => running.find((entry) => entry.result.id === id)!.result);
   const figures = computeFigures(results);
-  const table = renderTable(figures, results);
+  // In process, after every target has stopped: the machine is as quiet as this run gets.
+  log(`stream chunk cost: ${plan.chunkCost.deltas} deltas, ${plan.chunkCost.rounds} rounds`);
+  const streamChunkCost = measureStreamChunkCost(plan.chunkCost.deltas, plan.chunkCost.rounds);
+  const table = `${renderTable(figures, results)}\n\n${renderStreamChunkCost(streamChunkCost)}`;
   const json = {
     version: 1,
     mode: plan.mode,
@@ -241,6 +245,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       off: 'gateway-sqlite-off, gateway-postgres-off: buildApp({ metering: false }), measured for CPU only',
     },
     figures,
+    streamChunkCost,
     results,
   };
   mkdirSync(dirname(options.outFile), { recursive: true });

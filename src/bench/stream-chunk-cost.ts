@@ -1,95 +1,130 @@
 /**
- * CPU per streamed chunk of an Anthropic Messages stream answered by an Anthropic endpoint:
- * the translated path the gateway took before native pass-through (provider events → chat
- * chunks → Messages events, each parsed and serialised) against the native path (the bytes
- * written as they are; SSE framing decoded only to feed the usage reader). Pure CPU in one
- * process (process.cpuUsage, median of rounds), so it holds on a busy machine better than a
- * load test; it leaves out the socket work both paths share.
- *
- *   node dist/bench/stream-chunk-cost.js [deltas=2000] [rounds=7]
+ * CPU per streamed chunk, translated against native pass-through, for the two APIs agents use
+ * most: a Messages stream answered by an Anthropic endpoint, and a chat completions stream
+ * answered by an OpenAI endpoint. "Translated" is the path the gateway took before pass-through
+ * (provider events parsed, turned into chat chunks, serialised again); "native" writes the
+ * upstream's bytes and decodes the SSE framing only to feed the usage reader. Chat is measured a
+ * third way: native for a client that did not ask for the usage chunk (the bytes still, but the
+ * last read, which holds the usage chunk, framed again without it). Pure CPU in one process (process.cpuUsage, median of rounds):
+ * it holds on a busy machine better than a load test and leaves out the socket work both paths
+ * share. `npm run bench` prints it (src/bench/run-bench.ts).
  */
 import { AnthropicStreamDecoder } from '../providers/anthropic/anthropic-stream-decoder.js';
 import { anthropicNative } from '../providers/anthropic/anthropic-native.js';
+import { OpenAIStreamDecoder } from '../providers/openai/openai-stream-decoder.js';
+import { openAIAdapter } from '../providers/openai/openai-adapter.js';
 import { SseDecoder } from '../providers/framing/sse-decoder.js';
-import type { TranslationContext } from '../providers/provider-adapter.js';
+import type { NativeSupport, TranslationContext } from '../providers/provider-adapter.js';
 import { conformChunk } from '../gateway/conform-chat-answer.js';
+import { sseData } from '../gateway/sse.js';
+import { HiddenEventFilter } from '../gateway/engine/hidden-event-filter.js';
 import { MessagesStreamTranslator } from '../gateway/messages/messages-stream-translator.js';
 import { median } from './percentiles.js';
 
-const deltas = Number(process.argv[2] ?? 2000);
-const rounds = Number(process.argv[3] ?? 7);
+/** Microseconds of CPU per streamed chunk, each path; the median over the rounds. */
+export interface StreamChunkCost {
+  deltas: number;
+  rounds: number;
+  messagesTranslated: number;
+  messagesNative: number;
+  chatTranslated: number;
+  chatNative: number;
+  /** Native chat for a client that did not ask for usage (the usage chunk left out). */
+  chatNativeUsageHidden: number;
+}
 
-const event = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
-const words = ['The', ' quick', ' brown', ' fox', ' jumps', ' over', ' the', ' lazy', ' dog', '.'];
-const frames: Uint8Array[] = [];
+const WORDS = ['The', ' quick', ' brown', ' fox', ' jumps', ' over', ' the', ' lazy', ' dog', '.'];
 const encoder = new TextEncoder();
-frames.push(
-  encoder.encode(
-    event('message_start', {
-      type: 'message_start',
-      message: {
-        id: 'msg_1',
-        type: 'message',
-        role: 'assistant',
-        model: 'claude-up',
-        content: [],
-        usage: { input_tokens: 100, output_tokens: 1 },
-      },
-    }) +
-      event('content_block_start', {
-        type: 'content_block_start',
-        index: 0,
-        content_block: { type: 'text', text: '' },
-      }),
-  ),
-);
-for (let index = 0; index < deltas; index++)
+const anthropicEvent = (name: string, data: unknown) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`;
+
+/** An Anthropic stream of `deltas` text deltas, one read each (as a socket delivers a slow stream). */
+function anthropicFrames(deltas: number): Uint8Array[] {
+  const message = {
+    id: 'msg_1',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-up',
+    content: [],
+    usage: { input_tokens: 100, output_tokens: 1 },
+  };
+  const frames = [
+    encoder.encode(
+      anthropicEvent('message_start', { type: 'message_start', message }) +
+        anthropicEvent('content_block_start', {
+          type: 'content_block_start',
+          index: 0,
+          content_block: { type: 'text', text: '' },
+        }),
+    ),
+  ];
+  for (let index = 0; index < deltas; index++) {
+    const delta = { type: 'text_delta', text: WORDS[index % WORDS.length] };
+    frames.push(
+      encoder.encode(anthropicEvent('content_block_delta', { type: 'content_block_delta', index: 0, delta })),
+    );
+  }
   frames.push(
     encoder.encode(
-      event('content_block_delta', {
-        type: 'content_block_delta',
-        index: 0,
-        delta: { type: 'text_delta', text: words[index % words.length] },
-      }),
+      anthropicEvent('content_block_stop', { type: 'content_block_stop', index: 0 }) +
+        anthropicEvent('message_delta', {
+          type: 'message_delta',
+          delta: { stop_reason: 'end_turn' },
+          usage: { output_tokens: deltas },
+        }) +
+        anthropicEvent('message_stop', { type: 'message_stop' }),
     ),
   );
-frames.push(
-  encoder.encode(
-    event('content_block_stop', { type: 'content_block_stop', index: 0 }) +
-      event('message_delta', {
-        type: 'message_delta',
-        delta: { stop_reason: 'end_turn' },
-        usage: { output_tokens: deltas },
-      }) +
-      event('message_stop', { type: 'message_stop' }),
-  ),
-);
+  return frames;
+}
 
-const context: TranslationContext = {
-  provider: {
-    id: 'claude',
-    name: 'Anthropic',
-    type: 'anthropic',
-    baseUrl: '',
-    apiKey: 'x',
-    headers: {},
-    timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, totalMs: 1 },
-    maxConnections: 1,
-    options: {},
-    policies: {},
-    fromEnvironment: false,
-  } as TranslationContext['provider'],
-  upstreamModel: 'claude-up',
-  publicModel: 'test/claude',
-  completionId: 'chatcmpl-1',
-  created: 1,
-  generateId: (prefix) => `${prefix}1`,
-  stream: true,
-};
+/** An OpenAI chat stream as OpenAI sends it with include_usage (`"usage":null` on every chunk). */
+function chatFrames(deltas: number): Uint8Array[] {
+  const chunk = (delta: object, finish: string | null, extra: object = { usage: null }) =>
+    `data: ${JSON.stringify({
+      id: 'chatcmpl-up',
+      object: 'chat.completion.chunk',
+      created: 1,
+      model: 'gpt-up',
+      system_fingerprint: 'fp_1',
+      choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      ...extra,
+    })}\n\n`;
+  const frames = [encoder.encode(chunk({ role: 'assistant', content: '', refusal: null }, null))];
+  for (let index = 0; index < deltas; index++)
+    frames.push(encoder.encode(chunk({ content: WORDS[index % WORDS.length] }, null)));
+  const usage = { prompt_tokens: 100, completion_tokens: deltas, total_tokens: 100 + deltas };
+  const usageChunk = `data: ${JSON.stringify({ id: 'chatcmpl-up', object: 'chat.completion.chunk', created: 1, model: 'gpt-up', choices: [], usage })}\n\n`;
+  frames.push(encoder.encode(chunk({}, 'stop') + usageChunk + 'data: [DONE]\n\n'));
+  return frames;
+}
 
-/** What the client receives, as the translated path built it (written to a sink). */
-function translated(): number {
-  const decoder = new AnthropicStreamDecoder(context);
+function contextFor(type: string, upstreamModel: string, publicModel: string): TranslationContext {
+  return {
+    provider: {
+      id: type,
+      name: type,
+      type,
+      baseUrl: 'http://127.0.0.1:1/v1',
+      apiKey: 'x',
+      headers: {},
+      timeouts: { connectMs: 1, firstByteMs: 1, idleMs: 1, totalMs: 1 },
+      maxConnections: 1,
+      options: {},
+      policies: {},
+      fromEnvironment: false,
+    } as TranslationContext['provider'],
+    upstreamModel,
+    publicModel,
+    completionId: 'chatcmpl-1',
+    created: 1,
+    generateId: (prefix) => `${prefix}1`,
+    stream: true,
+  };
+}
+
+/** Messages before pass-through: Anthropic events → chat chunks → Messages events, each serialised. */
+function messagesTranslated(frames: Uint8Array[]): number {
+  const decoder = new AnthropicStreamDecoder(contextFor('anthropic', 'claude-up', 'test/claude'));
   const translator = new MessagesStreamTranslator('msg_1', 'test/claude');
   let written = 0;
   const write = (events: Array<{ type: string }>) => {
@@ -104,22 +139,45 @@ function translated(): number {
   return written;
 }
 
-/** The native path: bytes passed on, events offered to the usage reader. */
-function native(): number {
-  const sse = new SseDecoder();
-  const reader = anthropicNative.createUsageReader();
+/** Chat before pass-through: every chunk parsed, renamed, conformed and serialised again. */
+function chatTranslated(frames: Uint8Array[]): number {
+  const decoder = new OpenAIStreamDecoder(contextFor('openai', 'gpt-up', 'test/gpt'));
   let written = 0;
+  let usage = false;
+  for (const frame of frames)
+    for (const decoded of decoder.push(frame)) {
+      if (decoded.type === 'chunk') written += sseData(conformChunk(decoded.chunk)).length;
+      else if (decoded.type === 'usage') usage = true;
+    }
+  decoder.end();
+  if (!usage) throw new Error('the translated chat path missed the usage');
+  return written;
+}
+
+/** Native: the bytes passed on (or, when the reader hides events, the events framed again). */
+function native(support: NativeSupport, body: Record<string, unknown>, frames: Uint8Array[]): number {
+  const sse = new SseDecoder();
+  const reader = support.createUsageReader({ body, stream: true, clientHeaders: {} });
+  const filter = reader.hides ? new HiddenEventFilter(reader.hides) : null;
+  let written = 0;
+  // As the socket write would take it: bytes as they are, a string encoded.
+  const write = (out: Uint8Array | string) =>
+    (written += typeof out === 'string' ? Buffer.byteLength(out) : out.byteLength);
   for (const frame of frames) {
-    for (const decoded of sse.push(frame)) reader.event(decoded);
-    written += frame.byteLength;
+    const events = sse.push(frame);
+    for (const decoded of events) reader.event(decoded);
+    write(filter ? filter.push(frame, events, sse.hasPartialEvent) : frame);
   }
-  for (const decoded of sse.end()) reader.event(decoded);
+  const last = sse.end();
+  for (const decoded of last) reader.event(decoded);
+  if (filter) write(filter.end(last));
   reader.end();
   if (!reader.complete || !reader.usage) throw new Error('the native reader missed the usage');
   return written;
 }
 
-function microsPerChunk(run: () => number): number {
+function microsPerChunk(run: () => number, deltas: number, rounds: number): number {
+  run();
   const samples: number[] = [];
   for (let round = 0; round < rounds; round++) {
     const start = process.cpuUsage();
@@ -130,11 +188,31 @@ function microsPerChunk(run: () => number): number {
   return median(samples);
 }
 
-translated();
-native();
-const before = microsPerChunk(translated);
-const after = microsPerChunk(native);
-console.log(`deltas per stream: ${deltas}, rounds: ${rounds} (median)`);
-console.log(`translated (before native pass-through): ${before.toFixed(2)} µs CPU per chunk`);
-console.log(`native pass-through:                     ${after.toFixed(2)} µs CPU per chunk`);
-console.log(`ratio: ${(before / after).toFixed(1)} ×`);
+export function measureStreamChunkCost(deltas: number, rounds: number): StreamChunkCost {
+  const anthropic = anthropicFrames(deltas);
+  const chat = chatFrames(deltas);
+  const provider = contextFor('openai', 'gpt-up', 'test/gpt').provider;
+  const openai = openAIAdapter.native!('openai-chat', { ...provider, options: { chat_pass_through: true } }, 'gpt-up')!;
+  const asked = { stream_options: { include_usage: true } };
+  return {
+    deltas,
+    rounds,
+    messagesTranslated: microsPerChunk(() => messagesTranslated(anthropic), deltas, rounds),
+    messagesNative: microsPerChunk(() => native(anthropicNative, {}, anthropic), deltas, rounds),
+    chatTranslated: microsPerChunk(() => chatTranslated(chat), deltas, rounds),
+    chatNative: microsPerChunk(() => native(openai, asked, chat), deltas, rounds),
+    chatNativeUsageHidden: microsPerChunk(() => native(openai, {}, chat), deltas, rounds),
+  };
+}
+
+export function renderStreamChunkCost(cost: StreamChunkCost): string {
+  const row = (label: string, translated: number, native: number) =>
+    `${label.padEnd(40)} ${translated.toFixed(2).padStart(10)} ${native.toFixed(2).padStart(10)} ${(translated / native).toFixed(1).padStart(6)} ×`;
+  return [
+    `CPU per streamed chunk, in process (${cost.deltas} deltas a stream, median of ${cost.rounds} rounds), µs:`,
+    `${''.padEnd(40)} ${'translated'.padStart(10)} ${'native'.padStart(10)}`,
+    row('Messages → Anthropic', cost.messagesTranslated, cost.messagesNative),
+    row('chat → OpenAI (client asked usage)', cost.chatTranslated, cost.chatNative),
+    row('chat → OpenAI (usage chunk hidden)', cost.chatTranslated, cost.chatNativeUsageHidden),
+  ].join('\n');
+}

@@ -81,7 +81,7 @@ export interface ProviderAdapter extends NativeCapable {
 // Native pass-through (see native-api.ts for the design note).
 
 /** The client APIs the gateway serves that a provider may speak natively. */
-export type NativeApi = 'anthropic-messages' | 'openai-responses' | 'gemini-generate-content';
+export type NativeApi = 'anthropic-messages' | 'openai-responses' | 'gemini-generate-content' | 'openai-chat';
 
 export interface NativeRequest {
   /** The client's body without the gateway's own fields; the adapter sets the upstream model. */
@@ -107,18 +107,45 @@ export interface NativeUsageReader {
   readonly usage: Usage | null;
   /** The upstream said the answer is complete (message_stop, response.completed, a finishReason). */
   readonly complete: boolean;
+  /**
+   * The upstream's last event was read (chat's `[DONE]`): the client's answer ends there even if
+   * the upstream keeps the connection open. Absent where the API's end is the body's end.
+   */
+  readonly finished?: boolean;
   /** An error event the upstream sent in the stream (passed to the client as it is); its code. */
   readonly errorCode: string | null;
   /** Characters of generated text seen, for the estimate when no usage was reported. */
   readonly outputCharacters: number;
+  /**
+   * Events the gateway asked the upstream for on its own behalf (metering), which the client did
+   * not ask for and must not see: chat's usage-only chunk when the client left out
+   * stream_options.include_usage. Absent when every event goes to the client as it came.
+   */
+  hides?(event: SseEvent): boolean;
 }
 
 export interface NativeSupport {
-  buildRequest(request: NativeRequest, context: TranslationContext): UpstreamHttpRequest;
-  createUsageReader(): NativeUsageReader;
+  buildRequest(request: NativeRequest, context: TranslationContext): UpstreamHttpRequest | Promise<UpstreamHttpRequest>;
+  /** A reader for one answer; it may depend on what the client asked (chat: whether it wants the usage chunk). */
+  createUsageReader(request: NativeRequest): NativeUsageReader;
+  /**
+   * For an upstream that frames the API's events its own way (Bedrock's binary event stream around
+   * Anthropic's events): re-frames the bytes as the API's SSE, each event's JSON as it came.
+   * Absent when the upstream already sends the API's SSE.
+   */
+  createStreamTranscoder?(context: TranslationContext): StreamTranscoder;
+  /** The API methods besides the main one it forwards (count_tokens, countTokens, …); absent: all of them. */
+  readonly actions?: readonly string[];
 }
 
-/** Implemented by adapters whose endpoints speak a client API natively (per provider: a preset may not). */
+/** Upstream stream bytes → the client API's SSE text. Throws a GatewayError for an upstream error frame. */
+export interface StreamTranscoder {
+  push(bytes: Uint8Array): string;
+  /** The body ended: throws when it ended inside a frame. */
+  end(): void;
+}
+
+/** Implemented by adapters whose endpoints speak a client API natively (per provider or model: a preset may not). */
 export interface NativeCapable {
-  native?(api: NativeApi, provider: ProviderConfig): NativeSupport | undefined;
+  native?(api: NativeApi, provider: ProviderConfig, upstreamModel: string): NativeSupport | undefined;
 }

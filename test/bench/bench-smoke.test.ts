@@ -35,6 +35,7 @@ describe('npm run bench -- --smoke', () => {
       mode: 'smoke',
       metering: { on: expect.any(String), off: expect.any(String) },
       machine: { cores: expect.any(Number) },
+      streamChunkCost: { chatTranslated: expect.any(Number), chatNative: expect.any(Number) },
     });
     expect(written.figures).toEqual(JSON.parse(JSON.stringify(report.json.figures)));
   });

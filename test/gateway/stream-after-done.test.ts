@@ -1,12 +1,13 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
+import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 
 /**
  * The stream path reads the upstream body to its end after [DONE] instead of breaking out of the
  * loop (which cost an AbortError with a stack trace per stream). These pin what the client sees
- * when the upstream does not close right after [DONE].
+ * when the upstream does not close right after [DONE], on the translated path and on chat
+ * pass-through (the upstream's bytes, [DONE] included, are the client's answer).
  */
 const chunk = (delta: object, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'u-1', object: 'chat.completion.chunk', created: 1, model: 'mock-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
@@ -34,7 +35,19 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
   const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
-  gateway = await startTestGateway({ configText: testConfigText(url) });
+  const timeouts = '{ connect_ms: 1000, first_byte_ms: 2000, idle_ms: 1500, total_ms: 5000 }';
+  gateway = await startTestGateway({
+    configText: `
+providers:
+  - { id: mock, type: openai, base_url: ${url}, timeouts: ${timeouts} }
+  - { id: through, type: openai, base_url: ${url}, timeouts: ${timeouts}, options: { chat_pass_through: true } }
+models:
+  - id: test/chat
+    endpoints: [{ provider: mock, upstream_model: mock-model, pricing: { prompt: 0.5, completion: 1.5 } }]
+  - id: test/native
+    endpoints: [{ provider: through, upstream_model: mock-model, pricing: { prompt: 0.5, completion: 1.5 } }]
+`,
+  });
 });
 
 afterAll(async () => {
@@ -44,7 +57,7 @@ afterAll(async () => {
   await new Promise((resolve) => upstream?.close(resolve));
 });
 
-async function streamThroughGateway(afterDone?: string): Promise<string> {
+async function streamThroughGateway(model: string, afterDone?: string): Promise<string> {
   const response = await fetch(`${gateway.baseURL}/chat/completions`, {
     method: 'POST',
     headers: {
@@ -52,16 +65,16 @@ async function streamThroughGateway(afterDone?: string): Promise<string> {
       'content-type': 'application/json',
       ...(afterDone ? { 'x-after-done': afterDone } : {}),
     },
-    body: JSON.stringify({ model: 'test/chat', stream: true, messages: [{ role: 'user', content: 'hi' }] }),
+    body: JSON.stringify({ model, stream: true, messages: [{ role: 'user', content: 'hi' }] }),
   });
   expect(response.status).toBe(200);
   return response.text();
 }
 
-describe('an upstream that keeps the stream open after [DONE]', () => {
+describe.each(['test/chat', 'test/native'])('an upstream that keeps the stream open after [DONE] (%s)', (model) => {
   it('still ends the client stream with [DONE] while the upstream is open', async () => {
     held = [];
-    const text = await streamThroughGateway();
+    const text = await streamThroughGateway(model);
     expect(text).toContain('"content":"hello"');
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(held[0].writableEnded).toBe(false);
@@ -70,7 +83,7 @@ describe('an upstream that keeps the stream open after [DONE]', () => {
 
   it('ignores what it sends after [DONE], even garbage', async () => {
     held = [];
-    const text = await streamThroughGateway('garbage');
+    const text = await streamThroughGateway(model, 'garbage');
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(text).not.toContain('event: error');
     held[0].end();

@@ -34,7 +34,10 @@ export async function countTokensNatively(
       'model_not_allowed',
       'model',
     );
-  const candidate = deps.directory.candidatesFor(model).find((each) => nativeSupport(deps.registry, call.api, each));
+  const candidate = deps.directory.candidatesFor(model).find((each) => {
+    const support = nativeSupport(deps.registry, call.api, each);
+    return support !== undefined && (support.actions?.includes(call.action) ?? true);
+  });
   if (!candidate) return null;
   const support = nativeSupport(deps.registry, call.api, candidate)!;
   const context: TranslationContext = {
@@ -48,7 +51,7 @@ export async function countTokensNatively(
   };
   const body = { ...call.body };
   for (const field of ['models', 'provider'] as const) delete body[field];
-  const upstreamRequest = support.buildRequest(
+  const upstreamRequest = await support.buildRequest(
     { body, stream: false, clientHeaders: call.clientHeaders, action: call.action },
     context,
   );

@@ -7,7 +7,7 @@ import { copyCost } from './answer-cost.js';
  * A native stream whose client asked for the cost: the events are written again one by one (not
  * as the upstream's bytes) so the final usage event can carry `cost` and `cost_details`:
  * Anthropic's `message_delta` (usage), the Responses `response.completed` / `response.incomplete`
- * (response.usage), and Gemini's last chunk (usageMetadata; Gemini reports running usage on every
+ * (response.usage), chat's usage chunk (usage), and Gemini's last chunk (usageMetadata; Gemini reports running usage on every
  * chunk, so each chunk is held back until the next one arrives or the stream ends). `price` is
  * called once the usage event was read: the usage is final then.
  */
@@ -30,7 +30,9 @@ export class NativeStreamCost {
     const finalUsage =
       this.api === 'anthropic-messages'
         ? event.event === 'message_delta' || event.data.includes('"type":"message_delta"')
-        : /"type"\s*:\s*"response\.(completed|incomplete)"/.test(event.data);
+        : this.api === 'openai-chat'
+          ? event.data.includes('"usage":{')
+          : /"type"\s*:\s*"response\.(completed|incomplete)"/.test(event.data);
     return this.format(finalUsage ? this.withCost(event) : event);
   }
 
@@ -50,7 +52,9 @@ export class NativeStreamCost {
       return event;
     }
     const usage = this.price();
-    if (this.api === 'anthropic-messages') payload.usage = copyCost(objectOf(payload.usage), usage);
+    // Chat's usage is the gateway's own usage shape: the priced one replaces it whole.
+    if (this.api === 'openai-chat') payload.usage = usage ?? payload.usage;
+    else if (this.api === 'anthropic-messages') payload.usage = copyCost(objectOf(payload.usage), usage);
     else if (this.api === 'gemini-generate-content')
       payload.usageMetadata = copyCost(objectOf(payload.usageMetadata), usage);
     else {
@@ -62,13 +66,17 @@ export class NativeStreamCost {
   }
 
   private format(event: SseEvent): string {
-    const { eol } = this;
-    let text = '';
-    if (event.event !== null) text += `event: ${event.event}${eol}`;
-    if (event.id !== null) text += `id: ${event.id}${eol}`;
-    for (const line of event.data.split('\n')) text += `data: ${line}${eol}`;
-    return text + eol;
+    return formatSseEvent(event, this.eol);
   }
+}
+
+/** One decoded event framed again, with the upstream's line ends (a stream written event by event). */
+export function formatSseEvent(event: SseEvent, eol: string): string {
+  let text = '';
+  if (event.event !== null) text += `event: ${event.event}${eol}`;
+  if (event.id !== null) text += `id: ${event.id}${eol}`;
+  for (const line of event.data.split('\n')) text += `data: ${line}${eol}`;
+  return text + eol;
 }
 
 function objectOf(value: unknown): Record<string, unknown> {

@@ -1,5 +1,5 @@
 import type { NativeApi, NativeSupport, NativeUsageReader } from '../../providers/native-api.js';
-import type { TranslationContext } from '../../providers/provider-adapter.js';
+import type { StreamTranscoder, TranslationContext } from '../../providers/provider-adapter.js';
 import type { ProviderRegistry } from '../../providers/provider-registry.js';
 import type { UpstreamResponse } from '../../providers/upstream-client.js';
 import type { RouteCandidate } from '../../routing/model-directory.js';
@@ -31,6 +31,8 @@ export interface OpenedNative extends OpenedAnswer {
   reader: NativeUsageReader;
   /** A whole answer's bytes, read (and its usage parsed) inside the attempt; null for a stream. */
   bytes: Uint8Array | null;
+  /** Re-frames a stream whose upstream frames the API's events its own way (Bedrock); null when it sends SSE. */
+  transcoder: StreamTranscoder | null;
 }
 
 /** Either kind of opened answer: native bytes, or a chat answer translated from another protocol. */
@@ -42,7 +44,7 @@ export function nativeSupport(
   api: NativeApi,
   candidate: RouteCandidate,
 ): NativeSupport | undefined {
-  return registry.get(candidate.provider.type)?.native?.(api, candidate.provider);
+  return registry.get(candidate.provider.type)?.native?.(api, candidate.provider, candidate.endpoint.upstreamModel);
 }
 
 /**
@@ -89,12 +91,8 @@ export function openNativeOrChat(deps: ChatEngineDeps, run: EngineRun, call: Nat
           generateId: (prefix) => deps.ids.next(prefix),
           stream: call.stream,
         };
-        const upstreamRequest = await beforeSending(() =>
-          support.buildRequest(
-            { body, stream: call.stream, clientHeaders: call.clientHeaders, action: call.action },
-            context,
-          ),
-        );
+        const nativeRequest = { body, stream: call.stream, clientHeaders: call.clientHeaders, action: call.action };
+        const upstreamRequest = await beforeSending(() => support.buildRequest(nativeRequest, context));
         const response = await deps.upstream.send(candidate.provider, upstreamRequest, run.controller.signal);
         attempt.status = response.statusCode;
         if (response.statusCode < 200 || response.statusCode >= 300) {
@@ -102,7 +100,7 @@ export function openNativeOrChat(deps: ChatEngineDeps, run: EngineRun, call: Nat
           const errorBody = new Uint8Array(await response.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
           throw adapter.mapError(response.statusCode, errorBody, response.headers, context);
         }
-        const reader = support.createUsageReader();
+        const reader = support.createUsageReader(nativeRequest);
         let bytes: Uint8Array | null = null;
         if (!call.stream) {
           // Nothing reached the client yet: a body that breaks off or does not parse still falls back.
@@ -116,6 +114,7 @@ export function openNativeOrChat(deps: ChatEngineDeps, run: EngineRun, call: Nat
           response,
           reader,
           bytes,
+          transcoder: call.stream ? (support.createStreamTranscoder?.(context) ?? null) : null,
           readingFrom: candidate.provider,
           native: true,
         };

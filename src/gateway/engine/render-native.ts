@@ -9,6 +9,7 @@ import type { EngineRun } from './request-engine.js';
 import type { Usage } from '../../shared/openai-types.js';
 import { copyCost } from './answer-cost.js';
 import { NativeStreamCost } from './native-stream-cost.js';
+import { HiddenEventFilter } from './hidden-event-filter.js';
 
 export interface NativeRenderOptions {
   clock: Clock;
@@ -48,28 +49,50 @@ export async function renderNative(
   raw.flushHeaders();
   const sse = new SseDecoder();
   const body = opened.response.body;
-  // Asked for the cost: events are written again so the final usage event can carry it (else bytes as received).
+  // Asked for the cost: events are written again so the final usage event can carry it. Else the
+  // bytes go out as received, less any event the reader hides (HiddenEventFilter); none is parsed.
   let cost: NativeStreamCost | null = null;
+  const filter = !run.costIncluded && reader.hides ? new HiddenEventFilter(reader.hides) : null;
   const price = () => run.answerUsage((outcome.usage = reader.usage));
+  // The upstream's own end marker (chat's [DONE]) was passed on: the client's answer is over.
+  let ended = false;
   try {
     for await (const chunk of body) {
-      const bytes = chunk as Uint8Array;
+      // Read on to the body's end rather than break out (which destroys it with an AbortError).
+      if (ended) continue;
+      // An upstream that frames the events its own way (Bedrock) is re-framed as the API's SSE first.
+      const bytes = opened.transcoder
+        ? Buffer.from(opened.transcoder.push(chunk as Uint8Array))
+        : (chunk as Uint8Array);
       if (outcome.timeToFirstTokenMs === null) outcome.timeToFirstTokenMs = options.clock.now() - outcome.startedAt;
       if (run.costIncluded && !cost)
         cost = new NativeStreamCost(opened.api, price, Buffer.from(bytes).includes('\r\n') ? '\r\n' : '\n');
+      const events = sse.push(bytes);
       let text = '';
-      for (const event of sse.push(bytes)) {
+      for (const event of events) {
         reader.event(event);
         if (cost) text += cost.push(event);
       }
-      const out = cost ? text : bytes;
+      const out = cost ? text : filter ? filter.push(bytes, events, sse.hasPartialEvent) : bytes;
       if (out.length > 0 && !raw.write(out) && (await waitForDrain(raw, options.writeStallMs)) === 'stalled')
         throw clientStalled(options.writeStallMs);
+      if (reader.finished) {
+        ended = true;
+        // A read may hold [DONE] with the start of something after it: what was held goes out.
+        raw.end(filter ? filter.end([]) : (cost?.end(true) ?? ''));
+      }
     }
+    if (ended) return;
     let tail = '';
-    for (const event of sse.end()) {
+    opened.transcoder?.end();
+    const last = sse.end();
+    for (const event of last) {
       reader.event(event);
       if (cost) tail += cost.push(event);
+    }
+    if (filter) {
+      const held = filter.end(last);
+      if (held.length > 0) raw.write(held);
     }
     reader.end();
     if (reader.errorCode !== null) {
@@ -86,6 +109,8 @@ export async function renderNative(
     }
     raw.end(tail + (cost?.end(reader.errorCode === null) ?? ''));
   } catch (error) {
+    // The answer was complete; what the upstream did after its end is no failure of this request.
+    if (ended) return;
     const gatewayError = guardUpstreamError(
       error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, run.controller.signal),
       opened.candidate.provider,

@@ -66,9 +66,12 @@ export function chatToGemini(completion: ChatCompletion, responseId: string): Ge
 /**
  * Chat chunks → streamGenerateContent chunks. Text and thoughts go out as they come; a function
  * call is sent whole once its arguments are complete (Gemini sends calls whole), at the finish.
+ * The chunk with the finish reason is held until the usage is known: Gemini's last chunk carries
+ * both (a chunk after it without a finish reason is not what its clients read as the end).
  */
 export class GeminiStreamTranslator {
   private readonly calls = new Map<number, { id?: string; name: string; arguments: string }>();
+  private readonly finishing: GeminiApiResponse[] = [];
 
   constructor(
     private readonly model: string,
@@ -103,7 +106,7 @@ export class GeminiStreamTranslator {
         this.calls.clear();
       }
       if (parts.length > 0 || finishReason)
-        out.push({
+        (finishReason ? this.finishing : out).push({
           candidates: [
             {
               content: { role: 'model', parts: parts.length > 0 ? parts : [{ text: '' }] },
@@ -118,9 +121,18 @@ export class GeminiStreamTranslator {
     return out;
   }
 
-  /** The last chunk: the usage of the whole answer (Gemini repeats it; here it is sent once, at the end). */
+  /**
+   * The last chunks: those with a finish reason, the last carrying the usage of the whole answer
+   * (Gemini repeats it; here it is sent once, at the end). Also called with null when the stream
+   * failed, so what finished before the failure still goes out ahead of the error.
+   */
   finish(usage: Usage | null): GeminiApiResponse[] {
     const usageMetadata = geminiUsage(usage);
+    const finishing = this.finishing.splice(0);
+    if (finishing.length > 0) {
+      if (usageMetadata) finishing[finishing.length - 1]!.usageMetadata = usageMetadata;
+      return finishing;
+    }
     if (!usageMetadata) return [];
     return [
       {

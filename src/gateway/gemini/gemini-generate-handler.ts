@@ -13,6 +13,7 @@ import type { GeminiApiRequest } from './gemini-api-types.js';
 import { geminiToChat, type GeminiTranslation } from './gemini-to-chat.js';
 import { GeminiStreamTranslator, chatToGemini } from './chat-to-gemini.js';
 import { geminiErrorBody } from './gemini-envelope.js';
+import { checkGeminiRequest } from './check-gemini-request.js';
 
 /** Gemini frames its stream as bare `data:` events with CRLF line ends. */
 function geminiEvent(payload: unknown): string {
@@ -30,6 +31,7 @@ export async function handleGenerateContent(
   model: string,
   stream: boolean,
 ): Promise<void> {
+  checkGeminiRequest(request.body ?? {});
   const body = (request.body ?? {}) as GeminiApiRequest;
   const strict = policyFor(deps.unsupportedParams, request.headers[UNSUPPORTED_PARAMS_REQUEST_HEADER]) === 'refuse';
   const { translation, ...refusals } = translateForPolicy<GeminiTranslation>(
@@ -76,7 +78,8 @@ export async function handleGenerateContent(
               : new GatewayError(500, 'server_error', 'internal_error', 'The stream failed.');
           fail(gatewayError);
           if (raw.destroyed) return;
-          raw.end(geminiEvent(geminiErrorBody(gatewayError)));
+          const finished = translator.finish(null);
+          raw.end(finished.map(geminiEvent).join('') + geminiEvent(geminiErrorBody(gatewayError)));
         }
       },
     },

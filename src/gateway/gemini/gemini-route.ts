@@ -10,6 +10,7 @@ import type { GeminiApiRequest } from './gemini-api-types.js';
 import { geminiErrorHandler } from './gemini-envelope.js';
 import { handleGenerateContent } from './gemini-generate-handler.js';
 import { geminiToChat } from './gemini-to-chat.js';
+import { checkGeminiRequest } from './check-gemini-request.js';
 
 /** Gemini clients send the key as x-goog-api-key or ?key=; the gateway's auth reads a bearer token. */
 function acceptGoogleKey(request: FastifyRequest, _reply: unknown, done: () => void): void {
@@ -99,6 +100,7 @@ export function registerGeminiRoutes(
           });
           if (counted) return reply.type('application/json').send(Buffer.from(counted.bytes));
           const inner = (body.generateContentRequest ?? body) as GeminiApiRequest;
+          checkGeminiRequest(inner);
           const { chat } = geminiToChat(model, inner, { stream: false });
           return { totalTokens: estimateInputTokens(chat) };
         }

@@ -5,38 +5,26 @@ import { mapBedrockError } from './bedrock-error.js';
 import { BedrockStreamDecoder } from './bedrock-stream-decoder.js';
 import { convertToBedrockRequest } from './convert-to-bedrock-request.js';
 import { parseBedrockResponse } from './parse-bedrock-response.js';
+import { bedrockModelRequest } from './bedrock-http-request.js';
+import { bedrockAnthropicNative, servesAnthropicMessages } from './bedrock-anthropic-native.js';
 import { signAwsRequest } from './sign-aws-request.js';
 
-/** Amazon Bedrock's Converse and ConverseStream APIs, signed with SigV4 (service `bedrock`). */
+/**
+ * Amazon Bedrock's Converse and ConverseStream APIs, signed with SigV4 (service `bedrock`); its
+ * Anthropic models also take the Messages API natively (InvokeModel, bedrock-anthropic-native.ts).
+ */
 export const bedrockAdapter: ProviderAdapter = {
   type: 'bedrock',
   supportsMultipleChoices: false,
-  async buildRequest(request: ChatCompletionRequest, context: TranslationContext): Promise<UpstreamHttpRequest> {
+  buildRequest(request: ChatCompletionRequest, context: TranslationContext): Promise<UpstreamHttpRequest> {
     const conversion = convertToBedrockRequest(request, context.upstreamModel);
-    const auth = resolveBedrockAuth(context.provider);
-    const operation = context.stream ? 'converse-stream' : 'converse';
-    // Model ids hold ':' (and inference profile ARNs '/'), so the id is one encoded path segment.
-    const url = `${bedrockBaseUrl(context.provider, auth.region)}/model/${encodeURIComponent(context.upstreamModel)}/${operation}`;
-    const body = JSON.stringify(conversion.body);
-    const headers: Record<string, string> = {
-      ...context.provider.headers,
-      'content-type': 'application/json',
-      accept: context.stream ? 'application/vnd.amazon.eventstream' : 'application/json',
-    };
-    if (auth.kind === 'bearer') {
-      headers.authorization = `Bearer ${auth.token}`;
-      return { url, method: 'POST', headers, body, warnings: conversion.warnings };
-    }
-    const signed = await signAwsRequest(
-      { method: 'POST', url, headers, body },
-      {
-        credentials: auth.credentials,
-        region: auth.region,
-        service: 'bedrock',
-        signingDate: new Date(context.created * 1000),
-      },
+    return bedrockModelRequest(
+      context.provider,
+      context.upstreamModel,
+      context.stream ? 'converse-stream' : 'converse',
+      JSON.stringify(conversion.body),
+      { stream: context.stream, signingDate: new Date(context.created * 1000), warnings: conversion.warnings },
     );
-    return { url, method: 'POST', headers: signed, body, warnings: conversion.warnings };
   },
   /** ListFoundationModels, on the control-plane host (bedrock.REGION…, not bedrock-runtime.REGION…). */
   async buildModelListRequest(provider, now) {
@@ -57,4 +45,6 @@ export const bedrockAdapter: ProviderAdapter = {
   parseResponse: parseBedrockResponse,
   createStreamDecoder: (context) => new BedrockStreamDecoder(context),
   mapError: (status, body, headers, context) => mapBedrockError(status, body, headers, context.provider.name),
+  native: (api, _provider, upstreamModel) =>
+    api === 'anthropic-messages' && servesAnthropicMessages(upstreamModel) ? bedrockAnthropicNative : undefined,
 };
