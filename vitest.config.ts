@@ -2,8 +2,10 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    testTimeout: 20_000,
-    hookTimeout: 30_000,
+    // Generous: on a loaded machine (2 cores, load 10+) creating and migrating a PostgreSQL schema
+    // alone took over 20 s. A limit is a hang detector here, never a speed assertion.
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     reporters: ['default', './test/summary-reporter.ts'],
     projects: [
       {
