@@ -1,9 +1,9 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrap, unwrapAs } from '../../api/client';
+import { api, unwrap } from '../../api/client';
 import { balanceQuery } from '../../api/queries';
-import type { Billing, DocumentLink, OrderPage } from '../../api/responses';
+import type { Billing } from '../../api/answers';
 import { EmptyState, ErrorState, PageHeader, QueryView, Stat } from '../../layout/page-states';
 import { StatusBadge } from '../../components/status-badge';
 import { formatDateTime, formatMoney, formatPercent } from '../../format/format';
@@ -99,9 +99,7 @@ export function DocumentButton({ orderId, type }: { orderId: string; type: 'invo
   const open = async () => {
     setFailure(null);
     try {
-      const link = await unwrapAs<DocumentLink>(
-        api.POST('/api-account/user/billing/document', { body: { order_id: orderId, type } }),
-      );
+      const link = await unwrap(api.POST('/api-account/user/billing/document', { body: { order_id: orderId, type } }));
       // A link with `download` saves the PDF under its number rather than leaving the console.
       const anchor = document.createElement('a');
       anchor.href = link.url;
@@ -133,9 +131,7 @@ function Orders() {
   const orders = useQuery({
     queryKey: ['orders', offset],
     queryFn: () =>
-      unwrapAs<OrderPage>(
-        api.GET('/api-account/user/billing/orders', { params: { query: { limit: PAGE_SIZE, offset } } }),
-      ),
+      unwrap(api.GET('/api-account/user/billing/orders', { params: { query: { limit: PAGE_SIZE, offset } } })),
     placeholderData: (previous) => previous,
   });
   return (
@@ -228,7 +224,7 @@ export default function CreditsPage() {
   const balance = useQuery(balanceQuery);
   const billing = useQuery({
     queryKey: ['billing'],
-    queryFn: () => unwrapAs<Billing>(api.GET('/api-account/user/billing')),
+    queryFn: () => unwrap(api.GET('/api-account/user/billing')),
   });
   return (
     <>

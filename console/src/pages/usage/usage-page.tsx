@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
 import { usageQuery } from '../../api/queries';
-import type { Usage } from '../../api/responses';
+import type { Usage } from '../../api/answers';
 import { EmptyState, PageHeader, QueryView, Stat } from '../../layout/page-states';
 import { TimeSeriesChart } from '../../charts/time-series-chart';
 import { formatCompact, formatCount, formatDay, formatMoney, lastDaysRange } from '../../format/format';
