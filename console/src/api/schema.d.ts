@@ -6045,6 +6045,104 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/api-account/admin/users/{user_id}/orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Any account's orders, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description rows per page, 1 to 100 (default 20) */
+          limit?: number;
+          /** @description rows to skip (default 0) */
+          offset?: number;
+        };
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                order_id: string;
+                status: 'pending' | 'paid' | 'failed' | 'expired' | 'canceled' | 'refunded';
+                amount: number;
+                fee: number;
+                total: number;
+                currency: string;
+                /** @description USD credits a paid order adds */
+                credits: number;
+                payment_provider: string;
+                checkout_url: string | null;
+                created_at: string;
+                paid_at: string | null;
+                closed_at: string | null;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/api-account/admin/invitations': {
     parameters: {
       query?: never;
