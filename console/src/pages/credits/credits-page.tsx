@@ -9,6 +9,7 @@ import { StatusBadge } from '../../components/status-badge';
 import { formatDateTime, formatMoney, formatPercent } from '../../format/format';
 import { parseCreditAmount, PENDING_ORDER_KEY } from './checkout-amount';
 import { Money } from '../../components/money';
+import { Pager } from '../../components/pager';
 
 const PAGE_SIZE = 10;
 const PRESETS = [10, 25, 50, 100];
@@ -190,27 +191,13 @@ function Orders() {
                   </tbody>
                 </table>
               </div>
-              <nav className="pager" aria-label="Orders pages">
-                <span className="muted">
-                  {offset + 1}–{Math.min(offset + PAGE_SIZE, page.total)} of {page.total}
-                </span>
-                <button
-                  type="button"
-                  className="button small"
-                  disabled={offset === 0}
-                  onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
-                >
-                  Previous
-                </button>
-                <button
-                  type="button"
-                  className="button small"
-                  disabled={offset + PAGE_SIZE >= page.total}
-                  onClick={() => setOffset(offset + PAGE_SIZE)}
-                >
-                  Next
-                </button>
-              </nav>
+              <Pager
+                label="Orders pages"
+                offset={offset}
+                pageSize={PAGE_SIZE}
+                total={page.total}
+                onOffset={setOffset}
+              />
             </>
           )
         }
@@ -231,6 +218,11 @@ export default function CreditsPage() {
       <PageHeader
         title="Credits and billing"
         description="Prepaid credits pay for every request; buy more at any time."
+        actions={
+          <Link className="button" to="/credits/history">
+            Credit history
+          </Link>
+        }
       />
       <div className="grid stats">
         <Stat
