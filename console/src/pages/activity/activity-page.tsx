@@ -127,7 +127,7 @@ function ActivityTable({ rows, onOpen }: { rows: ActivityRow[]; onOpen: (row: Ac
                   type="button"
                   className="link-button"
                   onClick={() => onOpen(row)}
-                  aria-label={`Open request ${row.request_id}`}
+                  aria-label={`${formatDateTime(row.created_at)}: open request ${row.request_id}`}
                 >
                   {formatDateTime(row.created_at)}
                 </button>
