@@ -98,8 +98,10 @@ export default function AdminAuditPage() {
                       <tr key={entry.id}>
                         <td>{formatDateTime(entry.created_at)}</td>
                         <td className="mono">{entry.action}</td>
-                        <td>{entry.actor_email ?? (entry.actor_user_id ? entry.actor_user_id : 'command line')}</td>
-                        <td>
+                        <td className="wrap-anywhere">
+                          {entry.actor_email ?? (entry.actor_user_id ? entry.actor_user_id : 'command line')}
+                        </td>
+                        <td className="wrap-anywhere">
                           {entry.target_user_id ? (
                             <Link to={`/admin/users/${encodeURIComponent(entry.target_user_id)}`}>
                               {entry.target_email ?? entry.target_user_id}

@@ -120,7 +120,7 @@ export default function AdminInvitationsPage() {
                       const state = stateOf(invitation);
                       return (
                         <tr key={invitation.id}>
-                          <td>{invitation.email}</td>
+                          <td className="wrap-anywhere">{invitation.email}</td>
                           <td>
                             <span
                               className={`badge ${state === 'open' ? 'warning' : state === 'used' ? 'success' : 'danger'}`}

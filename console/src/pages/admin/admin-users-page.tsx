@@ -82,7 +82,7 @@ export default function AdminUsersPage() {
                   <tbody>
                     {page.data.map((user) => (
                       <tr key={user.id}>
-                        <td>
+                        <td className="wrap-anywhere">
                           <Link to={`/admin/users/${encodeURIComponent(user.id)}`}>{user.email}</Link>
                           <div className="muted">{user.name}</div>
                         </td>

@@ -125,7 +125,7 @@ export default function KeysPage() {
                       <td>{limitsText(key)}</td>
                       <td>{formatDateTime(key.last_used_at, undefined, 'Never')}</td>
                       <td>
-                        <div className="page-actions">
+                        <div className="page-actions two-by-two">
                           <Link
                             className="button small"
                             to={`/activity?key_id=${encodeURIComponent(key.key_id)}`}
