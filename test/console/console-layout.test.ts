@@ -22,7 +22,7 @@ import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-bro
 
 const WIDTHS = [375, 768, 1024, 1280, 1366, 1600, 1920];
 const SHOT_WIDTHS = new Set([375, 1366]);
-const SHOT_PAGES = new Set(['dashboard', 'keys', 'usage', 'models', 'model', 'admin-users']);
+const SHOT_PAGES = new Set(['dashboard', 'keys', 'usage', 'models', 'model']);
 const SHOTS = process.env.UPDATE_SCREENSHOTS
   ? fileURLToPath(new URL('../../docs/console/', import.meta.url))
   : `${mkdtempSync(join(tmpdir(), 'console-layout-shots-'))}/`;

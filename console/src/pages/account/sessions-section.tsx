@@ -71,7 +71,12 @@ export function SessionsSection() {
                     <tr key={session.id}>
                       <td title={session.user_agent ?? undefined}>
                         {deviceOf(session.user_agent)}
-                        {session.current && <span className="badge success">this session</span>}
+                        {session.current && (
+                          <>
+                            {' '}
+                            <span className="badge success">this session</span>
+                          </>
+                        )}
                       </td>
                       <td className="mono">{session.ip_address ?? '—'}</td>
                       <td>{formatDateTime(session.created_at)}</td>
