@@ -44,7 +44,7 @@ export function AccessForm({ user }: { user: AdminUser }) {
   return (
     <div className="card form">
       <h2>Role and access</h2>
-      <form className="form-row" onSubmit={(event) => void saveRole.submit(event)}>
+      <form className="toolbar" onSubmit={(event) => void saveRole.submit(event)}>
         <div className="field">
           <label htmlFor="admin-role">Role</label>
           <select id="admin-role" value={role} onChange={(event) => setRole(event.target.value as AdminUser['role'])}>
