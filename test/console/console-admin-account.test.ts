@@ -223,7 +223,7 @@ describe('admin and account pages, axe-core and the keyboard, in a real browser'
     await page.getByText('Enabled: the account can sign in again.').waitFor();
     // Its usage report is on the same page (no traffic yet).
     await page.getByRole('heading', { name: 'Usage' }).waitFor();
-    await page.getByText('No requests in this range').waitFor();
+    await page.getByText('This account made no requests with its keys in this range.').waitFor();
   });
 
   it('admin: issues an invitation (link shown once) and revokes it', async () => {

@@ -43,7 +43,7 @@ function AdminUsage({ userId }: { userId: string }) {
       <QueryView query={usage} label="Loading usage">
         {(data) => (
           <Suspense fallback={<LoadingState label="Loading the usage report" />}>
-            <UsageReport usage={data} />
+            <UsageReport usage={data} own={false} />
           </Suspense>
         )}
       </QueryView>

@@ -56,16 +56,26 @@ function Breakdown({
 }
 
 /** The usage report: totals, daily chart, by model and by key, failures apart. Also the admin view of any account. */
-export function UsageReport({ usage }: { usage: Usage }) {
+export function UsageReport({
+  usage,
+  own = true,
+}: {
+  usage: Usage;
+  /** false: an admin looking at another account. */ own?: boolean;
+}) {
   const known = useRoutableModelIds();
   const failures = usage.failures.length > 0 && <FailuresTable failures={usage.failures} />;
   if (usage.totals.requests === 0)
     return (
       <>
         <EmptyState title="No requests in this range">
-          <p>
-            Pick a wider range, or send a request with one of your <Link to="/keys">API keys</Link>.
-          </p>
+          {own ? (
+            <p>
+              Pick a wider range, or send a request with one of your <Link to="/keys">API keys</Link>.
+            </p>
+          ) : (
+            <p>This account made no requests with its keys in this range.</p>
+          )}
         </EmptyState>
         {failures}
       </>
