@@ -107,12 +107,7 @@ export default function CreditHistoryPage() {
                           <span title={formatDateTime(entry.created_at)}>{formatDay(entry.date)}</span>
                         </td>
                         <td>{entry.type}</td>
-                        <td>
-                          {entry.description}
-                          {entry.requests !== null && (
-                            <div className="muted">{formatCount(entry.requests)} requests</div>
-                          )}
-                        </td>
+                        <td>{entry.description}</td>
                         <td className="number">
                           <Money amount={entry.amount} currency={entry.currency} />
                         </td>
