@@ -190,11 +190,12 @@ describe('admin and account pages, axe-core and the keyboard, in a real browser'
     await page.getByRole('link', { name: 'Audit log' }).last().click();
     await page.waitForURL(/\/admin\/audit-log\?target_user_id=/);
     const rows = page.locator('main tbody tr');
-    await rows.first().waitFor();
-    expect(await rows.allTextContents()).toEqual([
-      expect.stringMatching(/credits\.deduct.*admin\.walk@example\.com.*member\.walk@example\.com.*correction/),
-      expect.stringMatching(/credits\.grant.*welcome bonus/),
-    ]);
+    await expect
+      .poll(() => rows.allTextContents())
+      .toEqual([
+        expect.stringMatching(/credits\.deduct.*admin\.walk@example\.com.*member\.walk@example\.com.*correction/),
+        expect.stringMatching(/credits\.grant.*welcome bonus/),
+      ]);
   });
 
   it('admin: refunds a paid order, takes the role away and gives it back, disables and enables', async () => {
