@@ -28,6 +28,7 @@ import { registerAlertRoutes } from './alerts/alert-routes.js';
 import { registerBillingRoutes } from './billing/billing-routes.js';
 import { registerAdminRoutes } from './admin/admin-routes.js';
 import { registerInvitationRoutes } from './admin/invitation-routes.js';
+import { registerAdminOrderRoutes } from './admin/admin-order-routes.js';
 import { registerProfileRoutes } from './profile/profile-routes.js';
 import { registerSessionRoutes } from './profile/session-routes.js';
 import { registerPasswordResetRoutes } from './profile/password-reset-routes.js';
@@ -126,6 +127,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
         announcer: options.announcer,
         billing: options.billing?.billing,
       });
+      if (options.billing) registerAdminOrderRoutes(admins, { store: options.store });
       if (options.authGuard)
         registerInvitationRoutes(admins, {
           store: options.store,

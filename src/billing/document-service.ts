@@ -56,6 +56,14 @@ export class DocumentService {
               signature: { type: 'string', description: 'HMAC of the document id and expires' },
             },
           },
+          response: {
+            200: {
+              description: 'The invoice or receipt',
+              content: { 'application/pdf': { schema: { type: 'string', format: 'binary' } } },
+            },
+            403: { $ref: 'ErrorEnvelope#' },
+            404: { $ref: 'ErrorEnvelope#' },
+          },
         },
       },
       async (request, reply) => {

@@ -3,6 +3,7 @@ import { NotFoundError } from '../shared/errors.js';
 import type { BillingService } from './billing-service.js';
 import { findOrderBySession } from './order-repository.js';
 import { orderView } from './order-view.js';
+import { OrderSchema } from './order-schema.js';
 import { formatMoney } from './document-render.js';
 import { checkoutPage, messagePage, SANDBOX_PAGE_POLICY } from './sandbox-checkout-page.js';
 
@@ -61,7 +62,17 @@ export function registerSandboxCheckout(
   for (const action of ['confirm', 'cancel'] as const) {
     app.post<{ Params: { session_id: string } }>(
       `/api-account/billing/sandbox/:session_id/${action}`,
-      { schema: { summary: `Sandbox checkout: ${action} the payment`, tags: ['billing'] }, preValidation: signedIn },
+      {
+        schema: {
+          summary: `Sandbox checkout: ${action} the payment`,
+          tags: ['billing'],
+          response: {
+            200: OrderSchema,
+            ...Object.fromEntries([401, 403, 404, 409].map((status) => [status, { $ref: 'ErrorEnvelope#' }])),
+          },
+        },
+        preValidation: signedIn,
+      },
       async (request) => {
         const order = await findOrderBySession(db, request.params.session_id);
         if (!order || order.user_id !== request.user!.id || order.payment_provider !== 'sandbox') {

@@ -55,6 +55,22 @@ describe('OpenAPI response schemas match the answers', () => {
     expect(validatorFor('/api-account/user/transactions', 'get')({ data: [], total: 0 })).toBe(false);
   });
 
+  // Issue 28 item 8: the console takes every response type from this document, so a route that
+  // answers a body must describe it (only "no content" and redirects carry none).
+  it('every account, catalog and rankings route declares the body it answers', () => {
+    const undescribed: string[] = [];
+    for (const [path, operations] of Object.entries(document.paths)) {
+      if (!path.startsWith('/api-account') && !path.startsWith('/rankings')) continue;
+      for (const [method, operation] of Object.entries(operations)) {
+        const statuses = Object.keys(operation.responses).filter((status) => /^[23]/.test(status));
+        const bodyless = statuses.every((status) => status === '204' || status.startsWith('3'));
+        const described = statuses.some((status) => operation.responses[status].content);
+        if (statuses.length === 0 || (!bodyless && !described)) undescribed.push(`${method.toUpperCase()} ${path}`);
+      }
+    }
+    expect(undescribed).toEqual([]);
+  });
+
   it('public routes: providers and rankings', async () => {
     for (const [template, path] of [
       ['/api-account/models', '/api-account/models?limit=20'],

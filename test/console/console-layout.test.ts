@@ -1,7 +1,8 @@
 /**
  * The console's layout at every common width, light and dark, in Debian's Chromium: no page scrolls
  * sideways, no table is wider than its box, every action button lies inside the viewport and the
- * routing-mode select shows its whole text. Regression test for the layout faults of issue 28 (the
+ * routing-mode select shows its whole text; the admin and account pages too (the test user is an
+ * administrator). Regression test for the layout faults of issue 28 (the
  * keys table pushed Edit/Revoke behind a horizontal scroll at 1280–1600 px, every page was 383 px wide
  * on a 375 px phone with Sign out clipped, the routing-mode select cut its text).
  *
@@ -9,18 +10,15 @@
  * the viewport, which re-runs the responsive CSS without reloading. Screenshots at 375 and 1366 px go to
  * docs/console/ when UPDATE_SCREENSHOTS=1 is set.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { chromiumArgs, ensureChromium, freshUserDataDir } from '../helpers/chromium.js';
-import { ensureConsoleBuild } from '../helpers/console-build.js';
+import { setRole } from '../../src/users/user-roles.js';
+import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
 
 const WIDTHS = [375, 768, 1024, 1280, 1366, 1600, 1920];
 const SHOT_WIDTHS = new Set([375, 1366]);
@@ -40,15 +38,13 @@ const PAGES: { path: string; name: string; ready: string }[] = [
   { path: '/providers', name: 'providers', ready: 'main tbody tr' },
   { path: '/providers/mock', name: 'provider', ready: 'main h1' },
   { path: '/rankings', name: 'rankings', ready: 'main h1' },
+  { path: '/credits/history', name: 'credit-history', ready: 'main tbody tr' },
+  { path: '/account', name: 'account', ready: 'main tbody tr' },
+  { path: '/admin/users', name: 'admin-users', ready: 'main tbody tr' },
+  { path: '/admin/users/:self', name: 'admin-user', ready: 'main tbody tr' },
+  { path: '/admin/invitations', name: 'admin-invitations', ready: 'main h1' },
+  { path: '/admin/audit-log', name: 'admin-audit-log', ready: 'main h1' },
 ];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function configText(upstreamUrl: string, port: number): string {
   const model = (id: string, name: string) => `
@@ -123,31 +119,15 @@ async function selectTextFits(page: Page, selector: string): Promise<{ text: num
 }
 
 describe('console layout at every width, light and dark', { timeout: 300_000 }, () => {
-  let upstream: MockUpstream;
-  let gateway: TestGateway;
-  let context: BrowserContext;
+  let browser: ConsoleBrowser;
   let page: Page;
-  let profile: string;
   let base: string;
+  let selfId = '';
 
   beforeAll(async () => {
-    const executablePath = ensureChromium();
-    const consoleDir = ensureConsoleBuild();
     mkdirSync(SHOTS, { recursive: true });
-    upstream = await startMockUpstream({ scenario: { chunkCount: 3, chunkGapMs: 1 } });
-    const port = await freePort();
-    gateway = await startTestGateway({ configText: configText(upstream.url, port), port, deps: { consoleDir } });
-    base = gateway.url;
-    profile = freshUserDataDir();
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      args: chromiumArgs(),
-      headless: true,
-      viewport: { width: 1280, height: 860 },
-      colorScheme: 'light',
-    });
-    context.setDefaultTimeout(20_000);
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await startConsoleBrowser(configText, { viewport: { width: 1280, height: 860 } });
+    ({ page, base } = browser);
 
     // An account with a long email, credits, a key with every limit and one request of traffic.
     await page.goto(`${base}/sign-up`);
@@ -155,6 +135,9 @@ describe('console layout at every width, light and dark', { timeout: 300_000 }, 
     await page.getByLabel('Password').fill('correct-horse-battery');
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.waitForURL(`${base}/`);
+    // An administrator, so the admin pages are measured too (their own page stands for any account's).
+    selfId = (await (await page.request.get(`${base}/api-account/user/me`)).json()).id;
+    await setRole(browser.gateway.testStore.store.db, selfId, 'admin', Date.now());
     await page.goto(`${base}/credits`);
     await page.getByLabel('Amount (USD)').fill('25');
     await page.getByRole('button', { name: 'Continue to payment' }).click();
@@ -180,12 +163,7 @@ describe('console layout at every width, light and dark', { timeout: 300_000 }, 
     }
   }, 600_000);
 
-  afterAll(async () => {
-    await Promise.race([context?.close(), new Promise((resolve) => setTimeout(resolve, 20_000))]);
-    await gateway?.close();
-    await upstream?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
-  }, 60_000);
+  afterAll(async () => browser?.close(), 60_000);
 
   for (const scheme of ['light', 'dark'] as const) {
     it(`no page overflows at any width (${scheme})`, async () => {
@@ -193,7 +171,7 @@ describe('console layout at every width, light and dark', { timeout: 300_000 }, 
       const faults: string[] = [];
       for (const target of PAGES) {
         await page.setViewportSize({ width: 1280, height: 860 });
-        await page.goto(`${base}${target.path}`);
+        await page.goto(`${base}${target.path.replace(':self', selfId)}`);
         await page.locator(target.ready).first().waitFor();
         await page.waitForLoadState('networkidle');
         for (const width of WIDTHS) {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv } from 'ajv';
+import addFormats from 'ajv-formats';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { setRole } from '../../src/users/user-roles.js';
 import { getBalance } from '../../src/credits/credit-ledger.js';
@@ -257,6 +259,20 @@ describe.each(STORE_KINDS)('admin API (%s)', (storeKind) => {
     expect(twice.status).toBe(409);
     expect(await getBalance(gateway.testStore.store, buyerId)).toBe(0);
     expect((await admin.request('POST', '/api-account/admin/orders/ord_nope/refund', {})).status).toBe(404);
+    // The console's refund action finds the order here: any account's orders, as the document says.
+    const orders = await admin.request('GET', `/api-account/admin/users/${buyerId}/orders`);
+    expect(orders.status).toBe(200);
+    expect(orders.body).toMatchObject({ total: 1, limit: 20, offset: 0 });
+    expect(orders.body.data[0]).toMatchObject({ order_id: orderId, status: 'refunded', credits: 20 });
+    const document = (await requestJson(gateway.url, 'GET', '/openapi.json')).body;
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(document, 'doc');
+    const validate = ajv.compile({
+      $ref: 'doc#/paths/~1api-account~1admin~1users~1{user_id}~1orders/get/responses/200/content/application~1json/schema',
+    });
+    expect(validate(orders.body) ? null : ajv.errorsText(validate.errors)).toBeNull();
+    expect((await admin.request('GET', '/api-account/admin/users/usr_nope/orders')).status).toBe(404);
     const log = await admin.request('GET', `/api-account/admin/audit-log?action=order.refund`);
     expect(log.body.data[0]).toMatchObject({
       target_user_id: buyerId,

@@ -62,13 +62,3 @@ export async function unwrap<T>(
   if (error !== undefined || !response.ok) throw toApiError(response.status, error);
   return data as NonNullable<T>;
 }
-
-/**
- * For operations whose response the OpenAPI document does not describe yet (see responses.ts):
- * the path and parameters are still checked against the document; the body gets the given type.
- */
-export async function unwrapAs<T>(call: Promise<{ error?: unknown; response: Response }>): Promise<T> {
-  const result = await call;
-  if (result.error !== undefined || !result.response.ok) throw toApiError(result.response.status, result.error);
-  return (result as unknown as { data: T }).data;
-}

@@ -1016,12 +1016,32 @@ export interface paths {
       };
       requestBody?: never;
       responses: {
-        /** @description Default Response */
+        /** @description The invoice or receipt */
         200: {
           headers: {
             [name: string]: unknown;
           };
-          content?: never;
+          content: {
+            'application/pdf': string;
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
         };
       };
     };
@@ -4216,8 +4236,7 @@ export interface paths {
               /** @description paid and refunded orders, newest first */
               invoices: {
                 order_id: string;
-                /** @description pending | paid | failed | expired | canceled | refunded */
-                status: string;
+                status: 'pending' | 'paid' | 'failed' | 'expired' | 'canceled' | 'refunded';
                 amount: number;
                 fee: number;
                 total: number;
@@ -4425,8 +4444,7 @@ export interface paths {
           content: {
             'application/json': {
               order_id: string;
-              /** @description pending | paid | failed | expired | canceled | refunded */
-              status: string;
+              status: 'pending' | 'paid' | 'failed' | 'expired' | 'canceled' | 'refunded';
               amount: number;
               fee: number;
               total: number;
@@ -4527,8 +4545,7 @@ export interface paths {
             'application/json': {
               data: {
                 order_id: string;
-                /** @description pending | paid | failed | expired | canceled | refunded */
-                status: string;
+                status: 'pending' | 'paid' | 'failed' | 'expired' | 'canceled' | 'refunded';
                 amount: number;
                 fee: number;
                 total: number;
@@ -4727,8 +4744,7 @@ export interface paths {
           content: {
             'application/json': {
               order_id: string;
-              /** @description pending | paid | failed | expired | canceled | refunded */
-              status: string;
+              status: 'pending' | 'paid' | 'failed' | 'expired' | 'canceled' | 'refunded';
               amount: number;
               fee: number;
               total: number;
@@ -5853,8 +5869,7 @@ export interface paths {
           content: {
             'application/json': {
               order_id: string;
-              /** @description pending | paid | failed | expired | canceled | refunded */
-              status: string;
+              status: 'pending' | 'paid' | 'failed' | 'expired' | 'canceled' | 'refunded';
               amount: number;
               fee: number;
               total: number;
@@ -6013,6 +6028,104 @@ export interface paths {
         };
         /** @description Every error, on every path (CONTRACT §3). */
         409: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/admin/users/{user_id}/orders': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** Any account's orders, newest first */
+    get: {
+      parameters: {
+        query?: {
+          /** @description rows per page, 1 to 100 (default 20) */
+          limit?: number;
+          /** @description rows to skip (default 0) */
+          offset?: number;
+        };
+        header?: never;
+        path: {
+          user_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              data: {
+                order_id: string;
+                status: 'pending' | 'paid' | 'failed' | 'expired' | 'canceled' | 'refunded';
+                amount: number;
+                fee: number;
+                total: number;
+                currency: string;
+                /** @description USD credits a paid order adds */
+                credits: number;
+                payment_provider: string;
+                checkout_url: string | null;
+                created_at: string;
+                paid_at: string | null;
+                closed_at: string | null;
+              }[];
+              total: number;
+              limit: number;
+              offset: number;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        403: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
           headers: {
             [name: string]: unknown;
           };

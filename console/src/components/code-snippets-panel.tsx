@@ -16,7 +16,8 @@ export function CodeSnippetsPanel({ modelId, apiKey }: { modelId: string; apiKey
       </Tabs.List>
       {snippets.map((snippet) => (
         <Tabs.Content key={snippet.id} value={snippet.id} className="snippet">
-          <pre>
+          {/* Focusable, so a keyboard user can scroll a long line sideways. */}
+          <pre tabIndex={0}>
             <code>{snippet.code}</code>
           </pre>
           <CopyButton text={snippet.code} label={`Copy the ${snippet.label} snippet`} className="button small" />

@@ -1,4 +1,4 @@
-import type { UsageFailure } from '../api/responses';
+import type { UsageFailure } from '../api/answers';
 import { formatCount } from '../format/format';
 
 /** Failed requests apart from traffic, by status and error code; model ids as text (they may not exist). */

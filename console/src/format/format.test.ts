@@ -48,6 +48,8 @@ describe('formatting', () => {
     expect(formatPricePerMillion('0.5', 'en-US')).toBe('$0.50 / M');
     expect(formatPricePerMillion('0', 'en-US')).toBe('free');
     expect(formatPricePerMillion(null, 'en-US')).toBe('—');
+    // A model with no known price answers `pricing: null` (the generated types say so); pages pass `pricing?.prompt`.
+    expect(formatPricePerMillion(undefined, 'en-US')).toBe('—');
   });
 
   it('writes ratios, durations and throughput, with a dash for nothing measured', () => {

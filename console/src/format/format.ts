@@ -39,8 +39,8 @@ export function formatMoneyExact(amount: number, currency = 'USD', locale = defa
 }
 
 /** A price in USD per million tokens, given as the catalog's decimal string; null is "—". */
-export function formatPricePerMillion(price: string | null, locale = defaultLocale()): string {
-  if (price === null || price === '') return '—';
+export function formatPricePerMillion(price: string | null | undefined, locale = defaultLocale()): string {
+  if (price === null || price === undefined || price === '') return '—';
   const value = Number(price);
   if (!Number.isFinite(value)) return '—';
   if (value === 0) return 'free';

@@ -10,8 +10,15 @@ const ACCOUNT_LINKS = [
   { to: '/keys', label: 'API keys' },
   { to: '/usage', label: 'Usage' },
   { to: '/activity', label: 'Activity' },
-  { to: '/credits', label: 'Credits' },
+  { to: '/credits', label: 'Credits', end: true },
+  { to: '/credits/history', label: 'Credit history' },
   { to: '/playground', label: 'Playground' },
+  { to: '/account', label: 'Account' },
+];
+const ADMIN_LINKS = [
+  { to: '/admin/users', label: 'Accounts' },
+  { to: '/admin/invitations', label: 'Invitations' },
+  { to: '/admin/audit-log', label: 'Audit log' },
 ];
 const PUBLIC_LINKS = [
   { to: '/models', label: 'Models' },
@@ -33,7 +40,7 @@ export function AppShell() {
     navigate('/sign-in');
   };
 
-  const links = (items: typeof ACCOUNT_LINKS) =>
+  const links = (items: { to: string; label: string; end?: boolean }[]) =>
     items.map((item) => (
       <li key={item.to}>
         <NavLink to={item.to} end={item.end} onClick={() => setMenuOpen(false)}>
@@ -95,6 +102,12 @@ export function AppShell() {
           <ul>{links(ACCOUNT_LINKS)}</ul>
           <p className="nav-heading">Explore</p>
           <ul>{links(PUBLIC_LINKS)}</ul>
+          {user?.role === 'admin' && (
+            <>
+              <p className="nav-heading">Admin</p>
+              <ul>{links(ADMIN_LINKS)}</ul>
+            </>
+          )}
         </nav>
         <main id="main" tabIndex={-1}>
           <Outlet />

@@ -1,7 +1,7 @@
 import { createContext, useContext, useEffect, type ReactNode } from 'react';
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query';
-import { api, ApiError, onUnauthorized, unwrapAs } from '../api/client';
-import type { User } from '../api/responses';
+import { api, ApiError, onUnauthorized, unwrap } from '../api/client';
+import type { User } from '../api/answers';
 
 export const SESSION_QUERY = ['session'] as const;
 
@@ -16,7 +16,7 @@ const SessionContext = createContext<Session>({ user: null, loading: true, error
 /** Who is signed in, from GET /api-account/user/me with the session cookie; null when nobody is. */
 async function fetchSessionUser(): Promise<User | null> {
   try {
-    return await unwrapAs<User>(api.GET('/api-account/user/me'));
+    return await unwrap(api.GET('/api-account/user/me'));
   } catch (error) {
     if (error instanceof ApiError && error.status === 401) return null;
     throw error;

@@ -37,7 +37,7 @@ import {
   UserIdParamsSchema,
   UsersQuerySchema,
 } from './admin-schemas.js';
-import { OrderSchema } from '../billing/billing-schemas.js';
+import { OrderSchema } from '../../billing/order-schema.js';
 import { typed } from '../../shared/typebox-type-provider.js';
 
 export interface AdminRouteDeps {

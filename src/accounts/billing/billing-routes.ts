@@ -15,9 +15,9 @@ import {
   DocumentLinkSchema,
   OrderIdParamsSchema,
   OrderPageSchema,
-  OrderSchema,
   OrdersQuerySchema,
 } from './billing-schemas.js';
+import { OrderSchema } from '../../billing/order-schema.js';
 
 const errors = {
   400: { $ref: 'ErrorEnvelope#' },

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { limitParameter, offsetParameter } from '../paging-schemas.js';
+import { OrderSchema } from '../../billing/order-schema.js';
 
 const HttpUrl = Type.String({
   format: 'uri',
@@ -51,21 +52,6 @@ export const DocumentBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const OrderSchema = Type.Object({
-  order_id: Type.String(),
-  status: Type.String({ description: 'pending | paid | failed | expired | canceled | refunded' }),
-  amount: Type.Number(),
-  fee: Type.Number(),
-  total: Type.Number(),
-  currency: Type.String(),
-  credits: Type.Number({ description: 'USD credits a paid order adds' }),
-  payment_provider: Type.String(),
-  checkout_url: Type.Union([Type.String(), Type.Null()]),
-  created_at: Type.String(),
-  paid_at: Type.Union([Type.String(), Type.Null()]),
-  closed_at: Type.Union([Type.String(), Type.Null()]),
-});
 
 export const OrderPageSchema = Type.Object({
   data: Type.Array(OrderSchema),

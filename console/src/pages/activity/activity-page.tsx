@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { api, unwrap, unwrapAs } from '../../api/client';
+import { api, unwrap } from '../../api/client';
 import { PageHeader, EmptyState, ErrorState, LoadingState } from '../../layout/page-states';
 import { formatCount, formatDateTime, formatDuration, formatMoney } from '../../format/format';
 import { filtersFromSearch, searchFromFilters, type ActivityFilters } from './activity-filters';
@@ -127,7 +127,7 @@ function ActivityTable({ rows, onOpen }: { rows: ActivityRow[]; onOpen: (row: Ac
                   type="button"
                   className="link-button"
                   onClick={() => onOpen(row)}
-                  aria-label={`Open request ${row.request_id}`}
+                  aria-label={`${formatDateTime(row.created_at)}: open request ${row.request_id}`}
                 >
                   {formatDateTime(row.created_at)}
                 </button>
@@ -166,13 +166,16 @@ export default function ActivityPage() {
   const pages = useInfiniteQuery({
     queryKey: ['activity', filters],
     initialPageParam: undefined as string | undefined,
-    queryFn: ({ pageParam }) =>
-      // The route also answers CSV and JSON Lines (format=…); without a format it is always this JSON page.
-      unwrapAs<ActivityPage>(
+    queryFn: async ({ pageParam }) => {
+      const page = await unwrap(
         api.GET('/api-account/user/activity', {
           params: { query: { ...filters, limit: PAGE_SIZE, ...(pageParam ? { cursor: pageParam } : {}) } },
         }),
-      ),
+      );
+      // The route also answers CSV and JSON Lines (format=…), so its type admits text; without a format it is JSON.
+      if (typeof page === 'string') throw new Error('The activity list answered text where JSON was asked for.');
+      return page;
+    },
     getNextPageParam: (last) => last.next_cursor ?? undefined,
   });
   const rows = pages.data?.pages.flatMap((page) => page.data) ?? [];

@@ -1,7 +1,6 @@
-import type { paths } from '../../api/schema';
+import type { Answer } from '../../api/answers';
 
 /** Shapes from the gateway's OpenAPI document (schema.d.ts, `npm run console:api`). */
-export type ActivityPage = paths['/api-account/user/activity']['get']['responses'][200]['content']['application/json'];
+export type ActivityPage = Exclude<Answer<'/api-account/user/activity', 'get'>, string>;
 export type ActivityRow = ActivityPage['data'][number];
-export type ActivityDetail =
-  paths['/api-account/user/activity/{request_id}']['get']['responses'][200]['content']['application/json'];
+export type ActivityDetail = Answer<'/api-account/user/activity/{request_id}', 'get'>;

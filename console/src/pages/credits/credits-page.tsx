@@ -1,14 +1,15 @@
 import { useState, type FormEvent } from 'react';
 import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrap, unwrapAs } from '../../api/client';
+import { api, unwrap } from '../../api/client';
 import { balanceQuery } from '../../api/queries';
-import type { Billing, DocumentLink, OrderPage } from '../../api/responses';
+import type { Billing } from '../../api/answers';
 import { EmptyState, ErrorState, PageHeader, QueryView, Stat } from '../../layout/page-states';
 import { StatusBadge } from '../../components/status-badge';
 import { formatDateTime, formatMoney, formatPercent } from '../../format/format';
 import { parseCreditAmount, PENDING_ORDER_KEY } from './checkout-amount';
 import { Money } from '../../components/money';
+import { Pager } from '../../components/pager';
 
 const PAGE_SIZE = 10;
 const PRESETS = [10, 25, 50, 100];
@@ -99,9 +100,7 @@ export function DocumentButton({ orderId, type }: { orderId: string; type: 'invo
   const open = async () => {
     setFailure(null);
     try {
-      const link = await unwrapAs<DocumentLink>(
-        api.POST('/api-account/user/billing/document', { body: { order_id: orderId, type } }),
-      );
+      const link = await unwrap(api.POST('/api-account/user/billing/document', { body: { order_id: orderId, type } }));
       // A link with `download` saves the PDF under its number rather than leaving the console.
       const anchor = document.createElement('a');
       anchor.href = link.url;
@@ -133,9 +132,7 @@ function Orders() {
   const orders = useQuery({
     queryKey: ['orders', offset],
     queryFn: () =>
-      unwrapAs<OrderPage>(
-        api.GET('/api-account/user/billing/orders', { params: { query: { limit: PAGE_SIZE, offset } } }),
-      ),
+      unwrap(api.GET('/api-account/user/billing/orders', { params: { query: { limit: PAGE_SIZE, offset } } })),
     placeholderData: (previous) => previous,
   });
   return (
@@ -194,27 +191,13 @@ function Orders() {
                   </tbody>
                 </table>
               </div>
-              <nav className="pager" aria-label="Orders pages">
-                <span className="muted">
-                  {offset + 1}–{Math.min(offset + PAGE_SIZE, page.total)} of {page.total}
-                </span>
-                <button
-                  type="button"
-                  className="button small"
-                  disabled={offset === 0}
-                  onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}
-                >
-                  Previous
-                </button>
-                <button
-                  type="button"
-                  className="button small"
-                  disabled={offset + PAGE_SIZE >= page.total}
-                  onClick={() => setOffset(offset + PAGE_SIZE)}
-                >
-                  Next
-                </button>
-              </nav>
+              <Pager
+                label="Orders pages"
+                offset={offset}
+                pageSize={PAGE_SIZE}
+                total={page.total}
+                onOffset={setOffset}
+              />
             </>
           )
         }
@@ -228,13 +211,18 @@ export default function CreditsPage() {
   const balance = useQuery(balanceQuery);
   const billing = useQuery({
     queryKey: ['billing'],
-    queryFn: () => unwrapAs<Billing>(api.GET('/api-account/user/billing')),
+    queryFn: () => unwrap(api.GET('/api-account/user/billing')),
   });
   return (
     <>
       <PageHeader
         title="Credits and billing"
         description="Prepaid credits pay for every request; buy more at any time."
+        actions={
+          <Link className="button" to="/credits/history">
+            Credit history
+          </Link>
+        }
       />
       <div className="grid stats">
         <Stat

@@ -5,9 +5,11 @@ import { Link } from 'react-router';
 import { api, unwrap } from '../../api/client';
 import { EmptyState, PageHeader, QueryView } from '../../layout/page-states';
 import { CopyButton } from '../../components/copy-button';
+import { CodeSnippetsPanel } from '../../components/code-snippets-panel';
 import { StatusBadge } from '../../components/status-badge';
 import { formatCount, formatDateTime, formatMoney } from '../../format/format';
 import { KeyForm } from './key-form';
+import { RotateKeyDialog } from './rotate-key-dialog';
 import { EMPTY_KEY_FORM, keyToForm, type ApiKey, type CreateKeyBody } from './key-form-values';
 
 const KEYS = ['api-keys'];
@@ -40,6 +42,7 @@ export default function KeysPage() {
   const [editing, setEditing] = useState<ApiKey | null>(null);
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
+  const [rotating, setRotating] = useState<ApiKey | null>(null);
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: KEYS });
   const create = async (body: CreateKeyBody) => {
@@ -106,6 +109,11 @@ export default function KeysPage() {
                         <strong>{key.name}</strong>
                         {key.description && <div className="muted">{key.description}</div>}
                         <div className="mono muted">{key.masked_key}</div>
+                        {key.previous_key_expiration && (
+                          <div className="muted">
+                            Old secret works until {formatDateTime(key.previous_key_expiration)}
+                          </div>
+                        )}
                       </td>
                       <td>
                         <StatusBadge status={key.status} />
@@ -117,7 +125,7 @@ export default function KeysPage() {
                       <td>{limitsText(key)}</td>
                       <td>{formatDateTime(key.last_used_at, undefined, 'Never')}</td>
                       <td>
-                        <div className="page-actions">
+                        <div className="page-actions two-by-two">
                           <Link
                             className="button small"
                             to={`/activity?key_id=${encodeURIComponent(key.key_id)}`}
@@ -132,6 +140,14 @@ export default function KeysPage() {
                             onClick={() => setEditing(key)}
                           >
                             Edit
+                          </button>
+                          <button
+                            type="button"
+                            className="button small"
+                            aria-label={`Rotate ${key.name}`}
+                            onClick={() => setRotating(key)}
+                          >
+                            Rotate
                           </button>
                           <button
                             type="button"
@@ -192,12 +208,28 @@ export default function KeysPage() {
               <code data-testid="new-key">{created?.key}</code>
               {created && <CopyButton text={created.key} label="Copy key" className="button primary" />}
             </div>
+            {created && modelIds[0] && (
+              <div className="section">
+                <h3>Try it</h3>
+                <CodeSnippetsPanel modelId={modelIds[0]} apiKey={created.key} />
+              </div>
+            )}
             <div className="dialog-actions">
               <Dialog.Close className="button">I have copied it</Dialog.Close>
             </div>
           </Dialog.Content>
         </Dialog.Portal>
       </Dialog.Root>
+
+      <RotateKeyDialog
+        apiKey={rotating}
+        onClose={() => setRotating(null)}
+        onRotated={async (rotated) => {
+          setRotating(null);
+          setCreated(rotated);
+          await refresh();
+        }}
+      />
 
       <AlertDialog.Root open={revoking !== null} onOpenChange={(open) => !open && setRevoking(null)}>
         <AlertDialog.Portal>

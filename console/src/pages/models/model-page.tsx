@@ -1,7 +1,7 @@
 import { Link, useParams } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrapAs } from '../../api/client';
-import type { CatalogModel } from '../../api/responses';
+import { api, unwrap } from '../../api/client';
+import type { CatalogModel } from '../../api/answers';
 import { PageHeader, QueryView } from '../../layout/page-states';
 import { CopyButton } from '../../components/copy-button';
 import { CodeSnippetsPanel } from '../../components/code-snippets-panel';
@@ -41,16 +41,16 @@ function ModelDetail({ model }: { model: CatalogModel }) {
         <dl className="definition-grid">
           <div>
             <dt>Input price</dt>
-            <dd>{formatPricePerMillion(model.pricing.prompt)}</dd>
+            <dd>{formatPricePerMillion(model.pricing?.prompt)}</dd>
           </div>
           <div>
             <dt>Output price</dt>
-            <dd>{formatPricePerMillion(model.pricing.completion)}</dd>
+            <dd>{formatPricePerMillion(model.pricing?.completion)}</dd>
           </div>
-          {model.pricing.cache_read && (
+          {model.pricing?.cache_read && (
             <div>
               <dt>Cached input</dt>
-              <dd>{formatPricePerMillion(model.pricing.cache_read)}</dd>
+              <dd>{formatPricePerMillion(model.pricing?.cache_read)}</dd>
             </div>
           )}
           <div>
@@ -131,8 +131,8 @@ function ModelDetail({ model }: { model: CatalogModel }) {
                     </td>
                     {/* Paired values share a cell so ten measures fit beside the sidebar at 1024 px. */}
                     <td className="number">
-                      <div>{formatPricePerMillion(endpoint.pricing.prompt)}</div>
-                      <div>{formatPricePerMillion(endpoint.pricing.completion)}</div>
+                      <div>{formatPricePerMillion(endpoint.pricing?.prompt)}</div>
+                      <div>{formatPricePerMillion(endpoint.pricing?.completion)}</div>
                     </td>
                     <td className="number">{formatContext(endpoint.context_length)}</td>
                     <td className="number">{formatCount(endpoint.stats_24h?.requests ?? 0)}</td>
@@ -179,7 +179,7 @@ export default function ModelPage() {
   const model = useQuery({
     queryKey: ['catalog-model', id],
     queryFn: () =>
-      unwrapAs<CatalogModel>(
+      unwrap(
         api.GET('/api-account/models/{*}', {
           params: { path: { '*': id } },
           // Model ids contain slashes; the route is a wildcard, so the id goes in as a path, not one encoded segment.

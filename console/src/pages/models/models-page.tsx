@@ -1,7 +1,7 @@
 import { Link, useSearchParams } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
-import { api, unwrapAs } from '../../api/client';
-import type { CatalogFilters, CatalogPage, FilterValue } from '../../api/responses';
+import { api, unwrap } from '../../api/client';
+import type { FilterValue } from '../../api/answers';
 import type { paths } from '../../api/schema';
 import { EmptyState, PageHeader, QueryView } from '../../layout/page-states';
 import { formatContext, formatCount, formatPricePerMillion } from '../../format/format';
@@ -62,7 +62,7 @@ export default function ModelsPage() {
 
   const filters = useQuery({
     queryKey: ['catalog-filters'],
-    queryFn: () => unwrapAs<CatalogFilters>(api.GET('/api-account/models/filters')),
+    queryFn: () => unwrap(api.GET('/api-account/models/filters')),
     staleTime: 300_000,
   });
   const query: CatalogQuery = {
@@ -81,7 +81,7 @@ export default function ModelsPage() {
   };
   const models = useQuery({
     queryKey: ['catalog', query],
-    queryFn: () => unwrapAs<CatalogPage>(api.GET('/api-account/models', { params: { query } })),
+    queryFn: () => unwrap(api.GET('/api-account/models', { params: { query } })),
     placeholderData: keepPreviousData,
   });
   const sorts = filters.data?.sorts ?? ['name', 'price', 'context'];
@@ -195,8 +195,8 @@ export default function ModelsPage() {
                         </div>
                       </div>
                       <div className="model-prices">
-                        <div>In {formatPricePerMillion(model.pricing.prompt)}</div>
-                        <div>Out {formatPricePerMillion(model.pricing.completion)}</div>
+                        <div>In {formatPricePerMillion(model.pricing?.prompt)}</div>
+                        <div>Out {formatPricePerMillion(model.pricing?.completion)}</div>
                       </div>
                     </Link>
                   </li>

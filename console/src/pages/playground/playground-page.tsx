@@ -1,8 +1,7 @@
 import { useEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, unwrap, unwrapAs } from '../../api/client';
-import type { CatalogModel } from '../../api/responses';
+import { api, unwrap } from '../../api/client';
 import { EmptyState, PageHeader, QueryView } from '../../layout/page-states';
 import { useSession } from '../../session/session';
 import { formatCount, formatDuration, formatMoney } from '../../format/format';
@@ -125,7 +124,7 @@ export default function PlaygroundPage() {
     queryKey: ['catalog-model', model],
     enabled: model !== '',
     queryFn: () =>
-      unwrapAs<CatalogModel>(
+      unwrap(
         api.GET('/api-account/models/{*}', {
           params: { path: { '*': model } },
           pathSerializer: (pathname) => pathname.replace('{*}', model.split('/').map(encodeURIComponent).join('/')),
@@ -170,7 +169,7 @@ export default function PlaygroundPage() {
           else if (streamEvent.kind === 'usage')
             patchTurn(answer.id, () => ({
               usage: streamEvent.usage,
-              cost: pricing.data ? turnCost(streamEvent.usage, pricing.data.pricing) : null,
+              cost: pricing.data?.pricing ? turnCost(streamEvent.usage, pricing.data.pricing) : null,
             }));
           else if (streamEvent.kind === 'error') patchTurn(answer.id, () => ({ error: streamEvent.message }));
         },

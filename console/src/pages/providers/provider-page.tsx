@@ -2,8 +2,7 @@ import { useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Tabs } from 'radix-ui';
-import { api, unwrapAs } from '../../api/client';
-import type { ProviderDetail, ProviderStats } from '../../api/responses';
+import { api, unwrap } from '../../api/client';
 import { PageHeader, QueryView, Stat } from '../../layout/page-states';
 import { StatusBadge } from '../../components/status-badge';
 import { TimeSeriesChart } from '../../charts/time-series-chart';
@@ -32,9 +31,7 @@ function StatsPanel({ id, window }: { id: string; window: StatsWindow }) {
   const stats = useQuery({
     queryKey: ['provider-stats', id, window],
     queryFn: () =>
-      unwrapAs<ProviderStats>(
-        api.GET('/api-account/providers/{id}/stats', { params: { path: { id }, query: { window } } }),
-      ),
+      unwrap(api.GET('/api-account/providers/{id}/stats', { params: { path: { id }, query: { window } } })),
     placeholderData: keepPreviousData,
     refetchInterval: 30_000,
   });
@@ -124,7 +121,7 @@ export default function ProviderPage() {
   const [window, setWindow] = useState<StatsWindow>('24h');
   const provider = useQuery({
     queryKey: ['provider', id],
-    queryFn: () => unwrapAs<ProviderDetail>(api.GET('/api-account/providers/{id}', { params: { path: { id } } })),
+    queryFn: () => unwrap(api.GET('/api-account/providers/{id}', { params: { path: { id } } })),
   });
   return (
     <>
@@ -182,8 +179,8 @@ export default function ProviderPage() {
                           <Link to={`/models/${model.id}`}>{model.name}</Link>
                         </td>
                         <td className="mono">{model.upstream_model}</td>
-                        <td className="number">{formatPricePerMillion(model.pricing.prompt)}</td>
-                        <td className="number">{formatPricePerMillion(model.pricing.completion)}</td>
+                        <td className="number">{formatPricePerMillion(model.pricing?.prompt)}</td>
+                        <td className="number">{formatPricePerMillion(model.pricing?.completion)}</td>
                         <td className="number">{formatContext(model.context_length)}</td>
                       </tr>
                     ))}

@@ -1,7 +1,6 @@
 import { Link } from 'react-router';
 import { useQuery } from '@tanstack/react-query';
-import { api, unwrapAs } from '../../api/client';
-import type { ProviderSummary } from '../../api/responses';
+import { api, unwrap } from '../../api/client';
 import { EmptyState, PageHeader, QueryView } from '../../layout/page-states';
 import { StatusBadge } from '../../components/status-badge';
 import { formatCount } from '../../format/format';
@@ -10,7 +9,7 @@ import { formatCount } from '../../format/format';
 export default function ProvidersPage() {
   const providers = useQuery({
     queryKey: ['providers'],
-    queryFn: () => unwrapAs<{ data: ProviderSummary[] }>(api.GET('/api-account/providers')),
+    queryFn: () => unwrap(api.GET('/api-account/providers')),
     refetchInterval: 30_000,
   });
   return (

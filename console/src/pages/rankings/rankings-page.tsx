@@ -2,8 +2,8 @@ import { useState } from 'react';
 import { Link } from 'react-router';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { Tabs } from 'radix-ui';
-import { api, unwrapAs } from '../../api/client';
-import type { Benchmarks, Leaderboard, RankingChart, Speed } from '../../api/responses';
+import { api, unwrap } from '../../api/client';
+import type { Speed } from '../../api/answers';
 import { EmptyState, QueryView, PageHeader } from '../../layout/page-states';
 import { TimeSeriesChart } from '../../charts/time-series-chart';
 import {
@@ -23,8 +23,7 @@ type Metric = 'tokens' | 'requests' | 'users';
 function LeaderboardTable({ window }: { window: Window }) {
   const board = useQuery({
     queryKey: ['rankings-models', window],
-    queryFn: () =>
-      unwrapAs<Leaderboard>(api.GET('/api-account/rankings/models', { params: { query: { window, limit: 20 } } })),
+    queryFn: () => unwrap(api.GET('/api-account/rankings/models', { params: { query: { window, limit: 20 } } })),
     placeholderData: keepPreviousData,
   });
   return (
@@ -83,9 +82,7 @@ function MetricChart({ window }: { window: Window }) {
   const chart = useQuery({
     queryKey: ['rankings-chart', metric, chartWindow],
     queryFn: () =>
-      unwrapAs<RankingChart>(
-        api.GET('/api-account/rankings/charts', { params: { query: { metric, window: chartWindow, top: 5 } } }),
-      ),
+      unwrap(api.GET('/api-account/rankings/charts', { params: { query: { metric, window: chartWindow, top: 5 } } })),
     placeholderData: keepPreviousData,
   });
   return (
@@ -133,8 +130,7 @@ function MetricChart({ window }: { window: Window }) {
 function SpeedTables({ window }: { window: Window }) {
   const speed = useQuery({
     queryKey: ['rankings-speed', window],
-    queryFn: () =>
-      unwrapAs<Speed>(api.GET('/api-account/rankings/speed', { params: { query: { window, limit: 10 } } })),
+    queryFn: () => unwrap(api.GET('/api-account/rankings/speed', { params: { query: { window, limit: 10 } } })),
   });
   return (
     <QueryView query={speed} label="Loading speed">
@@ -180,7 +176,7 @@ function SpeedTables({ window }: { window: Window }) {
 function BenchmarkTables() {
   const benchmarks = useQuery({
     queryKey: ['rankings-benchmarks'],
-    queryFn: () => unwrapAs<Benchmarks>(api.GET('/api-account/rankings/benchmarks')),
+    queryFn: () => unwrap(api.GET('/api-account/rankings/benchmarks')),
     staleTime: 3_600_000,
   });
   return (

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Usage } from '../../api/responses';
+import type { Usage } from '../../api/answers';
 import { usageToCsv } from './usage-csv';
 
 const zero = { cached_tokens: 0, reasoning_tokens: 0 };
@@ -77,5 +77,12 @@ describe('usageToCsv', () => {
       'key,"prod, ""main""",3,3,60,63,12.500000000',
       'total,2026-11-22..2026-11-23,3,3,60,63,0.000091500',
     ]);
+  });
+});
+
+describe('usageToCsv, a key without a name', () => {
+  it('names the row by the key id (the API answers name: null for a key that no longer has one)', () => {
+    const unnamed = { ...usage, by_key: [{ ...usage.by_key[0], name: null }] };
+    expect(usageToCsv(unnamed)).toContain('\r\nkey,key_1,3,3,60,63,12.500000000\r\n');
   });
 });

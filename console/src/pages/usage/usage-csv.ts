@@ -1,4 +1,4 @@
-import type { Usage } from '../../api/responses';
+import type { Usage } from '../../api/answers';
 
 /** One CSV field: quoted when it holds a comma, quote or line break (RFC 4180). */
 function field(value: string | number): string {
@@ -41,7 +41,7 @@ export function usageToCsv(usage: Usage): string {
   for (const key of usage.by_key)
     rows.push([
       'key',
-      key.name,
+      key.name ?? key.key_id,
       key.requests,
       key.prompt_tokens,
       key.completion_tokens,

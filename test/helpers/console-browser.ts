@@ -1,0 +1,71 @@
+import { rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
+import { startTestGateway, type TestGateway } from './test-gateway.js';
+import type { Mailer } from '../../src/users/mailer.js';
+import { chromiumArgs, ensureChromium, freshUserDataDir } from './chromium.js';
+import { ensureConsoleBuild } from './console-build.js';
+
+/** A gateway serving the built console, a mock upstream and one Chromium tab, for console tests. */
+export interface ConsoleBrowser {
+  base: string;
+  gateway: TestGateway;
+  upstream: MockUpstream;
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Starts it all: `configText` gets the upstream's URL and the gateway's port (for `public_url`,
+ * which the sandbox checkout's return address and the CSRF origin check use).
+ */
+export async function startConsoleBrowser(
+  configText: (upstreamUrl: string, port: number) => string,
+  options: { viewport?: { width: number; height: number }; mailer?: Mailer } = {},
+): Promise<ConsoleBrowser> {
+  const viewport = options.viewport ?? { width: 1366, height: 860 };
+  const executablePath = ensureChromium();
+  const consoleDir = ensureConsoleBuild();
+  const upstream = await startMockUpstream({ scenario: { chunkCount: 3, chunkGapMs: 1 } });
+  const port = await freePort();
+  const gateway = await startTestGateway({
+    configText: configText(upstream.url, port),
+    port,
+    deps: { consoleDir },
+    mailer: options.mailer,
+  });
+  const profile = freshUserDataDir();
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    args: chromiumArgs(),
+    headless: true,
+    viewport,
+    colorScheme: 'light',
+  });
+  context.setDefaultTimeout(20_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    base: gateway.url,
+    gateway,
+    upstream,
+    context,
+    page,
+    async close() {
+      // A stuck browser must not keep the gateway and upstream open.
+      await Promise.race([context.close(), new Promise((resolve) => setTimeout(resolve, 20_000))]);
+      await gateway.close();
+      await upstream.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
