@@ -1,22 +1,19 @@
 # syntax=docker/dockerfile:1
-# Multi-stage image: the build stage compiles TypeScript and the native SQLite module; the
-# runtime stage carries only compiled JavaScript, production dependencies and the catalog data.
-# Node 22 LTS: better-sqlite3 12 aborts under Node 24 (docs/deploy.md, "Node versions").
+# Multi-stage image: the build stage compiles TypeScript; the runtime stage carries only compiled
+# JavaScript, production dependencies and the catalog data.
+# Node 24 LTS, the line .nvmrc names and CI runs (docs/deploy.md, "Node versions"). No compilers:
+# better-sqlite3 13 ships Node-API binaries for linux x64/arm64 (glibc and musl) in its package.
 
-FROM node:22-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
-# better-sqlite3 compiles from source when no prebuilt binary can be fetched.
-RUN apt-get update \
-  && apt-get install -y --no-install-recommends python3 make g++ \
-  && rm -rf /var/lib/apt/lists/*
-COPY package.json package-lock.json ./
-# Scripts off: `prepare` would build before the sources are here; the native module is built next.
-RUN npm ci --ignore-scripts --no-audit --no-fund && npm rebuild better-sqlite3
+COPY package.json package-lock.json .npmrc ./
+# Scripts off: `prepare` would build before the sources are here.
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build && npm prune --omit=dev --ignore-scripts
 
-FROM node:22-bookworm-slim AS runtime
+FROM node:24-bookworm-slim AS runtime
 WORKDIR /app
 ENV NODE_ENV=production \
     HOST=0.0.0.0 \

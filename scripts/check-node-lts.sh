@@ -1,27 +1,23 @@
 #!/usr/bin/env bash
-# Checks the current Node LTS lines (22 and 24 by default; others as arguments: 26 …) on a fresh
-# clone of this repository's HEAD, each with a Node taken from npm (the node-linux-<arch> package
-# ships the binary and its C headers, so better-sqlite3's native build needs no other download):
-#   1. `npm ci` with that Node first on PATH: no EBADENGINE warning, the native module built for its ABI;
+# Checks the Node LTS lines (22 and 24 by default; others as arguments: 26 …) on a fresh clone of
+# this repository's HEAD, each with its Node from scripts/lts-node.sh (the machine's own when it is
+# that line, else taken from npm):
+#   1. `npm ci` with that Node first on PATH: no EBADENGINE warning or error;
 #   2. better-sqlite3 opens a database and runs a query;
 #   3. the typecheck, the import check, and the test files that exercise the runtime the most
 #      (SQLite and PostgreSQL stores, Redis, spawned CLIs and `npm start`, the openai SDK, the README tour).
-# CI (.ci/run) keeps the machine's Node; this script is how a developer checks the LTS lines.
-# Measured 2026-11-26: Node 22 passes; Node 24 fails (better-sqlite3 12 aborts, docs/deploy.md).
+# CI (.ci/run) runs the whole suite on the image's line (.nvmrc); this script adds the other lines.
 # It needs the local PostgreSQL and Redis, like the tests. Usage: bash scripts/check-node-lts.sh [22 24]
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 versions=("$@")
 [ ${#versions[@]} -eq 0 ] && versions=(22 24)
-case "$(uname -m)" in
-  x86_64) arch=x64 ;;
-  aarch64 | arm64) arch=arm64 ;;
-  *) echo "check-node-lts: no node-linux package for $(uname -m)" >&2; exit 2 ;;
-esac
 tests=(
   src/config/load-config.test.ts
   src/mock-upstream/
   src/credits/credit-ledger.test.ts
+  src/store/
+  test/metering/credits-reconcile-cli.test.ts
   test/users/admin-bootstrap.test.ts
   test/mock-upstream/openai-sdk-structured.test.ts
   test/cli/
@@ -35,12 +31,14 @@ failed=()
 trap '[ ${#failed[@]} -eq 0 ] && rm -rf "$work" || echo "check-node-lts: logs and clones kept in $work" >&2' EXIT
 for version in "${versions[@]}"; do
   echo "=== Node $version"
-  tool="$work/node-$version"
-  npm install --prefix "$tool" --no-save --no-audit --no-fund --loglevel=error "node-linux-$arch@$version" >/dev/null
-  node_home="$tool/node_modules/node-linux-$arch"
+  if ! node_home="$(bash "$root/scripts/lts-node.sh" "$version" 2>"$work/node-$version.log")"; then
+    cat "$work/node-$version.log" >&2
+    failed+=("$version: no Node $version")
+    continue
+  fi
   clone="$work/clone-$version"
   git clone --quiet --no-hardlinks "$root" "$clone"
-  run() { (cd "$clone" && PATH="$node_home/bin:$PATH" npm_config_nodedir="$node_home" "$@"); }
+  run() { (cd "$clone" && PATH="$node_home/bin:$PATH" "$@"); }
   echo "node $(run node -v), npm $(run npm -v)"
   started=$SECONDS
   if ! run npm ci --no-audit --no-fund >"$work/install-$version.log" 2>&1; then

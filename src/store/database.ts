@@ -51,6 +51,19 @@ export function describeDatabaseUrl(databaseUrl: string): string {
   return `sqlite:${path === ':memory:' ? path : resolve(path)}`;
 }
 
+/**
+ * better-sqlite3 13 loads on Node 20 but crashes the whole process (SIGSEGV) at `new Database()`:
+ * a clear error first, for a runtime that slipped past `engines` (npm's engine-strict covers only
+ * installs).
+ */
+export function assertSqliteRuntime(nodeVersion = process.versions.node): void {
+  const major = Number(nodeVersion.split('.')[0]);
+  if (major < 22)
+    throw new Error(
+      `SQLite needs Node 22 or later, this is Node ${nodeVersion} (docs/deploy.md "Node versions"; Node 24 LTS recommended)`,
+    );
+}
+
 export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Store {
   if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
     const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
@@ -84,6 +97,7 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
       destroy: () => db.destroy(),
     };
   }
+  assertSqliteRuntime();
   const path = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : databaseUrl;
   const file = path === ':memory:' ? path : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
