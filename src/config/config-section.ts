@@ -42,9 +42,6 @@ export function withDefault<T extends TSchema>(schema: T, value: Static<T>) {
 }
 
 type Props<S extends TObject> = S['properties'];
-type DefaultedKeys<S extends TObject> = {
-  [K in keyof Props<S>]: Props<S>[K] extends { default: unknown } ? K : never;
-}[keyof Props<S>];
 type OptionalKeys<S extends TObject> = {
   [K in keyof Props<S>]: Props<S>[K] extends { default: unknown }
     ? never

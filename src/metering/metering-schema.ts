@@ -1,5 +1,4 @@
 /** The metering feature's tables, merged into the store's Database type. Money: integer nano-USD. */
-import type { Generated } from 'kysely';
 // Metering charges usage to the credit ledger: its tables come with it.
 import '../credits/credits-schema.js';
 

@@ -30,7 +30,7 @@ export interface MockScenario {
 }
 
 /** Picks the behaviour for one request from its parsed JSON body. */
-export type MockScenarioSelector = (body: any) => MockScenario;
+export type MockScenarioSelector = (body: Record<string, unknown>) => MockScenario;
 
 export type ResolvedScenario = Required<Omit<MockScenario, 'failure' | 'toolCall'>> &
   Pick<MockScenario, 'failure' | 'toolCall'>;

@@ -25,7 +25,7 @@ type Row = Record<string, unknown>;
  * found any other way (a user's sessions by user id) keep the hash, which opens nothing.
  */
 export function hashedSessionKyselyAdapter(db: Kysely<unknown>, dialect: Dialect) {
-  const inner = kyselyAdapter(db as Kysely<any>, { type: dialect });
+  const inner = kyselyAdapter(db, { type: dialect });
   return (options: BetterAuthOptions): DBAdapter<BetterAuthOptions> => {
     const adapter = inner(options);
     return {
