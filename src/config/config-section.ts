@@ -143,7 +143,7 @@ function locate(problem: ConfigProblem, origin: ConfigOrigin | undefined): Confi
 }
 
 /** Ajv's errors → one readable problem per field, `anyOf` alternatives folded into one line. */
-export function describeSchemaErrors(
+function describeSchemaErrors(
   errors: readonly ErrorObject[],
   prefix: string,
   origin: ConfigOrigin | undefined,

@@ -6,8 +6,6 @@ import { runRequest } from './engine/request-engine.js';
 import { openChat, readChatCompletion, type ChatEngineDeps } from './engine/open-chat.js';
 import { chatCandidates } from './chat-eligible.js';
 
-export { isRetriable } from '../routing/open-with-fallback.js';
-
 export type ChatHandlerDeps = ChatEngineDeps;
 
 /** POST /v1/chat/completions: validate, one engine call, the answer as chat completion JSON or chunks. */

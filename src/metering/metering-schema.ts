@@ -41,7 +41,7 @@ export interface UsageEventsTable {
 }
 
 /** Running spend per key, updated with each usage batch, so limits need no aggregate query. */
-export interface KeySpendTable {
+interface KeySpendTable {
   key_id: string;
   /** The calendar month (UTC) month_spend_nanos belongs to: YYYY-MM. */
   month: string;

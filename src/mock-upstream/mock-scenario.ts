@@ -3,7 +3,7 @@
  * validation of scenarios arriving as text (the x-mock-scenario header, the CLI's --scenario).
  */
 
-export type MockFailure =
+type MockFailure =
   | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
   | { kind: 'hang' }
   | { kind: 'hang-mid-stream'; afterChunks: number }

@@ -42,7 +42,7 @@ export * from './mock-answers.js';
 export * from './mock-embeddings.js';
 export * from './mock-schema-instance.js';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   url: string;
   headers: http.IncomingHttpHeaders;
@@ -71,7 +71,7 @@ export interface MockUpstreamOptions {
   recordRequests?: boolean;
 }
 
-export const SCENARIO_HEADER = 'x-mock-scenario';
+const SCENARIO_HEADER = 'x-mock-scenario';
 const MAX_RECORDED_REQUESTS = 1000;
 const MAX_CACHED_STREAM_SCRIPTS = 64;
 

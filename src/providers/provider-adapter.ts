@@ -119,6 +119,6 @@ export interface NativeSupport {
 }
 
 /** Implemented by adapters whose endpoints speak a client API natively (per provider: a preset may not). */
-export interface NativeCapable {
+interface NativeCapable {
   native?(api: NativeApi, provider: ProviderConfig): NativeSupport | undefined;
 }

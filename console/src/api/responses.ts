@@ -20,7 +20,7 @@ export interface Balance {
   available_nanos: number;
 }
 
-export interface UsageFigures {
+interface UsageFigures {
   requests: number;
   prompt_tokens: number;
   completion_tokens: number;
@@ -50,7 +50,7 @@ export interface UsageFailure {
   models: string[];
 }
 
-export interface Order {
+interface Order {
   order_id: string;
   status: 'pending' | 'paid' | 'failed' | 'expired' | 'canceled' | 'refunded';
   amount: number;
@@ -91,7 +91,7 @@ export interface DocumentLink {
 }
 
 /** Prices are decimal strings, USD per million tokens (per request/search: USD each). */
-export interface Pricing {
+interface Pricing {
   prompt: string | null;
   completion: string | null;
   cache_read: string | null;
@@ -100,12 +100,12 @@ export interface Pricing {
   per_search: string | null;
 }
 
-export interface Percentiles {
+interface Percentiles {
   p50: number | null;
   p95: number | null;
 }
 
-export interface EndpointStats {
+interface EndpointStats {
   requests: number;
   success_rate: number | null;
   uptime: number | null;
@@ -114,7 +114,7 @@ export interface EndpointStats {
   tokens_per_second: number | null;
 }
 
-export interface CatalogEndpoint {
+interface CatalogEndpoint {
   provider: string;
   provider_name: string;
   upstream_model: string;
@@ -188,7 +188,7 @@ export interface ProviderDetail extends ProviderSummary {
   };
 }
 
-export interface StatsFigures {
+interface StatsFigures {
   requests: number;
   successes: number;
   success_rate: number | null;
@@ -214,7 +214,7 @@ export interface ProviderStats {
   models: (StatsFigures & { model_id: string })[];
 }
 
-export interface LeaderboardEntry {
+interface LeaderboardEntry {
   rank: number;
   model_id: string;
   name: string;
@@ -248,7 +248,7 @@ export interface RankingChart {
   }[];
 }
 
-export interface BenchmarkScore {
+interface BenchmarkScore {
   model_id: string;
   name: string;
   author: string;
@@ -271,7 +271,7 @@ export interface Benchmarks {
   }[];
 }
 
-export interface SpeedEntry {
+interface SpeedEntry {
   model_id: string;
   name: string;
   author: string;
