@@ -10,7 +10,7 @@
  * docs/console/ when UPDATE_SCREENSHOTS=1 is set.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,14 +41,6 @@ const PAGES: { path: string; name: string; ready: string }[] = [
   { path: '/providers/mock', name: 'provider', ready: 'main h1' },
   { path: '/rankings', name: 'rankings', ready: 'main h1' },
 ];
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function configText(upstreamUrl: string, port: number): string {
   const model = (id: string, name: string) => `
