@@ -26,7 +26,6 @@ const config: KnipConfig = {
       ignoreBinaries: ['redis-server', 'apt-get'],
     },
     console: {
-      entry: ['src/main.tsx'],
       project: ['src/**/*.{ts,tsx}'],
       // The root vitest config runs the console's tests in happy-dom, and the root's
       // `console:api` script generates console/src/api/schema.d.ts with openapi-typescript: both
