@@ -1,4 +1,4 @@
-// The import-direction and no-cycle check (`npm run lint:deps`, part of `npm test`).
+// The import-direction and no-cycle check (`npm run lint:deps`, part of `npm test`) over src, test, console and scripts.
 // Layers, lowest first: a module may import its own layer and the layers below it, never above.
 // docs/architecture.md explains the order.
 const LAYERS = [
@@ -54,6 +54,44 @@ module.exports = {
       to: { path: '^src/', pathNot: ['^src/store/migrations/', '^src/store/(database|column-types)\\.ts$'] },
     },
     {
+      name: 'production-not-to-tests',
+      comment:
+        'Shipped code never imports test code. Test files beside their sources (*.test.ts) may use test/helpers.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '\\.test\\.tsx?$' },
+      to: { path: '^test/' },
+    },
+    {
+      name: 'no-test-file-imports',
+      comment: 'A test file is a leaf: what two tests share lives in test/helpers.',
+      severity: 'error',
+      from: {},
+      to: { path: '\\.test\\.tsx?$' },
+    },
+    {
+      name: 'console-stands-alone',
+      comment:
+        'The console is its own bundle: it reaches the server over HTTP, with types generated into console/src/api/schema.d.ts, never by import.',
+      severity: 'error',
+      from: { path: '^console/' },
+      to: { path: '^(src|test|scripts)/' },
+    },
+    {
+      name: 'server-not-to-console',
+      comment: 'The server serves the built console as files (http/console-static.ts); it never imports its code.',
+      severity: 'error',
+      from: { path: '^(src|test)/' },
+      to: { path: '^console/' },
+    },
+    {
+      name: 'production-not-to-dev-dependencies',
+      comment:
+        'Code the gateway runs imports only `dependencies`; the benchmark, the mock upstream and test files may use devDependencies.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['\\.test\\.tsx?$', '^src/(bench|mock-upstream)/'] },
+      to: { dependencyTypes: ['npm-dev'] },
+    },
+    {
       name: 'not-to-unresolvable',
       severity: 'error',
       from: {},
@@ -62,6 +100,8 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
+    // Build output (console/dist after a console build) is not source.
+    exclude: { path: '^(console/)?dist/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },

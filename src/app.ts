@@ -17,7 +17,7 @@ import { registerGatewayRoutes } from './composition/gateway-routes.js';
 import { mountAccountApi, startAccountServices } from './composition/account-services.js';
 import { reloader } from './composition/reload.js';
 
-export type { AppDeps, CatalogFeatures, GatewayApp } from './composition/app-deps.js';
+export type { AppDeps, GatewayApp } from './composition/app-deps.js';
 
 /** The password in a postgres:// or redis:// (or redis+cluster://) URL, if any. */
 function passwordOf(url: string | undefined): string | undefined {

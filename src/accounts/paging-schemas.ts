@@ -7,7 +7,7 @@ import { Type } from '@sinclair/typebox';
  * back as a 500 (issue 25, item 6). A billion rows is past any list a person pages through, and the
  * bound stays an exact JS number and a 32-bit integer on every store.
  */
-export const MAX_PAGE_OFFSET = 1_000_000_000;
+const MAX_PAGE_OFFSET = 1_000_000_000;
 
 /** `offset` of a paged list: rows to skip, 0 to MAX_PAGE_OFFSET. */
 export function offsetParameter() {

@@ -19,7 +19,7 @@ export interface UpstreamGaps {
   longOpenGapMs: number;
 }
 
-export const PROMPT = 'Write two hundred words of placeholder text for a load test.';
+const PROMPT = 'Write two hundred words of placeholder text for a load test.';
 
 export function chatBody(model: string, stream: boolean): string {
   const body: Record<string, unknown> = { model, messages: [{ role: 'user', content: PROMPT }] };

@@ -1,7 +1,7 @@
 import type { UpstreamGaps } from './bench-models.js';
 import type { SustainedRatePlan } from './sustained-rate.js';
 
-export type BenchMode = 'smoke' | 'full';
+type BenchMode = 'smoke' | 'full';
 
 /** How long and how hard each scenario runs. Every target gets the same plan. */
 export interface BenchPlan {

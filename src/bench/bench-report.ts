@@ -31,7 +31,7 @@ export interface Figure {
 }
 
 /** Target ids that are our gateway with metering on (checked against the targets); the others are references. */
-export const isOurs = (id: string) => id.startsWith('gateway-') && !id.endsWith('-off');
+const isOurs = (id: string) => id.startsWith('gateway-') && !id.endsWith('-off');
 const isPostgres = (id: string) => id.startsWith('gateway-postgres');
 
 const value = (number: number | undefined | null): number | null =>

@@ -19,8 +19,8 @@ export type TargetId = (typeof TARGET_IDS)[number];
 export const isMeteringOff = (id: string) => id.endsWith('-off');
 
 /** The PostgreSQL and Redis the machine runs (CI starts them); override for another machine. */
-export const BENCH_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-export const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
+const BENCH_POSTGRES_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const BENCH_REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379';
 
 export interface TargetContext {
   upstreamUrl: string;

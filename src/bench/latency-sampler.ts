@@ -8,14 +8,14 @@ export interface LatencyFigures {
 }
 
 /** The p-th percentile (0 < p ≤ 1) of sorted samples: the smallest sample with at least p of them at or below it. */
-export function percentile(sorted: readonly number[], p: number): number {
+function percentile(sorted: readonly number[], p: number): number {
   if (sorted.length === 0) throw new RangeError('no samples');
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(p * sorted.length) - 1))];
 }
 
 const round = (value: number) => Math.round(value * 100) / 100;
 
-export function summarize(samples: number[]): LatencyFigures {
+function summarize(samples: number[]): LatencyFigures {
   const sorted = [...samples].sort((a, b) => a - b);
   return {
     samples: sorted.length,

@@ -2,7 +2,7 @@ import type { BenchTarget } from './bench-processes.js';
 import { runFixedRate } from './fixed-rate-load.js';
 import { untilQuiet } from './saturation-load.js';
 
-export interface RateStep {
+interface RateStep {
   rate: number;
   achievedRate: number;
   p99Ms: number;

@@ -3,7 +3,7 @@ import { BillingSectionSchema } from '../config/section-schemas.js';
 import { decimalToUnits } from '../shared/decimal.js';
 
 /** The `billing:` section: its schema (types, ranges, defaults) is config/section-schemas.ts. */
-export type BillingSection = Settled<typeof BillingSectionSchema>;
+type BillingSection = Settled<typeof BillingSectionSchema>;
 
 export interface Seller {
   name: string;

@@ -257,7 +257,7 @@ export class BillingService {
 }
 
 /** A JSON number of currency units → exact minor units; more decimals than the currency has is a 400. */
-export function toMinorUnits(amount: number, currency: string): number {
+function toMinorUnits(amount: number, currency: string): number {
   try {
     const units = decimalToUnits(amount, currencyExponent(currency));
     if (units <= 0) throw new RangeError('not positive');

@@ -35,13 +35,13 @@ export interface BillingDocumentsTable {
 }
 
 /** Payment-provider events already handled, so a replay is recognised before any work. */
-export interface BillingEventsTable {
+interface BillingEventsTable {
   id: string;
   type: string;
   received_at: number;
 }
 
-export interface BillingCustomersTable {
+interface BillingCustomersTable {
   user_id: string;
   payment_provider: string;
   customer_id: string;

@@ -52,11 +52,6 @@ export async function findDocument(db: Kysely<Database>, id: string): Promise<Do
   return db.selectFrom('billing_documents').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-export async function documentsForOrders(db: Kysely<Database>, orderIds: string[]): Promise<DocumentRow[]> {
-  if (orderIds.length === 0) return [];
-  return db.selectFrom('billing_documents').selectAll().where('order_id', 'in', orderIds).execute();
-}
-
 function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: string }).code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';

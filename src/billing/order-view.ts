@@ -6,7 +6,7 @@ import type { OrderRow } from './order-repository.js';
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /** Minor units → a JSON number in currency units; exact for any amount we accept. */
-export function minorToAmount(minor: number, currency: string): number {
+function minorToAmount(minor: number, currency: string): number {
   return Number(unitsToDecimal(minor, currencyExponent(currency)));
 }
 

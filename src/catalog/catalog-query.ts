@@ -2,7 +2,7 @@ import { InvalidRequestError } from '../shared/errors.js';
 import type { CatalogModel } from './model-catalog.js';
 
 export const CATALOG_SORTS = ['name', 'price', 'context', 'popularity', 'newest'] as const;
-export type CatalogSort = (typeof CATALOG_SORTS)[number];
+type CatalogSort = (typeof CATALOG_SORTS)[number];
 
 export interface CatalogQuery {
   q?: string;

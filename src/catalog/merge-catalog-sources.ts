@@ -16,7 +16,7 @@ export interface SourceEntry {
 }
 
 /** For each field, the families to take it from, most trusted first. */
-export const FIELD_PREFERENCE: Record<CatalogFieldName, string[]> = {
+const FIELD_PREFERENCE: Record<CatalogFieldName, string[]> = {
   name: ['llm-zoo', 'genai-prices', 'tokenlens'],
   description: ['genai-prices'],
   author: ['genai-prices', 'llm-zoo', 'tokenlens'],

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { UsageError } from './cli-context.js';
 
 /** One flag of a command: its type and the form of its value, shown in every error about it. */
-export interface FlagSpec {
+interface FlagSpec {
   type?: 'string' | 'boolean';
   /** The value's expected form, e.g. `USD, e.g. 10 or 2.50`. */
   form?: string;
@@ -16,7 +16,7 @@ export interface ParsedFlags {
 }
 
 /** `--amount USD (e.g. 10 or 2.50)`, or `--dry-run` for a boolean. */
-export function describeFlag(name: string, spec: FlagSpec | undefined): string {
+function describeFlag(name: string, spec: FlagSpec | undefined): string {
   if (!spec || spec.type === 'boolean') return `--${name}`;
   return spec.form ? `--${name} ${spec.form}` : `--${name} VALUE`;
 }

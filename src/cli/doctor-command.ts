@@ -18,7 +18,7 @@ export interface DoctorRow {
 }
 
 /** How a provider's model-list call went, in the words the doctor's table uses. */
-export function describeModelListAnswer(httpStatus: number): { status: DoctorRow['status']; state: string } {
+function describeModelListAnswer(httpStatus: number): { status: DoctorRow['status']; state: string } {
   if (httpStatus >= 200 && httpStatus < 300) return { status: 'ok', state: 'reachable and authenticated' };
   if (httpStatus === 401 || httpStatus === 403)
     return { status: 'FAIL', state: 'reachable but refused (the credentials were not accepted)' };

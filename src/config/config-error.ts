@@ -39,7 +39,7 @@ export class ConfigError extends Error {
   }
 }
 
-export function formatConfigProblem({ field, problem, file, line }: ConfigProblem): string {
+function formatConfigProblem({ field, problem, file, line }: ConfigProblem): string {
   const where = file ? ` (${file}${line ? `, line ${line}` : ''})` : '';
   return `${field ? `${field} ` : ''}${problem}${where}`;
 }

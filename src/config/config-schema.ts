@@ -54,7 +54,7 @@ export const ProviderConfigSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const EndpointConfigSchema = Type.Object(
+const EndpointConfigSchema = Type.Object(
   {
     provider: Type.String({ minLength: 1 }),
     upstream_model: Type.String({ minLength: 1 }),
@@ -180,4 +180,3 @@ export const ConfigFileSchema = Type.Object(
 export type ConfigFile = Static<typeof ConfigFileSchema>;
 export type ProviderConfigInput = Static<typeof ProviderConfigSchema>;
 export type ModelConfigInput = Static<typeof ModelConfigSchema>;
-export type EndpointConfigInput = Static<typeof EndpointConfigSchema>;

@@ -42,9 +42,6 @@ export function withDefault<T extends TSchema>(schema: T, value: Static<T>) {
 }
 
 type Props<S extends TObject> = S['properties'];
-type DefaultedKeys<S extends TObject> = {
-  [K in keyof Props<S>]: Props<S>[K] extends { default: unknown } ? K : never;
-}[keyof Props<S>];
 type OptionalKeys<S extends TObject> = {
   [K in keyof Props<S>]: Props<S>[K] extends { default: unknown }
     ? never
@@ -146,7 +143,7 @@ function locate(problem: ConfigProblem, origin: ConfigOrigin | undefined): Confi
 }
 
 /** Ajv's errors → one readable problem per field, `anyOf` alternatives folded into one line. */
-export function describeSchemaErrors(
+function describeSchemaErrors(
   errors: readonly ErrorObject[],
   prefix: string,
   origin: ConfigOrigin | undefined,

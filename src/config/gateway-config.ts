@@ -137,5 +137,4 @@ export function redisSettings(input: Settled<typeof RedisConfigSchema>): RedisSe
 
 /** The settings of an empty section: the schema's defaults. */
 export const DEFAULT_TIMEOUTS: ProviderTimeouts = providerTimeouts(applyDefaults(TimeoutsSchema, {}));
-export const DEFAULT_DATABASE_SETTINGS: DatabaseSettings = databaseSettings(applyDefaults(DatabaseConfigSchema, {}));
 export const DEFAULT_REDIS_SETTINGS: RedisSettings = redisSettings(applyDefaults(RedisConfigSchema, {}));

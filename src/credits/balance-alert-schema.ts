@@ -1,5 +1,5 @@
 /** The balance alerts' tables (migration 0710), merged into the store's Database type. Money: nano-USD. */
-export interface BalanceAlertsTable {
+interface BalanceAlertsTable {
   user_id: string;
   threshold_nanos: number;
   /** 1: mail the account's address when the balance falls below the threshold. */
@@ -12,7 +12,7 @@ export interface BalanceAlertsTable {
   updated_at: number;
 }
 
-export interface AlertDeliveriesTable {
+interface AlertDeliveriesTable {
   id: string;
   user_id: string;
   /** email or webhook */
@@ -34,3 +34,5 @@ declare module '../store/schema.js' {
     alert_deliveries: AlertDeliveriesTable;
   }
 }
+
+export {};

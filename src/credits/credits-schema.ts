@@ -16,7 +16,7 @@ export interface CreditLedgerTable {
   created_at: number;
 }
 
-export interface CreditBalancesTable {
+interface CreditBalancesTable {
   user_id: string;
   balance_nanos: number;
   /** Sum of the open store holds (credit_holds): used only while Redis is down. */
@@ -25,7 +25,7 @@ export interface CreditBalancesTable {
 }
 
 /** A hold taken in the store while Redis was down; released by the request's settlement or at expiry. */
-export interface CreditHoldsTable {
+interface CreditHoldsTable {
   id: string;
   user_id: string;
   amount_nanos: number;

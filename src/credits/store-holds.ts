@@ -4,19 +4,12 @@ import type { Database } from '../store/schema.js';
 import './credits-schema.js';
 
 /**
- * A hold kept in the store. Until issue 25 an instance took these while Redis was down; that
- * fallback could not see the holds and unwritten charges in Redis and was replaced by outage
- * leases (src/metering/outage-leases.ts). Settlement records written by older versions may
- * still name one, so their release stays.
+ * Releases store holds inside the settlement's transaction (after the user's row is locked).
+ * Until issue 25 an instance took these holds while Redis was down; that fallback could not see
+ * the holds and unwritten charges in Redis and was replaced by outage leases
+ * (src/metering/outage-leases.ts). Settlement records written by older versions may still name
+ * one, so their release stays.
  */
-export interface StoreHold {
-  id: string;
-  userId: string;
-  amount: number;
-  expiresAt: number;
-}
-
-/** Releases store holds inside the settlement's transaction (after the user's row is locked). */
 export async function releaseStoreHolds(transaction: Transaction<Database>, userId: string, holdIds: string[]) {
   if (holdIds.length === 0) return;
   const released = await transaction

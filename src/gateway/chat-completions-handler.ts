@@ -9,8 +9,6 @@ import { nativeSupport, openNativeOrChat, type NativeCall, type OpenedEither } f
 import { renderNative } from './engine/render-native.js';
 import { chatCandidates } from './chat-eligible.js';
 
-export { isRetriable } from '../routing/open-with-fallback.js';
-
 export type ChatHandlerDeps = ChatEngineDeps;
 
 /**

@@ -2,7 +2,7 @@ import { InvalidRequestError } from '../shared/errors.js';
 import type { RouteCandidate } from '../routing/model-directory.js';
 
 /** A model that only embeds (output_modalities [embeddings], no text) cannot answer a chat. */
-export function isEmbeddingOnlyModel(model: { outputModalities: string[] }): boolean {
+function isEmbeddingOnlyModel(model: { outputModalities: string[] }): boolean {
   return model.outputModalities.includes('embeddings') && !model.outputModalities.includes('text');
 }
 

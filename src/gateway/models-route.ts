@@ -34,7 +34,7 @@ function perToken(micros: number): string {
   return unitsToDecimal(micros, 12);
 }
 
-export function toApiModel(model: ModelConfig) {
+function toApiModel(model: ModelConfig) {
   const cheapest = [...model.endpoints].sort(
     (a, b) =>
       a.pricing.promptMicros + a.pricing.completionMicros - (b.pricing.promptMicros + b.pricing.completionMicros),

@@ -21,7 +21,7 @@ export function sseError(error: GatewayError): string {
 }
 
 /** Default of `server.stream_write_stall_ms`. */
-export const DEFAULT_WRITE_STALL_MS = 30_000;
+const DEFAULT_WRITE_STALL_MS = 30_000;
 
 /**
  * Resolves when the socket can take more (`drained`), when it is gone (`closed`), or, when the

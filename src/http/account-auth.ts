@@ -10,7 +10,7 @@ import { CLIENT_IP_HEADER } from '../users/create-auth.js';
 import { guardAuthRequest, type AuthRouteGuardDeps } from './auth-route-guard.js';
 import { snakeCaseKeys, toAuthRequestFields } from './snake-case-keys.js';
 
-export interface SignedInUser {
+interface SignedInUser {
   id: string;
   email: string;
   name: string;

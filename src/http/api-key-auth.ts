@@ -12,7 +12,7 @@ declare module 'fastify' {
 }
 
 /** The presented key: `Authorization: Bearer <key>`, or `x-api-key: <key>`. */
-export function presentedKey(request: FastifyRequest): string | undefined {
+function presentedKey(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
   if (authorization) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);

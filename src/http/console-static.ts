@@ -8,7 +8,7 @@ import { contentSecurityPolicy, inlineSources } from '../shared/content-security
 import { setPageSecurityHeaders } from './page-security-headers.js';
 
 /** console/dist of this checkout: two folders up from src/http (or dist/http once compiled). */
-export const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../console/dist', import.meta.url));
+const DEFAULT_CONSOLE_DIR = fileURLToPath(new URL('../../console/dist', import.meta.url));
 
 /**
  * Paths that belong to the API: never answered with the console's page, so their 404s stay JSON.
@@ -28,7 +28,7 @@ Run <code>npm install</code> (or <code>npm run build</code>) in the project fold
 const NONCE_SLOT = '<meta name="csp-nonce" content="" />';
 
 /** A browser navigating to a console page (not a script or an API client asking for JSON). */
-export function wantsConsolePage(request: FastifyRequest): boolean {
+function wantsConsolePage(request: FastifyRequest): boolean {
   const path = request.url.split('?')[0];
   if (API_PATHS.has(path) || API_PREFIXES.some((prefix) => path.startsWith(prefix))) return false;
   const accept = request.headers.accept ?? '';

@@ -7,7 +7,7 @@ import { NotFoundError } from '../shared/errors.js';
  * key revocation) on top of the same library calls, and the rest (social sign-in, account
  * linking, …) is not offered.
  */
-export const EXPOSED_AUTH_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: string }> = [
+const EXPOSED_AUTH_ROUTES: ReadonlyArray<{ method: 'GET' | 'POST'; path: string }> = [
   { method: 'POST', path: '/sign-up/email' },
   { method: 'POST', path: '/sign-in/email' },
   { method: 'POST', path: '/sign-out' },

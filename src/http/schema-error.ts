@@ -2,7 +2,7 @@ import type { ErrorObject } from 'ajv';
 import { InvalidRequestError } from '../shared/errors.js';
 
 /** JSON Pointer (/messages/0/role) → the parameter path OpenAI names (messages[0].role). */
-export function pointerToParam(pointer: string): string {
+function pointerToParam(pointer: string): string {
   let param = '';
   for (const raw of pointer.split('/').slice(1)) {
     const part = raw.replace(/~1/g, '/').replace(/~0/g, '~');

@@ -13,7 +13,7 @@ export interface KeyChangeAnnouncer {
   close(): Promise<void>;
 }
 
-export const DEFAULT_KEY_CHANGE_CHANNEL = 'gateway:key-changes';
+const DEFAULT_KEY_CHANGE_CHANNEL = 'gateway:key-changes';
 
 /** Without Redis: this instance drops its copy at once; the others see the change when they poll. */
 export function localAnnouncer(cache: ApiKeyCache): KeyChangeAnnouncer {

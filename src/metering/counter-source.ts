@@ -2,7 +2,7 @@ import type { Store } from '../store/database.js';
 import type { LedgerMove } from '../credits/credit-ledger.js';
 
 /** A key's spend as the store has it. */
-export interface StoredKeySpend {
+interface StoredKeySpend {
   /** The month monthSpend belongs to (YYYY-MM), or null when the key never spent. */
   month: string | null;
   monthSpend: number;

@@ -24,7 +24,7 @@ export interface MeteredRequest {
 }
 
 /** The most output a request can produce on an endpoint, times its choices. */
-export function maxOutputTokens(
+function maxOutputTokens(
   request: ChatCompletionRequest,
   endpoint: EndpointConfig,
   promptTokens: number,
@@ -119,7 +119,7 @@ export function holdRefusal(outcome: Exclude<HoldOutcome, 'held'>): Error {
 }
 
 /** "1s", "6m0s", "250ms" as OpenAI writes reset durations. */
-export function formatDuration(milliseconds: number): string {
+function formatDuration(milliseconds: number): string {
   const ms = Math.max(0, Math.ceil(milliseconds));
   if (ms < 1000) return `${ms}ms`;
   const minutes = Math.floor(ms / 60_000);

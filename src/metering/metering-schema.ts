@@ -1,5 +1,4 @@
 /** The metering feature's tables, merged into the store's Database type. Money: integer nano-USD. */
-import type { Generated } from 'kysely';
 // Metering charges usage to the credit ledger: its tables come with it.
 import '../credits/credits-schema.js';
 
@@ -42,7 +41,7 @@ export interface UsageEventsTable {
 }
 
 /** Running spend per key, updated with each usage batch, so limits need no aggregate query. */
-export interface KeySpendTable {
+interface KeySpendTable {
   key_id: string;
   /** The calendar month (UTC) month_spend_nanos belongs to: YYYY-MM. */
   month: string;

@@ -8,7 +8,6 @@ import { decimalToUnits, unitsToDecimal } from '../shared/decimal.js';
  * with up to three decimals per million tokens is a whole number, and a JavaScript number still
  * holds balances up to about $9 million exactly (Number.MAX_SAFE_INTEGER nano-USD).
  */
-export const NANOS_PER_USD = 1_000_000_000;
 export const USD_DECIMALS = 9;
 
 /** "12.5" (or 12.5) USD → 12_500_000_000 units, exactly; more than 9 decimals is an error. */

@@ -6,7 +6,7 @@
  * key makes the Redis version a few lines of atomic Lua (see redis-hot-scripts.ts), which
  * computes exactly this.
  */
-export const LIMIT_PERIOD_MS = 60_000;
+const LIMIT_PERIOD_MS = 60_000;
 
 export interface LimitDecision {
   allowed: boolean;

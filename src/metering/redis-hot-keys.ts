@@ -9,7 +9,7 @@
  *
  * The prefix (tests use a random one) must not contain `{`: Redis would hash that instead.
  */
-export const METERING_SHARDS = 16;
+const METERING_SHARDS = 16;
 
 export interface UserKeys {
   user: string;

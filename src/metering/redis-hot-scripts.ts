@@ -77,11 +77,11 @@ end
 `;
 
 /** The three keys of an account: counters hash, holds hash, expiry set. */
-export const USER_KEYS = ['user', 'userHolds', 'userExpiry'] as const;
-export const KEY_KEYS = ['key', 'keyHolds', 'keyExpiry'] as const;
+const USER_KEYS = ['user', 'userHolds', 'userExpiry'] as const;
+const KEY_KEYS = ['key', 'keyHolds', 'keyExpiry'] as const;
 
 /** How an admission ended. */
-export type AdmitOutcome =
+type AdmitOutcome =
   | 'admitted'
   | 'insufficient_credits'
   | 'quota_exceeded'

@@ -26,7 +26,7 @@ type ArgValue<Kind extends ArgKind> = Kind extends 'int'
         : boolean;
 
 export type ArgSpec = Record<string, ArgKind>;
-export type ArgValues<Spec extends ArgSpec> = { [Name in keyof Spec]: ArgValue<Spec[Name]> };
+type ArgValues<Spec extends ArgSpec> = { [Name in keyof Spec]: ArgValue<Spec[Name]> };
 
 export interface ScriptSpec<Keys extends string, Args extends ArgSpec, Item extends ArgSpec, Reply> {
   /** The ioredis command name the script is registered under. */

@@ -11,11 +11,3 @@ export interface SettlementRecord {
   /** A hold taken in the store (Redis was down at admission), released with this record. */
   storeHold?: { id: string; userId: string } | null;
 }
-
-/** Entities whose hot counters a record moves: `u:<user id>` and `k:<key id>`. */
-export function entitiesOf(record: SettlementRecord): string[] {
-  const entities: string[] = [];
-  if (record.charge && record.event.user_id && record.event.cost_nanos > 0) entities.push(`u:${record.event.user_id}`);
-  if (record.event.key_id && record.event.cost_nanos > 0) entities.push(`k:${record.event.key_id}`);
-  return entities;
-}

@@ -1,8 +1,8 @@
 import { InvalidRequestError } from '../shared/errors.js';
 
 const DAY_MS = 86_400_000;
-export const MAX_RANGE_DAYS = 366;
-export const DEFAULT_RANGE_DAYS = 30;
+const MAX_RANGE_DAYS = 366;
+const DEFAULT_RANGE_DAYS = 30;
 
 export interface DateRange {
   startDate: string;

@@ -60,11 +60,26 @@ function functionTools(tools: unknown): Array<{ name: string; parameters: unknow
     .map((tool) => ({ name: tool.function.name as string, parameters: tool.function.parameters }));
 }
 
+/** The fields of an OpenAI chat request the mock reads; each is tested before it is used. */
+export interface MockChatBody {
+  model?: unknown;
+  stream?: unknown;
+  stream_options?: { include_usage?: unknown } | null;
+  n?: unknown;
+  max_completion_tokens?: unknown;
+  max_tokens?: unknown;
+  messages?: unknown;
+  tools?: unknown;
+  tool_choice?: string | { function?: { name?: unknown } | null } | null;
+  response_format?: { type?: unknown; json_schema?: { schema?: unknown } | null } | null;
+}
+
 /** The tool a request forces: the named one, or the first tool when any call is required. */
-function forcedToolCallOf(body: Record<string, any>): ChatRequestFields['forcedToolCall'] {
+function forcedToolCallOf(body: MockChatBody): ChatRequestFields['forcedToolCall'] {
   const tools = functionTools(body.tools);
   const choice = body.tool_choice;
-  const named = typeof choice?.function?.name === 'string' ? choice.function.name : undefined;
+  const named =
+    typeof choice === 'object' && typeof choice?.function?.name === 'string' ? choice.function.name : undefined;
   const tool =
     named !== undefined ? tools.find((entry) => entry.name === named) : choice === 'required' ? tools[0] : undefined;
   if (!tool) return undefined;
@@ -73,7 +88,7 @@ function forcedToolCallOf(body: Record<string, any>): ChatRequestFields['forcedT
   return { name: tool.name, arguments: JSON.stringify(schemaInstance(parameters)) };
 }
 
-function structuredTextOf(body: Record<string, any>): string | undefined {
+function structuredTextOf(body: MockChatBody): string | undefined {
   const format = body.response_format;
   if (format?.type === 'json_schema') return JSON.stringify(schemaInstance(format.json_schema?.schema ?? {}));
   if (format?.type === 'json_object') return JSON.stringify({ answer: mockWords(0, 5) });
@@ -84,7 +99,7 @@ function positiveInteger(value: unknown): number | undefined {
   return Number.isInteger(value) && (value as number) > 0 ? (value as number) : undefined;
 }
 
-export function readChatRequest(body: Record<string, any>): ChatRequestFields {
+export function readChatRequest(body: MockChatBody): ChatRequestFields {
   return {
     model: typeof body.model === 'string' ? body.model : 'mock-model',
     stream: body.stream === true,

@@ -15,7 +15,7 @@ export function mockEmbeddingVector(text: string, dimensions: number): number[] 
 }
 
 /** The answer body for an OpenAI embeddings request, or an error message for a bad one. */
-export function buildEmbeddingsAnswer(body: Record<string, any>): { status: number; body: unknown } {
+export function buildEmbeddingsAnswer(body: Record<string, unknown>): { status: number; body: unknown } {
   const input = body.input;
   const items: unknown[] = typeof input === 'string' ? [input] : Array.isArray(input) ? input : [];
   const texts =
@@ -35,7 +35,8 @@ export function buildEmbeddingsAnswer(body: Record<string, any>): { status: numb
       },
     };
   }
-  const dimensions = Number.isInteger(body.dimensions) && body.dimensions > 0 ? body.dimensions : 8;
+  const requested = body.dimensions;
+  const dimensions = typeof requested === 'number' && Number.isInteger(requested) && requested > 0 ? requested : 8;
   const tokens = (texts as string[]).reduce((sum, text) => sum + text.split(/\s+/).filter(Boolean).length, 0);
   return {
     status: 200,

@@ -3,7 +3,7 @@
  * validation of scenarios arriving as text (the x-mock-scenario header, the CLI's --scenario).
  */
 
-export type MockFailure =
+type MockFailure =
   | { kind: 'status'; status: number; body?: string; headers?: Record<string, string> }
   | { kind: 'hang' }
   | { kind: 'hang-mid-stream'; afterChunks: number }
@@ -30,7 +30,7 @@ export interface MockScenario {
 }
 
 /** Picks the behaviour for one request from its parsed JSON body. */
-export type MockScenarioSelector = (body: any) => MockScenario;
+export type MockScenarioSelector = (body: Record<string, unknown>) => MockScenario;
 
 export type ResolvedScenario = Required<Omit<MockScenario, 'failure' | 'toolCall'>> &
   Pick<MockScenario, 'failure' | 'toolCall'>;

@@ -9,7 +9,7 @@
  * `pattern` cannot be satisfied in general; a string schema with one gets the plain sample.
  */
 
-type Schema = Record<string, any>;
+type Schema = Record<string, unknown>;
 
 const MAX_DEPTH = 24;
 /** Past this depth only what the schema requires is filled in, so recursive schemas end. */
@@ -45,10 +45,15 @@ function resolveReference(root: Schema, reference: string): Schema {
   return isObject(node) ? node : {};
 }
 
+/** The schema's keyword when it is a whole number, else the fallback. */
+function integerOr(value: unknown, fallback: number): number {
+  return Number.isInteger(value) ? (value as number) : fallback;
+}
+
 function sampleString(schema: Schema, name: string): string {
   if (typeof schema.format === 'string' && FORMAT_SAMPLES[schema.format]) return FORMAT_SAMPLES[schema.format];
-  const minimum = Number.isInteger(schema.minLength) ? schema.minLength : 0;
-  const maximum = Number.isInteger(schema.maxLength) ? schema.maxLength : Infinity;
+  const minimum = integerOr(schema.minLength, 0);
+  const maximum = integerOr(schema.maxLength, Infinity);
   let text = name === '' ? 'lorem ipsum' : `${name} lorem ipsum`;
   while (text.length < minimum) text += ' ' + SAMPLE_WORDS[text.length % SAMPLE_WORDS.length];
   return text.slice(0, Math.max(minimum, Math.min(maximum, text.length)));
@@ -84,10 +89,12 @@ function merged(root: Schema, parts: unknown[]): Schema {
   const result: Schema = {};
   for (const part of parts) {
     if (!isObject(part)) continue;
-    const schema = part.$ref ? { ...resolveReference(root, part.$ref), ...part } : part;
+    const schema = typeof part.$ref === 'string' ? { ...resolveReference(root, part.$ref), ...part } : part;
     for (const [key, value] of Object.entries(schema)) {
-      if (key === 'properties' && isObject(result.properties)) result.properties = { ...result.properties, ...value };
-      else if (key === 'required' && Array.isArray(result.required)) result.required = [...result.required, ...value];
+      if (key === 'properties' && isObject(result.properties))
+        result.properties = { ...result.properties, ...(value as Schema) };
+      else if (key === 'required' && Array.isArray(result.required))
+        result.required = [...result.required, ...(value as unknown[])];
       else result[key] = value;
     }
   }
@@ -126,8 +133,8 @@ function instanceOf(root: Schema, input: unknown, name: string, depth: number): 
       return result;
     }
     case 'array': {
-      const minimum = Number.isInteger(schema.minItems) ? schema.minItems : 0;
-      const maximum = Number.isInteger(schema.maxItems) ? schema.maxItems : Infinity;
+      const minimum = integerOr(schema.minItems, 0);
+      const maximum = integerOr(schema.maxItems, Infinity);
       // One item shows the shape; deep inside a recursive schema, no more than required.
       const count = Math.min(depth < OPTIONAL_DEPTH ? Math.max(minimum, 1) : minimum, maximum);
       const prefix = Array.isArray(schema.prefixItems) ? schema.prefixItems : [];

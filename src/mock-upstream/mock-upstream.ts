@@ -42,12 +42,12 @@ export * from './mock-answers.js';
 export * from './mock-embeddings.js';
 export * from './mock-schema-instance.js';
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   url: string;
   headers: http.IncomingHttpHeaders;
   /** Parsed JSON when possible, else the raw text, or undefined when empty. */
-  body: any;
+  body: unknown;
   receivedAt: number;
   /** True when the client closed the connection before the response finished. */
   aborted: boolean;
@@ -71,7 +71,7 @@ export interface MockUpstreamOptions {
   recordRequests?: boolean;
 }
 
-export const SCENARIO_HEADER = 'x-mock-scenario';
+const SCENARIO_HEADER = 'x-mock-scenario';
 const MAX_RECORDED_REQUESTS = 1000;
 const MAX_CACHED_STREAM_SCRIPTS = 64;
 
@@ -103,7 +103,7 @@ function routeOf(method: string | undefined, url: string | undefined): 'chat' | 
   return 'not-found';
 }
 
-function parseBody(text: string): { ok: true; value: any } | { ok: false; value?: undefined } {
+function parseBody(text: string): { ok: true; value: unknown } | { ok: false; value?: undefined } {
   if (text === '') return { ok: false };
   try {
     return { ok: true, value: JSON.parse(text) };
@@ -228,7 +228,7 @@ function answerStream(
 function answerChat(
   exchange: Exchange,
   state: ServerState,
-  body: Record<string, any>,
+  body: Record<string, unknown>,
   scenario: ResolvedScenario,
 ): void {
   const { response } = exchange;
@@ -342,7 +342,7 @@ function handle(
 }
 
 /** Embeddings honour the scenario's latency and failures (status, hang, reset, garbage). */
-function answerEmbeddings(exchange: Exchange, body: Record<string, any>, scenario: ResolvedScenario): void {
+function answerEmbeddings(exchange: Exchange, body: Record<string, unknown>, scenario: ResolvedScenario): void {
   const { response } = exchange;
   const failure = scenario.failure;
   if (failure?.kind === 'hang') return;

@@ -37,7 +37,7 @@ const REFUSAL_CODES = new Set([
   'credit_limit_exceeded',
 ]);
 /** Used where a label has no value (no model was reached, no route matched). */
-export const NONE = 'none';
+const NONE = 'none';
 
 /**
  * The gateway's Prometheus metrics, in a registry of its own (no prom-client globals, so tests

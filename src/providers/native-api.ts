@@ -4,7 +4,7 @@
  * back as they are. An adapter says which client APIs its endpoints speak and how usage is read
  * from that API's answer, without parsing every event. Generic code never names a provider.
  */
-export type { NativeApi, NativeCapable, NativeRequest, NativeSupport, NativeUsageReader } from './provider-adapter.js';
+export type { NativeApi, NativeRequest, NativeSupport, NativeUsageReader } from './provider-adapter.js';
 
 /**
  * The length of the first JSON string value after one of the keys in a raw event payload, without

@@ -9,7 +9,7 @@ const SECRET_OPTION = /key|secret|token|password|credential/i;
  * Everything configured for a provider that must never be shown: its api key, the values of its
  * custom headers (they carry credentials as often as not) and secret-looking options.
  */
-export function providerSecrets(provider: ProviderConfig): string[] {
+function providerSecrets(provider: ProviderConfig): string[] {
   const secrets: string[] = [];
   if (provider.apiKey) secrets.push(provider.apiKey);
   secrets.push(...Object.values(provider.headers));
@@ -58,7 +58,7 @@ export function guardUpstreamError(
  * The same error with the secrets taken out of every text the client sees (message, param, and
  * the type and code an upstream chose); the object itself when it is clean.
  */
-export function scrubGatewayError(error: GatewayError, scrubber: SecretScrubber): GatewayError {
+function scrubGatewayError(error: GatewayError, scrubber: SecretScrubber): GatewayError {
   if (scrubber.size === 0) return error;
   const message = scrubber.scrub(error.message);
   const param = error.param === null ? null : scrubber.scrub(error.param);

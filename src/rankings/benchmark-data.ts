@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CATALOG_DIRECTORY } from '../catalog/load-catalog-data.js';
 
-export interface BenchmarkDefinition {
+interface BenchmarkDefinition {
   id: string;
   name: string;
   category: string;
@@ -10,7 +10,7 @@ export interface BenchmarkDefinition {
   description: string;
 }
 
-export interface BenchmarkScore {
+interface BenchmarkScore {
   model_id: string;
   benchmark: string;
   score: number;

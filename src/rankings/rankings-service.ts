@@ -10,7 +10,7 @@ import type { BenchmarkData } from './benchmark-data.js';
 export const CHART_METRICS = ['tokens', 'requests', 'users'] as const;
 export type ChartMetric = (typeof CHART_METRICS)[number];
 /** Distinct users are counted per UTC day only, so the users chart needs a window of whole days. */
-export const USERS_CHART_WINDOWS: readonly StatsWindow[] = ['7d', '30d'];
+const USERS_CHART_WINDOWS: readonly StatsWindow[] = ['7d', '30d'];
 
 /** Categories whose leaders the rankings name: models with the capability, ranked by tokens. */
 const CATEGORY_CAPABILITIES: Record<string, string> = {
@@ -20,7 +20,7 @@ const CATEGORY_CAPABILITIES: Record<string, string> = {
   web_search: 'web_search',
 };
 /** Speed rankings ignore models with fewer answered requests than this: a handful of samples is noise. */
-export const SPEED_MIN_REQUESTS = 5;
+const SPEED_MIN_REQUESTS = 5;
 
 const iso = (milliseconds: number) => new Date(milliseconds).toISOString();
 

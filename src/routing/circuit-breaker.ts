@@ -42,7 +42,7 @@ export interface BreakerState {
 export const CLOSED: BreakerState = { failures: 0, openUntil: 0, probeUntil: 0 };
 
 /** Pure transitions, shared by the in-memory breaker and mirrored by the Redis script. */
-export function admitTransition(
+function admitTransition(
   state: BreakerState,
   now: number,
   settings: BreakerSettings,
@@ -57,7 +57,7 @@ export function admitTransition(
   };
 }
 
-export function failureTransition(state: BreakerState, now: number, settings: BreakerSettings): BreakerState {
+function failureTransition(state: BreakerState, now: number, settings: BreakerSettings): BreakerState {
   if (state.openUntil !== 0) return { failures: 0, openUntil: now + settings.cooldownMs, probeUntil: 0 };
   const failures = state.failures + 1;
   return failures >= settings.failureThreshold

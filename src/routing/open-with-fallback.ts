@@ -13,8 +13,6 @@ import { parseRetryAfterMs } from './retry-policy.js';
 import type { UpstreamErrorLog } from '../providers/provider-secrets.js';
 import { beforeSending, recordAttempt, runWithFallback, type AttemptResult } from './run-with-fallback.js';
 
-export { isRetriable } from './run-with-fallback.js';
-
 /** An upstream call that answered 2xx, ready to be read. */
 export interface OpenedAttempt {
   candidate: RouteCandidate;

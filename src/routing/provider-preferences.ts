@@ -1,7 +1,7 @@
 import { InvalidRequestError } from '../shared/errors.js';
 import { decimalToUnits } from '../shared/decimal.js';
 
-export type EndpointSort = 'price' | 'throughput' | 'latency';
+type EndpointSort = 'price' | 'throughput' | 'latency';
 
 /** OpenRouter-style `provider` preferences of one request, checked and normalised. */
 export interface ProviderPreferences {

@@ -1,4 +1,3 @@
-import { Type } from '@sinclair/typebox';
 import { sectionError, settleConfigSection } from '../config/config-section.js';
 import { RoutingSectionSchema } from '../config/section-schemas.js';
 import type { DefaultModel } from './api-key-record.js';

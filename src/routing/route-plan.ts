@@ -106,7 +106,7 @@ export function planRoute(input: PlanRouteInput): RouteCandidate[] {
 }
 
 /** The key's own default models, or those of its routing template when it stored none. */
-export function defaultModelsOf(key: ApiKeyRecord | null, templates: RoutingTemplateSource): DefaultModel[] {
+function defaultModelsOf(key: ApiKeyRecord | null, templates: RoutingTemplateSource): DefaultModel[] {
   if (!key) return [];
   if (key.defaultModels.length > 0) return key.defaultModels;
   return key.templateId ? (templates.get(key.templateId)?.defaultModels ?? []) : [];

@@ -31,7 +31,7 @@ export interface RunWithFallbackInput<T> {
  * provider's request). Nothing the endpoint did: the breaker is left as it was and no other
  * candidate is tried, since the same request would fail the same way.
  */
-export class RequestNotSentError extends InternalError {
+class RequestNotSentError extends InternalError {
   constructor(cause: unknown) {
     super('The gateway could not prepare this request for the provider. It has been logged.', cause);
   }
@@ -54,7 +54,7 @@ export async function beforeSending<T>(build: () => T | Promise<T>): Promise<T> 
  * Upstream failures worth another attempt: connection errors, timeouts, 429 and 5xx. Errors
  * that are the client's fault (400, 401, 403, 404, 413, 422 from upstream) are answered as they are.
  */
-export function isRetriable(error: GatewayError): boolean {
+function isRetriable(error: GatewayError): boolean {
   if (error instanceof UpstreamClientError) return error.status === 429;
   return error instanceof UpstreamError;
 }
@@ -214,7 +214,7 @@ function rateLimitedEverywhere(
   });
 }
 
-export function abortReason(signal: AbortSignal, fallback: GatewayError | undefined): GatewayError {
+function abortReason(signal: AbortSignal, fallback: GatewayError | undefined): GatewayError {
   if (signal.reason instanceof GatewayError) return signal.reason;
   return fallback ?? new UpstreamError(502, 'client_closed_request', 'The request was cancelled.');
 }

@@ -79,7 +79,7 @@ export const ToolChoiceSchema = Type.Union(
   { description: '"none", "auto", "required" or {"type": "function", "function": {"name": …}}' },
 );
 
-export const ResponseFormatSchema = Type.Object({
+const ResponseFormatSchema = Type.Object({
   type: stringEnum(['text', 'json_object', 'json_schema']),
   json_schema: Type.Optional(
     Type.Object({

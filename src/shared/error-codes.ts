@@ -18,7 +18,7 @@ export type ErrorType =
   | 'upstream_error';
 
 /** How a code is sent. `varies`: it relays the status and type of the answer it stands in for. */
-export interface ErrorForm {
+interface ErrorForm {
   status: number | 'varies';
   type: ErrorType | 'varies';
 }

@@ -6,7 +6,6 @@ import type {
   FunctionToolSchema,
   ImagePartSchema,
   MessageSchema,
-  ResponseFormatSchema,
   TextPartSchema,
   ToolCallSchema,
   ToolChoiceSchema,
@@ -19,18 +18,16 @@ import type {
 /** Extra fields a client may send: kept and passed to OpenAI-compatible upstreams. */
 type Open<T> = T & { [extra: string]: unknown };
 
-export type Role = Static<typeof MessageSchema>['role'];
-export type TextPart = Static<typeof TextPartSchema>;
-export type ImagePart = Static<typeof ImagePartSchema>;
-export type AudioPart = Static<typeof AudioPartSchema>;
-export type FilePart = Static<typeof FilePartSchema>;
+type TextPart = Static<typeof TextPartSchema>;
+type ImagePart = Static<typeof ImagePartSchema>;
+type AudioPart = Static<typeof AudioPartSchema>;
+type FilePart = Static<typeof FilePartSchema>;
 export type ContentPart = TextPart | ImagePart | AudioPart | FilePart;
 export type ToolCall = Static<typeof ToolCallSchema>;
 /** A client may send more (`reasoning` on assistant turns from DeepSeek or Anthropic thinking): unknown, so read with a type check. */
 export type ChatMessage = Open<Static<typeof MessageSchema>>;
 export type FunctionTool = Static<typeof FunctionToolSchema>;
 export type ToolChoice = Static<typeof ToolChoiceSchema>;
-export type ResponseFormat = Static<typeof ResponseFormatSchema>;
 
 /** A validated client request: the type of its schema (shared/chat-request-schema.ts), declared once. */
 export type ChatCompletionRequest = Open<Omit<Static<typeof ChatCompletionRequestSchema>, 'messages'>> & {
@@ -71,7 +68,7 @@ export interface ChatCompletion {
   [key: string]: unknown;
 }
 
-export interface ChunkToolCallDelta {
+interface ChunkToolCallDelta {
   index: number;
   id?: string;
   type?: 'function';

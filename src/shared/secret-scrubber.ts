@@ -8,8 +8,8 @@
  * `x-version: 2` would otherwise garble every message containing a "2", and a credential that
  * short would be guessable anyway.
  */
-export const MIN_SECRET_LENGTH = 8;
-export const REDACTED = '[redacted]';
+const MIN_SECRET_LENGTH = 8;
+const REDACTED = '[redacted]';
 
 export class SecretScrubber {
   private secrets: string[] = [];

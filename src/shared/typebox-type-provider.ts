@@ -17,8 +17,6 @@ export function typed(app: FastifyInstance) {
   return app.withTypeProvider<TypeBoxTypeProvider>();
 }
 
-export type TypedApp = ReturnType<typeof typed>;
-
 /**
  * A string enum whose static type is the union of its values. Ajv checks the same `{ type: string,
  * enum }` as before (and words its error the same); `Type.Unsafe` only gives it the literal type.

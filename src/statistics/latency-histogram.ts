@@ -5,7 +5,7 @@
  * edge: requests of 17–20 ms used to read "25 ms" for p50 and p95 alike. The last bucket, open-ended,
  * reports its lower bound.
  */
-export const LATENCY_BUCKET_BOUNDS_MS = [
+const LATENCY_BUCKET_BOUNDS_MS = [
   25,
   50,
   100,

@@ -5,7 +5,7 @@ import type { DescribedTotals } from './rollup-queries.js';
  * counts, fallbacks included (usage-stats-event.ts). Uptime is the share of attempts that did not
  * fail on the provider's side (refused, timed out, 5xx, an answer that would not parse).
  */
-export const HEALTH_THRESHOLDS = {
+const HEALTH_THRESHOLDS = {
   /** Below this uptime the provider is `down`. */
   down: 0.5,
   /** Below this uptime (and at or above `down`) it is `degraded`; at or above, `active`. */

@@ -1,5 +1,5 @@
 import { HISTOGRAM_SIZE, LATENCY_COLUMNS, TTFT_COLUMNS, latencyBucketIndex } from './latency-histogram.js';
-import { GRANULARITY_MS, SUM_COLUMNS, type Granularity, type SumColumn } from './rollup-schema.js';
+import { GRANULARITY_MS, type Granularity, type SumColumn } from './rollup-schema.js';
 import { isSuccess, isUpstreamFailure, type UsageStatsEvent } from './usage-stats-event.js';
 
 export interface RollupDelta {

@@ -1,8 +1,7 @@
 /** Rollup tables of the usage statistics (migration 0400). */
-import { HISTOGRAM_SIZE } from './latency-histogram.js';
 
 /** Sums over one bucket of one model at one provider. Histogram columns are listed in latency-histogram.ts. */
-export interface UsageRollupTable {
+interface UsageRollupTable {
   bucket_start: number;
   model_id: string;
   provider_id: string;
@@ -19,14 +18,14 @@ export interface UsageRollupTable {
   [histogramColumn: `lh_${string}` | `th_${string}`]: number;
 }
 
-export interface UsageModelUsersDayTable {
+interface UsageModelUsersDayTable {
   day_start: number;
   model_id: string;
   user_id: string;
 }
 
 /** Distinct users per model per day, counted as usage_model_users_day gains rows (migration 0401). */
-export interface UsageModelUsersDayCountTable {
+interface UsageModelUsersDayCountTable {
   day_start: number;
   model_id: string;
   users: number;
@@ -61,5 +60,3 @@ declare module '../store/schema.js' {
     usage_model_users_day_count: UsageModelUsersDayCountTable;
   }
 }
-
-export const HISTOGRAM_COLUMN_COUNT = HISTOGRAM_SIZE;

@@ -14,7 +14,7 @@ export const STATS_WINDOWS = {
 export type StatsWindow = keyof typeof STATS_WINDOWS;
 
 /** The rankings' own names, kept as aliases: day = 24h, week = 7d, month = 30d. */
-export const WINDOW_ALIASES = { day: '24h', week: '7d', month: '30d' } as const satisfies Record<string, StatsWindow>;
+const WINDOW_ALIASES = { day: '24h', week: '7d', month: '30d' } as const satisfies Record<string, StatsWindow>;
 
 /** Every accepted spelling, canonical names first (what enum errors list). */
 export const WINDOW_NAMES = [...Object.keys(STATS_WINDOWS), ...Object.keys(WINDOW_ALIASES)] as readonly string[];

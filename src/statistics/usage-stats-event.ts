@@ -57,7 +57,7 @@ export function usageStatsEventsFromOutcome(outcome: CompletionOutcome): UsageSt
 const CLIENT_CLOSED = 'client_closed_request';
 
 /** The request's own event: the attempt that answered (or last failed after answering began). */
-export function usageStatsEventFromOutcome(outcome: CompletionOutcome): UsageStatsEvent | null {
+function usageStatsEventFromOutcome(outcome: CompletionOutcome): UsageStatsEvent | null {
   if (!outcome.modelId || !outcome.providerId) return null;
   return {
     timestamp: outcome.startedAt + outcome.latencyMs,

@@ -33,8 +33,8 @@ export interface OpenStoreOptions {
   statementTimeoutMs?: number;
 }
 
-export const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
-export const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
+const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
+const DEFAULT_STATEMENT_TIMEOUT_MS = 30_000;
 
 /** BIGINT comes back from pg as a string; our BIGINTs are times and micro-units, safe as numbers. */
 function parseBigInt(text: string): number {

@@ -35,7 +35,7 @@ interface TimedCommand {
  *   reply was lost must not be taken twice).
  * `duplicate()` keeps all of this for the connections features derive from it.
  */
-export class GatewayRedis extends Redis {
+class GatewayRedis extends Redis {
   private timeoutsInARow = 0;
 
   override sendCommand(...args: Parameters<Redis['sendCommand']>): unknown {

@@ -27,7 +27,7 @@ export function openRedisClient(url: string, timeouts: RedisSettings = DEFAULT_R
  * background reconnects. (The lag-aware timeout of GatewayRedis is not applied to cluster node
  * connections: ioredis builds those itself.)
  */
-export function openRedisCluster(url: string, timeouts: RedisSettings = DEFAULT_REDIS_SETTINGS): Cluster {
+function openRedisCluster(url: string, timeouts: RedisSettings = DEFAULT_REDIS_SETTINGS): Cluster {
   const { nodes, username, password, tls } = parseClusterUrl(url);
   const cluster = new Cluster(nodes, {
     lazyConnect: true,

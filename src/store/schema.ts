@@ -5,7 +5,7 @@
  * times are epoch milliseconds (BIGINT), booleans are 0/1 integers, JSON is TEXT, money is
  * integer micro-units.
  */
-import type { ColumnType, Generated } from 'kysely';
+import type { Generated } from 'kysely';
 
 export interface ApiKeysTable {
   id: string;
@@ -38,13 +38,13 @@ export interface ApiKeysTable {
 }
 
 /** Change feed for API keys: other instances poll it to drop cached keys within a second. */
-export interface KeyChangesTable {
+interface KeyChangesTable {
   id: Generated<number>;
   key_hash: string;
   changed_at: number;
 }
 
-export interface SettingsTable {
+interface SettingsTable {
   key: string;
   value: string;
   updated_at: number;
@@ -55,5 +55,3 @@ export interface Database {
   key_changes: KeyChangesTable;
   settings: SettingsTable;
 }
-
-export type Timestamp = ColumnType<number, number, number>;

@@ -2,7 +2,7 @@ import type { Database as SqliteConnection, Statement } from 'better-sqlite3';
 import type { SqliteDatabase } from 'kysely';
 
 /** Distinct statements kept prepared; beyond it the least recently used is dropped. */
-export const STATEMENT_CACHE_SIZE = 500;
+const STATEMENT_CACHE_SIZE = 500;
 
 /**
  * The SQLite connection as Kysely's dialect sees it, with prepared statements kept by their SQL

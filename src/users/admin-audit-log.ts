@@ -2,7 +2,7 @@ import type { Generated, Kysely, Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 
 /** What an administrator did. The API lists these names in docs/admin.md. */
-export type AuditAction =
+type AuditAction =
   | 'user.disable'
   | 'user.enable'
   | 'user.set_role'
@@ -12,7 +12,7 @@ export type AuditAction =
   | 'invitation.create'
   | 'invitation.revoke';
 
-export interface AdminAuditLogTable {
+interface AdminAuditLogTable {
   id: Generated<number>;
   /** Null when the action came from the command line. */
   actor_user_id: string | null;

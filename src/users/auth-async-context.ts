@@ -25,7 +25,7 @@ export function betterAuthStorages(): AsyncLocalStorage<unknown>[] {
 }
 
 /** Runs one call into better-auth; the last call to end turns its context tracking off. */
-export async function inAuthScope<T>(call: () => Promise<T> | T): Promise<T> {
+async function inAuthScope<T>(call: () => Promise<T> | T): Promise<T> {
   inFlight++;
   try {
     return await call();

@@ -3,7 +3,7 @@ import { parseConfigSection } from '../config/config-section.js';
 import { DEFAULT_INVITATION_TTL_MS } from './invitations.js';
 
 /** The `auth:` section of gateway.config.yaml. */
-export const AuthSectionSchema = Type.Object(
+const AuthSectionSchema = Type.Object(
   {
     /** Who may create an account through POST /api-account/auth/sign-up/email. */
     sign_up: Type.Optional(Type.Union([Type.Literal('open'), Type.Literal('invite'), Type.Literal('closed')])),
@@ -45,9 +45,9 @@ export const AuthSectionSchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type AuthSection = Static<typeof AuthSectionSchema>;
+type AuthSection = Static<typeof AuthSectionSchema>;
 
-export type SignUpMode = 'open' | 'invite' | 'closed';
+type SignUpMode = 'open' | 'invite' | 'closed';
 
 export interface SignInLimitSettings {
   accountFailures: number;

@@ -16,7 +16,7 @@ export interface BootstrapResult {
  * The first account's address when GATEWAY_ADMIN_EMAIL is unset. A reserved documentation domain
  * (RFC 2606) rather than admin@localhost, which the auth library's email check refuses.
  */
-export const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
+const DEFAULT_ADMIN_EMAIL = 'admin@example.com';
 
 /**
  * On an empty store, creates the first account from GATEWAY_ADMIN_EMAIL / GATEWAY_ADMIN_PASSWORD.

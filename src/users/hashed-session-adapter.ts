@@ -6,7 +6,7 @@ import type { Kysely } from 'kysely';
 import type { Dialect } from '../store/database.js';
 
 /** How a session token is kept in the session table's `token` column. */
-export const SESSION_TOKEN_HASH_PREFIX = 'sha256:';
+const SESSION_TOKEN_HASH_PREFIX = 'sha256:';
 
 /**
  * The stored form of a session token. Tokens are 32 random characters from better-auth, so a plain
@@ -25,7 +25,7 @@ type Row = Record<string, unknown>;
  * found any other way (a user's sessions by user id) keep the hash, which opens nothing.
  */
 export function hashedSessionKyselyAdapter(db: Kysely<unknown>, dialect: Dialect) {
-  const inner = kyselyAdapter(db as Kysely<any>, { type: dialect });
+  const inner = kyselyAdapter(db, { type: dialect });
   return (options: BetterAuthOptions): DBAdapter<BetterAuthOptions> => {
     const adapter = inner(options);
     return {

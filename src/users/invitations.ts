@@ -7,7 +7,7 @@ import { ConflictError, InvalidRequestError } from '../shared/errors.js';
 import { findUserByEmail } from './user-repository.js';
 
 /** The `invitations` table (migration 0600). */
-export interface InvitationTable {
+interface InvitationTable {
   id: string;
   email: string;
   /** SHA-256 of the token, hex: the token itself is shown once, in the link. */

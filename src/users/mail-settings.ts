@@ -2,7 +2,7 @@ import { Type, type Static } from '@sinclair/typebox';
 import { parseConfigSection, sectionError } from '../config/config-section.js';
 
 /** The `mail:` section of gateway.config.yaml: how the gateway sends password-reset links. */
-export const MailSectionSchema = Type.Object(
+const MailSectionSchema = Type.Object(
   {
     /** `log` (default): the message, link included, is written to the gateway's log. `smtp`: sent. */
     transport: Type.Optional(Type.Union([Type.Literal('log'), Type.Literal('smtp')])),
@@ -49,7 +49,7 @@ export interface MailSettings {
   passwordResetTtlSeconds: number;
 }
 
-export const DEFAULT_MAIL_FROM = 'LLM Gateway <no-reply@localhost>';
+const DEFAULT_MAIL_FROM = 'LLM Gateway <no-reply@localhost>';
 
 export function parseMailSettings(section: Record<string, unknown> | undefined): MailSettings {
   const input: MailSection = parseConfigSection('mail', section, MailSectionSchema);

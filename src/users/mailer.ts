@@ -31,7 +31,7 @@ export function logMailer(logger: Logger): Mailer {
 }
 
 /** SMTP through nodemailer, with timeouts so a dead server fails instead of hanging. */
-export function smtpMailer(settings: SmtpSettings, from: string): Mailer {
+function smtpMailer(settings: SmtpSettings, from: string): Mailer {
   // Loaded only when SMTP is configured: most gateways never send mail through it.
   const nodemailer = createRequire(import.meta.url)('nodemailer') as typeof Nodemailer;
   const timeouts = {

@@ -1,7 +1,7 @@
 import type { OutgoingMail } from './mailer.js';
 
 /** The page the link opens: the gateway's own form (http/password-reset-page.ts), then the API. */
-export function passwordResetLink(baseUrl: string, token: string): string {
+function passwordResetLink(baseUrl: string, token: string): string {
   return `${baseUrl}/reset-password?token=${encodeURIComponent(token)}`;
 }
 

@@ -26,7 +26,7 @@ export interface UserSearch {
 }
 
 /** better-auth keeps dates as Date (PostgreSQL) or ISO text / epoch (SQLite). */
-export function toIsoTime(value: unknown): string {
+function toIsoTime(value: unknown): string {
   const date = value instanceof Date ? value : new Date(value as string | number);
   return Number.isNaN(date.getTime()) ? String(value) : date.toISOString();
 }

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 
 /** better-auth's user table, as far as we read it. */
-export interface AuthUserTable {
+interface AuthUserTable {
   id: string;
   email: string;
   name: string;

@@ -6,7 +6,7 @@ import './user-repository.js';
 export const ROLES = ['admin', 'user'] as const;
 export type Role = (typeof ROLES)[number];
 
-export interface UserRolesTable {
+interface UserRolesTable {
   user_id: string;
   role: string;
   updated_at: number;
@@ -42,7 +42,7 @@ export async function setRole(db: Executor, userId: string, role: Role, now: num
     .execute();
 }
 
-export async function countAdmins(db: Executor): Promise<number> {
+async function countAdmins(db: Executor): Promise<number> {
   const row = await db
     .selectFrom('user_roles')
     .innerJoin('user', 'user.id', 'user_roles.user_id')

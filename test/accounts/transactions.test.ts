@@ -40,12 +40,16 @@ function parseCsvLine(line: string): string[] {
   for (let index = 0; index < line.length; index++) {
     const char = line[index];
     if (quoted) {
-      if (char === '"' && line[index + 1] === '"') ((field += '"'), index++);
-      else if (char === '"') quoted = false;
+      if (char === '"' && line[index + 1] === '"') {
+        field += '"';
+        index++;
+      } else if (char === '"') quoted = false;
       else field += char;
     } else if (char === '"') quoted = true;
-    else if (char === ',') (fields.push(field), (field = ''));
-    else field += char;
+    else if (char === ',') {
+      fields.push(field);
+      field = '';
+    } else field += char;
   }
   fields.push(field);
   return fields;

@@ -34,7 +34,7 @@ export interface RecordedRequest {
 }
 
 /** `a[b][0][c]=1` → {a: {b: {0: {c: '1'}}}} (Stripe's form encoding). */
-export function parseStripeForm(text: string): Record<string, unknown> {
+function parseStripeForm(text: string): Record<string, unknown> {
   const root: Record<string, unknown> = {};
   for (const [key, value] of new URLSearchParams(text)) {
     const path = key.replace(/\]/g, '').split('[');

@@ -63,7 +63,7 @@ describe('catalog models served by a configured provider', () => {
     expect(completion.model).toBe('openai/gpt-4o-mini');
     expect(completion.choices[0].message.content?.split(' ')).toHaveLength(4);
     expect(response.headers.get('x-gateway-provider')).toBe('openai');
-    expect(upstream.requests.at(-1)?.body.model).toBe('gpt-4o-mini');
+    expect((upstream.requests.at(-1)?.body as any)?.model).toBe('gpt-4o-mini');
     await expect.poll(() => outcomes.length).toBe(1);
     expect(outcomes[0]).toMatchObject({
       modelId: 'openai/gpt-4o-mini',
@@ -121,7 +121,7 @@ describe('catalog models served by a configured provider', () => {
     let text = '';
     for await (const chunk of stream) text += chunk.choices[0]?.delta?.content ?? '';
     expect(text.trim().split(' ')).toHaveLength(4);
-    expect(upstream.requests.at(-1)?.body.model).toBe('gpt-4o-mini');
+    expect((upstream.requests.at(-1)?.body as any)?.model).toBe('gpt-4o-mini');
   });
 
   it('lets the config model win over the catalog one', async () => {
@@ -131,7 +131,7 @@ describe('catalog models served by a configured provider', () => {
       pricing: { prompt: '0.000001', completion: '0.000002' },
     });
     await client.chat.completions.create({ model: 'openai/gpt-4o', messages: [{ role: 'user', content: 'Hi' }] });
-    expect(upstream.requests.at(-1)?.body.model).toBe('house-gpt-4o');
+    expect((upstream.requests.at(-1)?.body as any)?.model).toBe('house-gpt-4o');
   });
 
   it('answers 404 for a catalog model no configured provider offers', async () => {

@@ -2,9 +2,9 @@ import { execFile } from 'node:child_process';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-export const ROOT = resolve(import.meta.dirname, '../..');
+const ROOT = resolve(import.meta.dirname, '../..');
 /** The CLI from its source, through tsx's loader in the same process (no relaying wrapper). */
-export const CLI = [
+const CLI = [
   '--import',
   pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
   join(ROOT, 'src/cli/main.ts'),

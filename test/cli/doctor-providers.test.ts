@@ -4,7 +4,7 @@
  * (regression: a provider answering 404 was reported "ok HTTP 404").
  */
 import http from 'node:http';
-import { createServer } from 'node:net';
+import { freePort as closedPort } from '../helpers/free-port.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,14 +47,6 @@ function startFakeProviders(seen: Seen[]): Promise<http.Server> {
     answer(404, { error: { message: 'not found' } });
   });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('gateway doctor, per provider', () => {

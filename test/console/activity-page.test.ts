@@ -5,7 +5,7 @@
  * laptop (1366 px) scrolls sideways. UPDATE_SCREENSHOTS=1 writes docs/console/activity*.png.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -21,14 +21,6 @@ import { usageEvents } from '../helpers/usage-events.js';
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
   ? fileURLToPath(new URL('../../docs/console/', import.meta.url))
   : `${mkdtempSync(join(tmpdir(), 'activity-shots-'))}/`;
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 describe('Activity page in a real browser', { timeout: 90_000 }, () => {
   let upstream: MockUpstream;

@@ -6,7 +6,7 @@
  * before the first paint, the password-reset page) and requires that the browser reported no
  * policy violation at all.
  */
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/free-port.js';
 import { rmSync } from 'node:fs';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,14 +14,6 @@ import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mo
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { chromiumArgs, ensureChromium, freshUserDataDir } from '../helpers/chromium.js';
 import { ensureConsoleBuild } from '../helpers/console-build.js';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 const configText = (upstreamUrl: string, port: number) => `
 server:

@@ -6,7 +6,7 @@
  * UPDATE_SCREENSHOTS=1 is set.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/free-port.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,14 +25,6 @@ const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
   : `${mkdtempSync(join(tmpdir(), 'console-shots-'))}/`;
 const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct-horse-battery';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function configText(upstreamUrl: string, port: number): string {
   return `

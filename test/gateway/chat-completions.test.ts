@@ -42,7 +42,7 @@ describe('POST /v1/chat/completions through the official openai SDK', () => {
     expect(response.headers.get('x-gateway-model')).toBe('test/chat');
     expect(response.headers.get('x-gateway-attempts')).toBe('1');
     const sent = upstream.requests[0];
-    expect(sent.body.model).toBe('mock-model');
+    expect((sent.body as any).model).toBe('mock-model');
     expect(sent.headers.authorization).toBe('Bearer upstream-secret');
   });
 
@@ -86,7 +86,7 @@ describe('POST /v1/chat/completions through the official openai SDK', () => {
     const text = chunks.map((chunk) => chunk.choices[0]?.delta?.content ?? '').join('');
     expect(text.trim().split(/\s+/)).toHaveLength(5);
     // The gateway always asks upstream for usage, to meter exactly.
-    expect(upstream.requests[0].body.stream_options).toEqual({ include_usage: true });
+    expect((upstream.requests[0].body as any).stream_options).toEqual({ include_usage: true });
   });
 
   it('adds the usage chunk when stream_options.include_usage is set', async () => {
@@ -131,7 +131,7 @@ describe('POST /v1/chat/completions through the official openai SDK', () => {
     expect(name).toBe('get_weather');
     expect(JSON.parse(args)).toEqual({ city: 'Paris', unit: 'celsius' });
     expect(finish).toBe('tool_calls');
-    expect(upstream.requests[0].body.tool_choice).toBe('auto');
+    expect((upstream.requests[0].body as any).tool_choice).toBe('auto');
   });
 
   it('accepts tool results and content part arrays', async () => {
@@ -155,7 +155,11 @@ describe('POST /v1/chat/completions through the official openai SDK', () => {
       ],
     });
     expect(completion.choices[0].message.content).toBeTruthy();
-    expect(upstream.requests[0].body.messages[3]).toEqual({ role: 'tool', tool_call_id: 'call_1', content: 'a cat' });
+    expect((upstream.requests[0].body as any).messages[3]).toEqual({
+      role: 'tool',
+      tool_call_id: 'call_1',
+      content: 'a cat',
+    });
   });
 });
 

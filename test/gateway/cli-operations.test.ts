@@ -1,6 +1,6 @@
 import { pathToFileURL } from 'node:url';
 import { execFile, spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../helpers/free-port.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -50,14 +50,6 @@ function runCliAsync(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
         resolvePromise({ status: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolvePromise) => server.listen(0, '127.0.0.1', resolvePromise));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolvePromise) => server.close(resolvePromise));
-  return port;
 }
 
 beforeAll(async () => {

@@ -78,7 +78,7 @@ describe('config reload without a restart', () => {
     const response = await chat(gateway.url, gateway.apiKey, { model: 'test/second' });
     expect(response.status).toBe(200);
     expect((await response.json()).model).toBe('test/second');
-    expect(upstream.requests.at(-1)?.body.model).toBe('second-model');
+    expect((upstream.requests.at(-1)?.body as any)?.model).toBe('second-model');
     expect(gateway.gateway.directory.get('test/second')?.endpoints[0].pricing.promptMicros).toBe(1_000_000);
   });
 

@@ -13,7 +13,7 @@ export interface RecordedRequest {
   json: Record<string, any>;
 }
 
-export interface UpstreamAnswer {
+interface UpstreamAnswer {
   status?: number;
   /** Response headers; content-type is application/json unless given here. */
   headers?: Record<string, string>;

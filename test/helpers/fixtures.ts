@@ -7,7 +7,7 @@ import { bedrockEventFrame } from './aws-event-stream-encoder.js';
  * `test/fixtures/<family>/` (sources and licences in `test/fixtures/SOURCES.md`), so a fresh
  * clone has everything its tests read.
  */
-export const FIXTURES_DIRECTORY = fileURLToPath(new URL('../fixtures/', import.meta.url));
+const FIXTURES_DIRECTORY = fileURLToPath(new URL('../fixtures/', import.meta.url));
 
 export function fixtureBytes(family: string, name: string): Buffer {
   return readFileSync(`${FIXTURES_DIRECTORY}${family}/${name}`);

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
-import { freePort } from './own-redis.js';
+import { freePort } from './free-port.js';
 
 export interface OwnRedisCluster {
   /** The gateway's REDIS_URL for it: redis+cluster://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3 */

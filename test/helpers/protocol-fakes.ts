@@ -2,7 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { buildEmbeddingsAnswer, mockEmbeddingVector } from '../../src/mock-upstream/mock-embeddings.js';
 
-export interface FakeRequest {
+interface FakeRequest {
   method: string;
   url: string;
   headers: IncomingHttpHeaders;
@@ -160,7 +160,7 @@ const sse = (events: Array<[string | null, unknown]>, crlf = false): FakeAnswer 
     .join(''),
 });
 
-export const openAIChatRoute: FakeRoute = (request) => {
+const openAIChatRoute: FakeRoute = (request) => {
   if (!request.url.endsWith('/chat/completions')) return undefined;
   const body = request.body;
   const last = body.messages.at(-1);
@@ -216,7 +216,7 @@ export const openAIChatRoute: FakeRoute = (request) => {
   return sse(events);
 };
 
-export const anthropicMessagesRoute: FakeRoute = (request) => {
+const anthropicMessagesRoute: FakeRoute = (request) => {
   if (!request.url.endsWith('/messages')) return undefined;
   const body = request.body;
   const last = body.messages.at(-1);
@@ -308,7 +308,7 @@ export const anthropicMessagesRoute: FakeRoute = (request) => {
   return sse(events);
 };
 
-export const geminiChatRoute: FakeRoute = (request) => {
+const geminiChatRoute: FakeRoute = (request) => {
   const match = /\/models\/([^/:]+):(generateContent|streamGenerateContent)/.exec(request.url);
   if (!match) return undefined;
   const body = request.body;

@@ -49,7 +49,7 @@ export function renderChart(chartDirectory: string, overrides: Record<string, un
   return { objects, values, chart };
 }
 
-export function renderTemplate(template: string, root: Scope): string {
+function renderTemplate(template: string, root: Scope): string {
   const nodes = parseNodes(tokenize(template));
   return evaluate(nodes, root, {});
 }

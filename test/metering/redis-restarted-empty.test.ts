@@ -5,7 +5,7 @@ import { startOwnRedis, type OwnRedis } from '../helpers/own-redis.js';
 import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
 import { openRedis } from '../../src/store/open-redis.js';
 import { chat, ledgerFigures } from './metering-helpers.js';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '../helpers/throwaway-postgres.js';
+import { startOwnPostgres, type OwnPostgres } from '../helpers/own-postgres.js';
 import { openStore } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
 import type { TestStore } from '../helpers/test-store.js';
@@ -23,7 +23,7 @@ describe('Redis restarted empty: settlement goes on', () => {
   let upstream: MockUpstream | undefined;
   let redis: OwnRedis | undefined;
   let instances: TestGateway[] = [];
-  let cluster: ThrowawayPostgres | undefined;
+  let cluster: OwnPostgres | undefined;
   afterEach(async () => {
     for (const instance of instances.reverse()) await instance.close().catch(() => undefined);
     instances = [];
@@ -100,7 +100,7 @@ describe('Redis restarted empty: settlement goes on', () => {
   it('answers whose settlements were still in the lost stream are recorded and charged all the same', async () => {
     upstream = await startMockUpstream({ scenario: { chunkCount: 10, latencyMs: 5 } });
     redis = await startOwnRedis();
-    cluster = await startThrowawayPostgres();
+    cluster = await startOwnPostgres();
     const store = openStore(cluster.url, { poolSize: 5 });
     await migrateToLatest(store);
     const testStore: TestStore = { store, url: cluster.url, cleanup: () => store.destroy() };

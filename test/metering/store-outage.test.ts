@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
-import { startThrowawayPostgres, type ThrowawayPostgres } from '../helpers/throwaway-postgres.js';
+import { startOwnPostgres, type OwnPostgres } from '../helpers/own-postgres.js';
 import type { TestStore } from '../helpers/test-store.js';
 import { openStore } from '../../src/store/database.js';
 import { migrateToLatest } from '../../src/store/migrate.js';
@@ -20,7 +20,7 @@ const GRANTED = 1_000_000_000;
 
 describe('PostgreSQL stopped under load (a cluster of the test’s own)', () => {
   let upstream: MockUpstream | undefined;
-  let cluster: ThrowawayPostgres | undefined;
+  let cluster: OwnPostgres | undefined;
   let instances: TestGateway[] = [];
   afterEach(async () => {
     for (const instance of instances.reverse()) await instance.close().catch(() => undefined);
@@ -31,7 +31,7 @@ describe('PostgreSQL stopped under load (a cluster of the test’s own)', () => 
 
   it('with Redis, 10 s: serves every request from the hot counters, then writes every usage event and charge', async () => {
     upstream = await startMockUpstream({ scenario: { chunkCount: 10, latencyMs: 5 } });
-    cluster = await startThrowawayPostgres();
+    cluster = await startOwnPostgres();
     const store = openStore(cluster.url, { poolSize: 5 });
     await migrateToLatest(store);
     const testStore: TestStore = { store, url: cluster.url, cleanup: () => store.destroy() };
@@ -93,7 +93,7 @@ describe('PostgreSQL stopped under load (a cluster of the test’s own)', () => 
 
   it('without Redis: spills settlements to disk during the outage (bounded memory), writes them after', async () => {
     upstream = await startMockUpstream({ scenario: { chunkCount: 10, latencyMs: 5 } });
-    cluster = await startThrowawayPostgres();
+    cluster = await startOwnPostgres();
     const store = openStore(cluster.url, { poolSize: 5 });
     await migrateToLatest(store);
     const dir = mkdtempSync(join(tmpdir(), 'gateway-spill-'));

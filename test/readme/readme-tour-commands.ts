@@ -22,14 +22,14 @@ interface Fence {
 }
 
 /** The text of one `## ` section, from its heading to the next one. */
-export function readmeSection(readme: string, headingStart: string): string {
+function readmeSection(readme: string, headingStart: string): string {
   const start = readme.indexOf(`\n## ${headingStart}`);
   if (start < 0) throw new Error(`README.md has no section "## ${headingStart}"`);
   const end = readme.indexOf('\n## ', start + 4);
   return readme.slice(start, end < 0 ? undefined : end);
 }
 
-export function fencesOf(section: string): Fence[] {
+function fencesOf(section: string): Fence[] {
   const fences: Fence[] = [];
   const pattern = /```(\w*)\n([\s\S]*?)```/g;
   let last = 0;

@@ -18,7 +18,8 @@ import {
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { createServer, Socket } from 'node:net';
+import { Socket } from 'node:net';
+import { freePort } from '../helpers/free-port.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -28,14 +29,6 @@ const ROOT = resolve(import.meta.dirname, '../..');
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 /** What a fresh clone has, so the folder looks like one; data and a local config are not linked. */
 const NOT_LINKED = new Set(['.git', 'data', 'gateway.config.yaml', 'tour.mjs']);
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise((done) => server.close(done));
-  return port;
-}
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((done) => {

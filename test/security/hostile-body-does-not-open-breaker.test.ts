@@ -4,7 +4,7 @@ import type { Redis } from 'ioredis';
 import { openRedis } from '../../src/store/open-redis.js';
 import { RedisEndpointHealth } from '../../src/routing/redis-endpoint-health.js';
 import { systemClock } from '../../src/shared/clock.js';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { startFakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
 
 /*

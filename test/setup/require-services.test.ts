@@ -1,19 +1,10 @@
 import { spawnSync } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort as closedPort } from '../helpers/free-port.js';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canConnect, missingServicesMessage, requiredServices } from './require-services.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 describe('the check that PostgreSQL and Redis are up before any test runs', () => {
   it('finds the services this machine runs, so the whole suite may go on', async () => {

@@ -2,7 +2,7 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import type { paths } from './schema';
 
 /** The gateway's error envelope (docs/errors.md). */
-export interface ErrorEnvelope {
+interface ErrorEnvelope {
   error: { message: string; type: string; code: string | null; param: string | null };
 }
 
@@ -19,7 +19,7 @@ export class ApiError extends Error {
   }
 }
 
-export function isErrorEnvelope(value: unknown): value is ErrorEnvelope {
+function isErrorEnvelope(value: unknown): value is ErrorEnvelope {
   return (
     typeof value === 'object' &&
     value !== null &&

@@ -3,7 +3,7 @@ import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-quer
 import { api, ApiError, onUnauthorized, unwrap } from '../api/client';
 import type { User } from '../api/answers';
 
-export const SESSION_QUERY = ['session'] as const;
+const SESSION_QUERY = ['session'] as const;
 
 interface Session {
   user: User | null;

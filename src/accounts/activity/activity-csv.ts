@@ -49,7 +49,7 @@ export function activityCsvLine(row: ActivityRow): string {
  * Quoted when it holds a comma, quote or line break. Text a client wrote that starts with
  * = + - @ is prefixed with ' so that a spreadsheet does not run it as a formula.
  */
-export function csvCell(value: Cell, userText = false): string {
+function csvCell(value: Cell, userText = false): string {
   if (value === null) return '';
   let text = String(value);
   if (userText && /^[=+\-@]/.test(text)) text = `'${text}`;

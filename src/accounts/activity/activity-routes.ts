@@ -121,7 +121,7 @@ function activityFilter(query: ActivityQuery): ActivityFilter {
 }
 
 /** A day (YYYY-MM-DD, UTC; an end day is included) or an ISO 8601 instant, as epoch ms. */
-export function parseBound(text: string, param: string, side: 'start' | 'end'): number {
+function parseBound(text: string, param: string, side: 'start' | 'end'): number {
   const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
   if (day) {
     const ms = Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3]));
@@ -134,7 +134,7 @@ export function parseBound(text: string, param: string, side: 'start' | 'end'): 
   throw new InvalidRequestError(`${param} must be a date (YYYY-MM-DD) or an ISO 8601 instant.`, param, 'invalid_date');
 }
 
-export function activityJson(row: ActivityRow) {
+function activityJson(row: ActivityRow) {
   return {
     id: row.id,
     request_id: row.requestId,

@@ -1,7 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { limitParameter } from '../paging-schemas.js';
 
-export const ACTIVITY_PAGE_MAX = 200;
+const ACTIVITY_PAGE_MAX = 200;
 export const ACTIVITY_PAGE_DEFAULT = 50;
 
 const Nullable = <T extends ReturnType<typeof Type.String | typeof Type.Integer | typeof Type.Number>>(schema: T) =>
@@ -32,7 +32,7 @@ export const ActivityQuerySchema = Type.Object(
 );
 export type ActivityQuery = Static<typeof ActivityQuerySchema>;
 
-export const AttemptSchema = Type.Object({
+const AttemptSchema = Type.Object({
   provider: Type.String(),
   model: Type.String(),
   upstream_model: Type.String(),
@@ -74,7 +74,7 @@ const activityFields = {
   attempt_count: Type.Integer({ description: 'upstream attempts (providers tried, retries)' }),
 };
 
-export const ActivityRowSchema = Type.Object(activityFields);
+const ActivityRowSchema = Type.Object(activityFields);
 
 export const ActivityPageSchema = Type.Object({
   data: Type.Array(ActivityRowSchema),

@@ -57,7 +57,7 @@ const errors = {
 };
 const tags = ['admin'];
 
-export function adminUserView(user: UserSummary) {
+function adminUserView(user: UserSummary) {
   return {
     id: user.id,
     email: user.email,

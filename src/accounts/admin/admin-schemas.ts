@@ -78,7 +78,7 @@ export const CreditsResultSchema = Type.Object({
   reference: Type.String({ description: 'The ledger entry’s reference' }),
 });
 
-export const AuditEntrySchema = Type.Object({
+const AuditEntrySchema = Type.Object({
   id: Type.Integer(),
   action: Type.String(),
   actor_user_id: Type.Union([Type.String(), Type.Null()], { description: 'Null: the command line' }),

@@ -31,7 +31,7 @@ export const TransactionsQuerySchema = Type.Object(
 );
 export type TransactionsQuery = Static<typeof TransactionsQuerySchema>;
 
-export const TransactionSchema = Type.Object({
+const TransactionSchema = Type.Object({
   id: Type.String({ description: 'entry-<ledger id>, or usage-<date>-<key id> for a usage line' }),
   type: Type.Union(
     LEDGER_KINDS.map((kind) => Type.Literal(kind)),

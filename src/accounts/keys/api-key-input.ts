@@ -65,7 +65,7 @@ export function parseExpiration(value: string, now: number): number {
  * `expiration`, or its alias `expires_at` (the record's old name): one value, or undefined when
  * neither is sent. Both with different values is a 400 rather than a silent pick.
  */
-export function requestedExpiration(body: {
+function requestedExpiration(body: {
   expiration?: string | null;
   expires_at?: string | null;
 }): string | null | undefined {

@@ -36,13 +36,8 @@ import {
   KeyIdParamsSchema,
   PutDefaultModelsBodySchema,
   RotateApiKeyBodySchema,
-  type RotateApiKeyBody,
   UpdateApiKeyBodySchema,
-  type CreateApiKeyBody,
-  type PutDefaultModelsBody,
-  type UpdateApiKeyBody,
 } from './api-key-schemas.js';
-import type { RoutingTemplate } from '../../routing/resolve-routing-templates.js';
 import { typed } from '../../shared/typebox-type-provider.js';
 
 export interface ApiKeyRouteDeps {

@@ -21,7 +21,7 @@ const ModelPattern = Type.String({
   description: 'a model id or a glob such as openai/*',
 });
 
-export const DefaultModelSchema = Type.Object(
+const DefaultModelSchema = Type.Object(
   {
     model_id: Type.String({ minLength: 1, maxLength: 200, description: 'A model id the gateway serves.' }),
     priority: Type.Integer({
@@ -207,7 +207,7 @@ export const CreatedApiKeySchema = Type.Composite(
 );
 
 /** The longest grace period a rotation may give the replaced secret: 7 days. */
-export const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
+const MAX_ROTATION_GRACE_SECONDS = 7 * 86_400;
 /** The grace period when the request names none: 24 hours. */
 export const DEFAULT_ROTATION_GRACE_SECONDS = 86_400;
 
@@ -224,7 +224,6 @@ export const RotateApiKeyBodySchema = Type.Object(
   },
   { additionalProperties: false },
 );
-export type RotateApiKeyBody = Static<typeof RotateApiKeyBodySchema>;
 
 export const ApiKeyListSchema = Type.Object({ data: Type.Array(Type.Ref('ApiKey')) });
 

@@ -14,7 +14,7 @@ function usd(micros: number | null): number | null {
   return micros === null ? null : Number(unitsToDecimal(micros, 6));
 }
 
-export function keyStatus(row: ApiKeysTable, now: number): ApiKeyView['status'] {
+function keyStatus(row: ApiKeysTable, now: number): ApiKeyView['status'] {
   if (row.disabled === 1) return 'disabled';
   if (row.expires_at !== null && row.expires_at <= now) return 'expired';
   return 'active';

@@ -50,7 +50,7 @@ export const DeleteAccountResultSchema = Type.Object({
   revoked_keys: Type.Integer({ description: 'API keys that stopped working' }),
 });
 
-export const SessionSchema = Type.Object({
+const SessionSchema = Type.Object({
   id: Type.String(),
   current: Type.Boolean({ description: 'The session this request was made with' }),
   created_at: Type.String(),

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { NotFoundError } from '../../shared/errors.js';
 import { sendCacheable } from '../../http/cacheable-response.js';
 import { describeTotals } from '../../statistics/rollup-queries.js';

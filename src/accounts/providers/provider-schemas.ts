@@ -23,7 +23,7 @@ export const StatsFiguresProperties = {
   ttft_ms: Percentiles,
   tokens_per_second: nullable(Type.Number()),
 };
-export const StatsFiguresSchema = Type.Object(StatsFiguresProperties);
+const StatsFiguresSchema = Type.Object(StatsFiguresProperties);
 export const PercentilesSchema = Percentiles;
 
 export const PricingSchema = nullable(

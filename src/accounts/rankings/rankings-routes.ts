@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { sendCacheable } from '../../http/cacheable-response.js';
 import { WINDOW_NAMES, canonicalWindow } from '../../statistics/stats-windows.js';
 import { CHART_METRICS, type ChartMetric, type RankingsService } from '../../rankings/rankings-service.js';

@@ -36,7 +36,7 @@ export interface EmbeddingsHandlerDeps {
 }
 
 /** A model embeds when its output modalities say so (config `output_modalities: [embeddings]`, catalog embedding models). */
-export function isEmbeddingModel(model: { outputModalities: string[] }): boolean {
+function isEmbeddingModel(model: { outputModalities: string[] }): boolean {
   return model.outputModalities.includes('embeddings');
 }
 

@@ -8,7 +8,7 @@ export interface AnswerPricer {
 }
 
 /** The cost fields added to an answer's usage, as OpenRouter sends them: USD numbers. */
-export interface UsageCost {
+interface UsageCost {
   /** The amount charged, in USD (the account currency). */
   cost: number;
   cost_details: {
@@ -36,7 +36,7 @@ function usd(nanos: number): number {
   return Number(unitsToDecimal(nanos, 9));
 }
 
-export function usageCost(priced: PricedOutcome): UsageCost {
+function usageCost(priced: PricedOutcome): UsageCost {
   return {
     cost: usd(priced.costNanos),
     cost_details: {

@@ -3,14 +3,14 @@ import { copyCost } from '../engine/answer-cost.js';
 import type { GeminiApiPart, GeminiApiResponse, GeminiApiUsage } from './gemini-api-types.js';
 
 /** Chat finish reasons → Gemini's. */
-export function geminiFinishReason(reason: string | null | undefined): string | undefined {
+function geminiFinishReason(reason: string | null | undefined): string | undefined {
   if (!reason) return undefined;
   if (reason === 'length') return 'MAX_TOKENS';
   if (reason === 'content_filter') return 'SAFETY';
   return 'STOP';
 }
 
-export function geminiUsage(usage: Usage | null | undefined): GeminiApiUsage | undefined {
+function geminiUsage(usage: Usage | null | undefined): GeminiApiUsage | undefined {
   if (!usage) return undefined;
   const thoughts = usage.completion_tokens_details?.reasoning_tokens ?? 0;
   const cached = usage.prompt_tokens_details?.cached_tokens ?? 0;

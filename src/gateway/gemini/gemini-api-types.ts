@@ -16,7 +16,7 @@ export interface GeminiApiContent {
   parts?: GeminiApiPart[];
 }
 
-export interface GeminiApiTool {
+interface GeminiApiTool {
   functionDeclarations?: Array<{
     name: string;
     description?: string;

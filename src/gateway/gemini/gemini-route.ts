@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest, onRequestHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyRequest, onRequestHookHandler } from 'fastify';
 import { Type } from '@sinclair/typebox';
 import { InvalidRequestError, NotFoundError, type GatewayError } from '../../shared/errors.js';
 import { isModelAllowed } from '../../routing/api-key-record.js';

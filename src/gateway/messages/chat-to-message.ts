@@ -35,7 +35,7 @@ export function messageUsage(usage: Usage | null | undefined): MessageUsage {
 }
 
 /** Tool arguments are a JSON string in chat and an object in Anthropic's format. */
-export function parseToolInput(argumentsText: string): unknown {
+function parseToolInput(argumentsText: string): unknown {
   if (argumentsText.trim() === '') return {};
   try {
     return JSON.parse(argumentsText);

@@ -59,4 +59,3 @@ export const MessagesCountSchema = Type.Object(
 );
 
 export type MessagesBody = Static<typeof MessagesRequestSchema>;
-export type MessagesCountBody = Static<typeof MessagesCountSchema>;

@@ -4,7 +4,7 @@
  * the namespace, and calls are given back split into `namespace` and `name` (Codex dispatches on
  * the pair; a call with a flat name is "unsupported").
  */
-export interface NamespacedName {
+interface NamespacedName {
   namespace: string;
   name: string;
 }

@@ -2,7 +2,7 @@ import type { Store } from '../../store/database.js';
 import type { ChatMessage } from '../../shared/openai-types.js';
 import type { ResponseObject } from './responses-types.js';
 
-export interface StoredResponsesTable {
+interface StoredResponsesTable {
   id: string;
   user_id: string;
   key_id: string | null;

@@ -4,7 +4,7 @@ import type { ResponsesRequest, ResponsesTool } from './responses-types.js';
 import { flatToolName, type NamespaceMap } from './namespace-tools.js';
 
 /** Built-in Responses tools the gateway maps onto a chat feature. */
-export const SEARCH_TOOLS = new Set([
+const SEARCH_TOOLS = new Set([
   'web_search',
   'web_search_preview',
   'web_search_2025_08_26',

@@ -62,7 +62,7 @@ export interface ResponsesRequest {
   [extra: string]: unknown;
 }
 
-export interface OutputTextPart {
+interface OutputTextPart {
   type: 'output_text';
   text: string;
   annotations: unknown[];

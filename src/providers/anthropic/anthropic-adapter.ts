@@ -7,7 +7,7 @@ import { convertToAnthropicRequest } from './convert-to-anthropic-request.js';
 import { parseAnthropicResponse } from './parse-anthropic-response.js';
 import { anthropicNative } from './anthropic-native.js';
 
-export const ANTHROPIC_VERSION = '2023-06-01';
+const ANTHROPIC_VERSION = '2023-06-01';
 
 /**
  * What buildRequest decided that the answer's translation needs (the JSON-answer tool's name).

@@ -1,4 +1,4 @@
-import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 
 /**
  * The parts of an Anthropic message (a whole `/v1/messages` answer) the gateway reads, as a schema:
@@ -45,5 +45,3 @@ export const AnthropicResponseSchema = Type.Object({
   stop_sequence: Type.Optional(Nullable(Type.String())),
   usage: Type.Optional(Nullable(AnthropicUsageSchema)),
 });
-
-export type AnthropicResponse = Static<typeof AnthropicResponseSchema>;

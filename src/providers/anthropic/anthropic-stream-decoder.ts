@@ -11,7 +11,26 @@ import { mapAnthropicUsage, mergeAnthropicUsage } from './map-anthropic-usage.js
 
 type BlockKind = 'text' | 'thinking' | 'tool' | 'json' | 'ignored';
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
-type Payload = Record<string, any>;
+/** The fields of a content block or a delta the decoder reads; the rest of the event is ignored. */
+interface BlockFields {
+  type?: string;
+  text?: string;
+  thinking?: string;
+  partial_json?: string;
+  id?: string;
+  name?: string;
+  stop_reason?: string | null;
+}
+/** An Anthropic stream event, as far as the decoder reads it (errors go to mapAnthropicStreamError). */
+interface Payload {
+  type?: string;
+  index?: unknown;
+  message?: { usage?: AnthropicUsage };
+  usage?: AnthropicUsage;
+  content_block?: BlockFields;
+  delta?: BlockFields;
+  error?: { type?: unknown; message?: unknown };
+}
 
 /**
  * Anthropic Messages SSE → OpenAI chunks. Each content block is tracked by its index: text and
@@ -92,7 +111,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     }
   }
 
-  private startBlock(index: number, block: Payload, out: StreamEvent[]): void {
+  private startBlock(index: number, block: BlockFields, out: StreamEvent[]): void {
     if (block.type === 'text') {
       this.blocks.set(index, { kind: 'text', toolIndex: -1, sentArguments: false });
       if (block.text) this.emit(out, { content: block.text });
@@ -120,7 +139,7 @@ export class AnthropicStreamDecoder implements StreamDecoder {
     }
   }
 
-  private applyDelta(index: number, delta: Payload, out: StreamEvent[]): void {
+  private applyDelta(index: number, delta: BlockFields, out: StreamEvent[]): void {
     const block = this.blocks.get(index);
     if (!block) {
       throw new UpstreamError(

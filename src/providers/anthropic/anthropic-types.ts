@@ -1,9 +1,5 @@
 import type { Static } from '@sinclair/typebox';
-import type {
-  AnthropicCitationSchema,
-  AnthropicResponseSchema,
-  AnthropicUsageSchema,
-} from './anthropic-response-schema.js';
+import type { AnthropicCitationSchema, AnthropicUsageSchema } from './anthropic-response-schema.js';
 
 /** The parts of the Anthropic Messages API wire format the gateway reads and writes. */
 export type AnthropicContentBlock =
@@ -22,7 +18,7 @@ export type AnthropicContentBlock =
   | { type: 'server_tool_use'; id: string; name: string; input: unknown }
   | { type: 'web_search_tool_result'; tool_use_id: string; content: unknown };
 
-export type AnthropicSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
+type AnthropicSource = { type: 'base64'; media_type: string; data: string } | { type: 'url'; url: string };
 
 export type AnthropicCitation = Static<typeof AnthropicCitationSchema>;
 
@@ -58,4 +54,3 @@ export interface AnthropicRequest {
 
 /** Declared once, as the schema the answers are checked against (anthropic-response-schema.ts). */
 export type AnthropicUsage = Static<typeof AnthropicUsageSchema>;
-export type AnthropicResponse = Static<typeof AnthropicResponseSchema>;

@@ -55,7 +55,7 @@ export function convertAnthropicMessages(messages: ChatMessage[]): ConvertedAnth
 }
 
 /** Anthropic tool ids allow only [A-Za-z0-9_-]; ids from other providers are made to fit, the same way on both sides. */
-export function anthropicToolId(id: string): string {
+function anthropicToolId(id: string): string {
   return id.replace(/[^A-Za-z0-9_-]/g, '_');
 }
 

@@ -1,7 +1,7 @@
 import type { ProviderConfig } from '../../config/gateway-config.js';
 
 /** The GA data-plane version; `options.api_version` (or OPENAI_API_VERSION) picks another. */
-export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
+const DEFAULT_AZURE_API_VERSION = '2024-10-21';
 
 /**
  * The chat-completions URL of an Azure OpenAI deployment. base_url is the resource endpoint
@@ -31,7 +31,7 @@ export function azureChatCompletionsUrl(provider: ProviderConfig, deployment: st
 }
 
 /** The api-version of Azure's Responses API when the resource is not on the v1 API (`options.responses_api_version`). */
-export const DEFAULT_AZURE_RESPONSES_API_VERSION = '2025-04-01-preview';
+const DEFAULT_AZURE_RESPONSES_API_VERSION = '2025-04-01-preview';
 
 /** The Responses URL of an Azure OpenAI resource; the deployment travels in the body's `model`. */
 export function azureResponsesUrl(provider: ProviderConfig): string {

@@ -8,7 +8,7 @@
  */
 import { crc32 } from 'node:zlib';
 
-export type EventStreamHeaderValue = boolean | number | bigint | string | Uint8Array | Date;
+type EventStreamHeaderValue = boolean | number | bigint | string | Uint8Array | Date;
 
 export interface EventStreamMessage {
   headers: Record<string, EventStreamHeaderValue>;

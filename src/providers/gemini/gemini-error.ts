@@ -17,7 +17,7 @@ const OPENAI_TYPE_BY_STATUS: Record<string, string> = {
 };
 
 /** The google.rpc.Status inside an error body, which may be wrapped in a one-element array. */
-export function googleRpcStatus(parsed: unknown): GoogleRpcStatus | undefined {
+function googleRpcStatus(parsed: unknown): GoogleRpcStatus | undefined {
   const value = Array.isArray(parsed) ? parsed[0] : parsed;
   const error = (value as { error?: unknown } | null)?.error;
   return error && typeof error === 'object' ? (error as GoogleRpcStatus) : undefined;

@@ -9,7 +9,7 @@ export interface GeminiPart {
   functionResponse?: { name: string; response: Record<string, unknown>; id?: string };
 }
 
-export interface GeminiFunctionCall {
+interface GeminiFunctionCall {
   id?: string;
   name?: string;
   args?: Record<string, unknown>;

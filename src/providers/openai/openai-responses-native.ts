@@ -14,7 +14,7 @@ interface ResponsesUsage {
 }
 
 /** Responses usage → OpenAI chat usage (input includes cached input; output includes reasoning, as in chat). */
-export function mapResponsesUsage(usage: ResponsesUsage): Usage {
+function mapResponsesUsage(usage: ResponsesUsage): Usage {
   const prompt = usage.input_tokens ?? 0;
   const completion = usage.output_tokens ?? 0;
   return {

@@ -1,9 +1,22 @@
 import { UpstreamError } from '../../shared/errors.js';
 
+/**
+ * The fields the embedding adapters read, over every provider's answer. Not checked here: each
+ * adapter tests the ones it uses (Array.isArray, typeof) and expectVectors checks the vectors.
+ */
+interface EmbeddingJson {
+  data?: Array<{ index?: number; embedding?: unknown }>;
+  embeddings?: Array<{ values?: unknown }> | { float?: unknown };
+  embedding?: unknown;
+  inputTextTokenCount?: unknown;
+  prompt_eval_count?: unknown;
+  usage?: { prompt_tokens?: unknown };
+}
+
 /** An upstream embeddings body as JSON, or a 502 naming the provider. */
-export function parseEmbeddingJson(body: Uint8Array, providerName: string): any {
+export function parseEmbeddingJson(body: Uint8Array, providerName: string): EmbeddingJson | null {
   try {
-    return JSON.parse(new TextDecoder().decode(body));
+    return JSON.parse(new TextDecoder().decode(body)) as EmbeddingJson | null;
   } catch {
     throw new UpstreamError(
       502,

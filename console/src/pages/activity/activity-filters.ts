@@ -9,7 +9,7 @@ export interface ActivityFilters {
   app?: string;
 }
 
-export const FILTER_NAMES = ['start_date', 'end_date', 'key_id', 'model', 'provider', 'status', 'app'] as const;
+const FILTER_NAMES = ['start_date', 'end_date', 'key_id', 'model', 'provider', 'status', 'app'] as const;
 
 /** The filters in a URL query (pure): blanks are absent, unknown parameters ignored. */
 export function filtersFromSearch(search: URLSearchParams): ActivityFilters {

@@ -1,9 +1,6 @@
 import type { paths } from '../../api/schema';
 
 export type CreateKeyBody = paths['/api-account/user/api-keys']['post']['requestBody']['content']['application/json'];
-export type UpdateKeyBody = NonNullable<
-  paths['/api-account/user/api-keys/{key_id}']['patch']['requestBody']
->['content']['application/json'];
 export type ApiKey =
   paths['/api-account/user/api-keys/{key_id}']['get']['responses']['200']['content']['application/json'];
 

@@ -7,7 +7,7 @@ export interface AuthFields {
 }
 
 /** Checks done before asking the server (it checks again): the same limits better-auth applies. */
-export function validateAuthFields(
+function validateAuthFields(
   fields: AuthFields,
   mode: 'sign-in' | 'sign-up',
 ): Partial<Record<keyof AuthFields, string>> {
