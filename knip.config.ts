@@ -19,8 +19,9 @@ const config: KnipConfig = {
       ],
       project: ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.{ts,mjs}', '*.{js,cjs,ts}'],
       // Found by path at run time (createRequire().resolve), which knip does not follow: the PDF
-      // fonts and Portkey's gateway the benchmark starts.
-      ignoreDependencies: ['dejavu-fonts-ttf', '@portkey-ai/gateway', 'openapi-typescript'],
+      // fonts, Portkey's gateway the benchmark starts and axe-core, whose script the console
+      // accessibility test injects into the page.
+      ignoreDependencies: ['dejavu-fonts-ttf', '@portkey-ai/gateway', 'openapi-typescript', 'axe-core'],
       // Programs of the system, not of npm: the tests start a private redis-server and install
       // Chromium's libraries with apt-get when missing.
       ignoreBinaries: ['redis-server', 'apt-get'],

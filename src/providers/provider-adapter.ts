@@ -146,6 +146,6 @@ export interface StreamTranscoder {
 }
 
 /** Implemented by adapters whose endpoints speak a client API natively (per provider or model: a preset may not). */
-export interface NativeCapable {
+interface NativeCapable {
   native?(api: NativeApi, provider: ProviderConfig, upstreamModel: string): NativeSupport | undefined;
 }

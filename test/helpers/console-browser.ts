@@ -1,11 +1,11 @@
 import { rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, type TestGateway } from './test-gateway.js';
 import type { Mailer } from '../../src/users/mailer.js';
 import { chromiumArgs, ensureChromium, freshUserDataDir } from './chromium.js';
 import { ensureConsoleBuild } from './console-build.js';
+import { freePort } from './free-port.js';
 
 /** A gateway serving the built console, a mock upstream and one Chromium tab, for console tests. */
 export interface ConsoleBrowser {
@@ -15,14 +15,6 @@ export interface ConsoleBrowser {
   context: BrowserContext;
   page: Page;
   close(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /**

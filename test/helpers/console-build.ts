@@ -3,7 +3,7 @@ import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const CONSOLE_DIST = fileURLToPath(new URL('../../console/dist/', import.meta.url));
 const CONSOLE_SOURCES = fileURLToPath(new URL('../../console/src/', import.meta.url));
 

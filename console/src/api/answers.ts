@@ -18,26 +18,15 @@ export type Answer<
 > = paths[Path][Method] extends { responses: infer Responses } ? SuccessBody<Responses> : never;
 
 export type User = Answer<'/api-account/user/me', 'get'>;
-export type Balance = Answer<'/api-account/user/balance', 'get'>;
 export type Usage = Answer<'/api-account/user/usage', 'get'>;
 export type UsageFailure = Usage['failures'][number];
 
 export type Billing = Answer<'/api-account/user/billing', 'get'>;
-export type OrderPage = Answer<'/api-account/user/billing/orders', 'get'>;
+type OrderPage = Answer<'/api-account/user/billing/orders', 'get'>;
 export type Order = OrderPage['data'][number];
-export type DocumentLink = Answer<'/api-account/user/billing/document', 'post'>;
-export type TransactionPage = Answer<'/api-account/user/transactions', 'get'>;
 
 export type CatalogModel = Answer<'/api-account/models/{*}', 'get'>;
-export type CatalogPage = Answer<'/api-account/models', 'get'>;
-export type CatalogFilters = Answer<'/api-account/models/filters', 'get'>;
+type CatalogFilters = Answer<'/api-account/models/filters', 'get'>;
 export type FilterValue = CatalogFilters['authors'][number];
 
-export type ProviderSummary = Answer<'/api-account/providers', 'get'>['data'][number];
-export type ProviderDetail = Answer<'/api-account/providers/{id}', 'get'>;
-export type ProviderStats = Answer<'/api-account/providers/{id}/stats', 'get'>;
-
-export type Leaderboard = Answer<'/api-account/rankings/models', 'get'>;
-export type RankingChart = Answer<'/api-account/rankings/charts', 'get'>;
-export type Benchmarks = Answer<'/api-account/rankings/benchmarks', 'get'>;
 export type Speed = Answer<'/api-account/rankings/speed', 'get'>;
