@@ -22,13 +22,15 @@ export function messageStopReason(
   }
 }
 
+/** Chat's prompt_tokens includes cached input; Anthropic's input_tokens is only the uncached rest. */
 export function messageUsage(usage: Usage | null | undefined): MessageUsage {
-  const result: MessageUsage = {
-    input_tokens: usage?.prompt_tokens ?? 0,
-    output_tokens: usage?.completion_tokens ?? 0,
-  };
   const cached = usage?.prompt_tokens_details?.cached_tokens;
   const written = usage?.prompt_tokens_details?.cache_write_tokens;
+  const uncached = (usage?.prompt_tokens ?? 0) - (cached ?? 0) - (written ?? 0);
+  const result: MessageUsage = {
+    input_tokens: Math.max(0, uncached),
+    output_tokens: usage?.completion_tokens ?? 0,
+  };
   if (typeof cached === 'number') result.cache_read_input_tokens = cached;
   if (typeof written === 'number') result.cache_creation_input_tokens = written;
   return copyCost(result, usage);
