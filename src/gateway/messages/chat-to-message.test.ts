@@ -66,7 +66,10 @@ describe('chatToMessage on recorded chat answers', () => {
 });
 
 describe('chatToMessage', () => {
-  const answer = (message: Partial<ChatCompletion['choices'][0]['message']>, finish: string | null): ChatCompletion => ({
+  const answer = (
+    message: Partial<ChatCompletion['choices'][0]['message']>,
+    finish: string | null,
+  ): ChatCompletion => ({
     id: 'c',
     object: 'chat.completion',
     created: 1,
@@ -81,7 +84,10 @@ describe('chatToMessage', () => {
     ['{"a":', { _raw: '{"a":' }],
   ])('tool arguments %j → input %j', (text, input) => {
     const message = chatToMessage(
-      answer({ tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: text } }] }, 'tool_calls'),
+      answer(
+        { tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: text } }] },
+        'tool_calls',
+      ),
       'msg_1',
     );
     expect(message.content).toEqual([{ type: 'tool_use', id: 'call_1', name: 'f', input }]);

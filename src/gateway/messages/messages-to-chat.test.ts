@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { messagesToChat } from './messages-to-chat.js';
 import type { MessagesRequest } from './messages-types.js';
+import { fixtureJson } from '../../../test/helpers/fixtures.js';
 
 const base: MessagesRequest = { model: 'm', max_tokens: 100, messages: [{ role: 'user', content: 'Hi' }] };
 
@@ -48,5 +49,60 @@ describe('messagesToChat', () => {
     expect(() =>
       messagesToChat({ ...base, tools: [{ type: 'bash_20250124', name: 'bash' }] }, { strict: true }),
     ).toThrow(/bash_20250124/);
+  });
+});
+
+describe('messagesToChat on the recorded Claude Code request', () => {
+  const claudeCode = fixtureJson<{ body: MessagesRequest }>('agents', 'claude-code-2.1.197.first-request.json').body;
+  const { chat, dropped, optionalSearchParam } = messagesToChat(claudeCode);
+
+  it('system blocks lead, then the turns; cache_control and context_management are named as dropped', () => {
+    expect(
+      chat.messages.map((message) => ({
+        role: message.role,
+        content: typeof message.content === 'string' ? `${message.content.length} chars` : message.content,
+      })),
+    ).toMatchInlineSnapshot(`
+      [
+        {
+          "content": "6123 chars",
+          "role": "system",
+        },
+        {
+          "content": "315 chars",
+          "role": "user",
+        },
+        {
+          "content": "6062 chars",
+          "role": "system",
+        },
+      ]
+    `);
+    expect(dropped).toMatchInlineSnapshot(`
+      [
+        "context_management",
+        "cache_control",
+      ]
+    `);
+    expect(optionalSearchParam).toBeUndefined();
+  });
+
+  it('custom tools become function tools with their schemas; adaptive thinking with effort high', () => {
+    expect(chat.tools?.map((tool) => tool.function.name)).toEqual(claudeCode.tools?.map((tool) => tool.name));
+    const bash = claudeCode.tools?.find((tool) => tool.name === 'Bash') as { input_schema: unknown };
+    expect(chat.tools?.find((tool) => tool.function.name === 'Bash')?.function.parameters).toEqual(bash.input_schema);
+    const { messages: _messages, tools: _tools, ...rest } = chat;
+    expect(rest).toMatchInlineSnapshot(`
+      {
+        "max_tokens": 64000,
+        "model": "claude-opus-4-8",
+        "reasoning_effort": "high",
+        "stream": true,
+        "stream_options": {
+          "include_usage": true,
+        },
+        "user": "{"device_id":"561e1b0f540090ed6c683e640059d30bc7139e51d9be4db268f49e6680d33f20","account_uuid":"","session_id":"9b376adb-9a2c-45b3-8aea-5d425100f24a"}",
+      }
+    `);
   });
 });

@@ -155,7 +155,13 @@ describe('responsesToChat', () => {
           { type: 'reasoning', id: 'rs_1', summary: [] },
           { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'Looking.' }] },
           { type: 'function_call', call_id: 'call_a', name: 'exec_command', arguments: '{"cmd":"ls"}' },
-          { type: 'function_call', call_id: 'call_b', namespace: 'multi_agent_v1', name: 'spawn_agent', arguments: '{}' },
+          {
+            type: 'function_call',
+            call_id: 'call_b',
+            namespace: 'multi_agent_v1',
+            name: 'spawn_agent',
+            arguments: '{}',
+          },
           { type: 'function_call_output', call_id: 'call_a', output: 'a.txt' },
           { type: 'function_call_output', call_id: 'call_b', output: [{ type: 'input_text', text: 'ok' }] },
         ] as ResponsesRequest['input'],
@@ -212,15 +218,21 @@ describe('responsesToChat', () => {
   });
 
   it('sampling, reasoning effort, output limit and a json_schema format', () => {
-    const { chat, dropped } = responsesToChat({
-      ...base,
-      max_output_tokens: 50,
-      temperature: 0.2,
-      top_p: 0.9,
-      reasoning: { effort: 'low', summary: 'auto' },
-      text: { format: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true }, verbosity: 'low' },
-      user: 'u1',
-    } as ResponsesRequest);
+    const { chat, dropped } = responsesToChat(
+      {
+        ...base,
+        max_output_tokens: 50,
+        temperature: 0.2,
+        top_p: 0.9,
+        reasoning: { effort: 'low', summary: 'auto' },
+        text: {
+          format: { type: 'json_schema', name: 'out', schema: { type: 'object' }, strict: true },
+          verbosity: 'low',
+        },
+        user: 'u1',
+      } as ResponsesRequest,
+      null,
+    );
     expect(chat).toMatchInlineSnapshot(`
       {
         "max_completion_tokens": 50,
@@ -251,19 +263,22 @@ describe('responsesToChat', () => {
   });
 
   it('user images and files become chat parts', () => {
-    const { chat } = responsesToChat({
-      ...base,
-      input: [
-        {
-          role: 'user',
-          content: [
-            { type: 'input_text', text: 'What is this?' },
-            { type: 'input_image', image_url: 'data:image/png;base64,AA==', detail: 'low' },
-            { type: 'input_file', file_data: 'data:application/pdf;base64,AA==', filename: 'a.pdf' },
-          ],
-        },
-      ],
-    } as ResponsesRequest);
+    const { chat } = responsesToChat(
+      {
+        ...base,
+        input: [
+          {
+            role: 'user',
+            content: [
+              { type: 'input_text', text: 'What is this?' },
+              { type: 'input_image', image_url: 'data:image/png;base64,AA==', detail: 'low' },
+              { type: 'input_file', file_data: 'data:application/pdf;base64,AA==', filename: 'a.pdf' },
+            ],
+          },
+        ],
+      } as ResponsesRequest,
+      null,
+    );
     expect(chat.messages[0]).toMatchInlineSnapshot(`
       {
         "content": [
@@ -304,7 +319,13 @@ describe('responsesToChat', () => {
   });
 
   it('unknown input items are dropped and named (refused under strict)', () => {
-    const request = { ...base, input: [{ type: 'computer_call_output', call_id: 'c' }, { role: 'user', content: 'Hi' }] };
+    const request = {
+      ...base,
+      input: [
+        { type: 'computer_call_output', call_id: 'c' },
+        { role: 'user', content: 'Hi' },
+      ],
+    };
     expect(responsesToChat(request as ResponsesRequest, null).dropped).toEqual(['input:computer_call_output']);
     expect(() => responsesToChat(request as ResponsesRequest, null, { strict: true })).toThrow(
       /'computer_call_output' items are not supported/,
