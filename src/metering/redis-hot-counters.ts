@@ -16,19 +16,15 @@ import type { SettlementRecord } from './settlement-record.js';
 import {
   ACK_SETTLEMENTS,
   ADMIT,
-  BALANCE,
   BEGIN_WRITE,
   END_LEDGER_WRITE,
   END_WRITES,
-  GENERATION,
   HOT_SCRIPTS,
-  LOAD_KEY,
-  LOAD_USER,
-  PEEK,
   SETTLE,
   SHRINK_LEASE,
   type AdmitReply,
 } from './redis-hot-scripts.js';
+import { BALANCE, GENERATION, LOAD_KEY, LOAD_USER, PEEK } from './redis-load-scripts.js';
 import { HotKeyLayout } from './redis-hot-keys.js';
 
 /** A store write announced to Redis: its id ends it, once, on the accounts (of one shard) it marked. */
