@@ -1486,6 +1486,7 @@ export interface paths {
         query?: never;
         header?: never;
         path: {
+          /** @description the provider id */
           id: string;
         };
         cookie?: never;
@@ -1578,6 +1579,7 @@ export interface paths {
         };
         header?: never;
         path: {
+          /** @description the provider id */
           id: string;
         };
         cookie?: never;
