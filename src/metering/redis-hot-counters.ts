@@ -198,24 +198,14 @@ export class RedisHotCounters implements HotCounters {
    */
   async markAgain(shard: number, lost: SettlementRecord[]): Promise<StoreWrite> {
     const now = Date.now();
-    for (const write of this.active) {
-      if (write.shard !== shard || write.keys.length === 0) continue;
-      await BEGIN_WRITE.run(this.redis, {
-        keys: {},
-        keyList: write.keys,
-        args: { now, leaseMs: this.writeLeaseMs, writeId: write.id },
-      });
-    }
+    for (const write of this.active) if (write.shard === shard && write.keys.length > 0) await this.mark(write, now);
     return this.begin(shard, this.accountsOf(shard, lost));
   }
 
   /** Ends a write begun by markAgain (its records are in the store, or its lease will end it). */
   async endMarks(write: StoreWrite): Promise<void> {
-    this.active.delete(write);
-    if (write.keys.length === 0) return;
-    await this.end(write, () =>
-      END_WRITES.run(this.redis, { keys: {}, keyList: write.keys, args: { writeId: write.id } }),
-    );
+    if (write.keys.length > 0) await this.end(write, () => this.unmark(write));
+    else this.active.delete(write);
   }
 
   /** Releases the hold and moves nothing else (the record went to the store another way). */
@@ -377,10 +367,23 @@ export class RedisHotCounters implements HotCounters {
    */
   async endUnanswered(): Promise<void> {
     for (const write of [...this.unended]) {
-      if (write.keys.length > 0)
-        await END_WRITES.run(this.redis, { keys: {}, keyList: write.keys, args: { writeId: write.id } });
+      if (write.keys.length > 0) await this.unmark(write);
       this.unended.delete(write);
     }
+  }
+
+  /** Marks the write's accounts (by its id) until its lease runs out: their loads wait meanwhile. */
+  private async mark(write: StoreWrite, now: number): Promise<void> {
+    await BEGIN_WRITE.run(this.redis, {
+      keys: {},
+      keyList: write.keys,
+      args: { now, leaseMs: this.writeLeaseMs, writeId: write.id },
+    });
+  }
+
+  /** Takes the write's marks off (an end already run, or a begin that never ran, changes nothing). */
+  private async unmark(write: StoreWrite): Promise<void> {
+    await END_WRITES.run(this.redis, { keys: {}, keyList: write.keys, args: { writeId: write.id } });
   }
 
   private async begin(shard: number, keys: string[]): Promise<StoreWrite> {
@@ -390,11 +393,7 @@ export class RedisHotCounters implements HotCounters {
     if (keys.length === 0) return write;
     await this.endUnanswered().catch(() => undefined);
     try {
-      await BEGIN_WRITE.run(this.redis, {
-        keys: {},
-        keyList: keys,
-        args: { now, leaseMs: this.writeLeaseMs, writeId: write.id },
-      });
+      await this.mark(write, now);
     } catch (error) {
       // Redis may still run it (a paused Redis reads it when it wakes up): end it once it answers.
       this.unended.add(write);
