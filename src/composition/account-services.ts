@@ -6,6 +6,7 @@ import { createPurchaseLedger } from '../credits/purchase-ledger.js';
 import { registerBilling } from '../billing/register-billing.js';
 import type { PaymentProviderChoice } from '../billing/billing-config.js';
 import { startBalanceAlerts } from '../credits/balance-alerts.js';
+import { startKeySpendAlerts } from '../credits/key-spend-alerts.js';
 import { requireUser } from '../http/account-auth.js';
 import { registerPasswordResetPage } from '../http/password-reset-page.js';
 import { accountRoutes } from '../accounts/account-routes.js';
@@ -80,6 +81,14 @@ export async function startAccountServices(
       () =>
         startBalanceAlerts({ store, clock, ids, mailer: deps.mailer, ...hooks }, intervalMs ?? 30_000, (error) =>
           logger.error({ err: error }, 'balance alert check failed'),
+        ),
+      (alerts) => alerts.close(),
+    );
+    await stack.start(
+      'key spend alerts',
+      () =>
+        startKeySpendAlerts({ store, clock, ids, mailer: deps.mailer, ...hooks }, intervalMs ?? 30_000, (error) =>
+          logger.error({ err: error }, 'key spend alert check failed'),
         ),
       (alerts) => alerts.close(),
     );

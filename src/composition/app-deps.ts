@@ -18,7 +18,8 @@ import type { RankingsService } from '../rankings/rankings-service.js';
 import type { Metering, MeteringOptions } from '../metering/metering.js';
 import type { StripeSettings } from '../billing/stripe-payment-provider.js';
 import type { Auth } from '../users/create-auth.js';
-import type { AlertMailer, BalanceAlertDeps } from '../credits/balance-alerts.js';
+import type { BalanceAlertDeps } from '../credits/balance-alerts.js';
+import type { AlertMailer } from '../credits/alert-delivery.js';
 import type { Observability, ObservabilityOptions } from '../observability/observability.js';
 import type { ReadinessCheck } from '../observability/health-routes.js';
 import type { AuthSettings } from '../users/auth-settings.js';
@@ -61,9 +62,9 @@ export interface AppDeps {
   readinessChecks?: ReadinessCheck[];
   /** The built web console to serve at / (default: console/dist of this checkout). */
   consoleDir?: string;
-  /** Sends balance alert mails (the runtime's mailer); without one, mail alerts are logged as skipped. */
+  /** Sends alert mails (the runtime's mailer); without one, mail alerts are logged as skipped. */
   mailer?: AlertMailer;
-  /** Balance alerts: how often balances are checked (default 30 s), and test hooks for webhooks. */
+  /** Balance and key spend alerts: how often they are checked (default 30 s), and test hooks for webhooks. */
   balanceAlerts?: Partial<Pick<BalanceAlertDeps, 'fetch' | 'sleep' | 'webhookBaseDelayMs'>> & {
     intervalMs?: number;
     allowHttpWebhooks?: boolean;

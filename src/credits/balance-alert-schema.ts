@@ -17,8 +17,10 @@ interface AlertDeliveriesTable {
   user_id: string;
   /** email or webhook */
   channel: string;
-  /** balance_below */
+  /** balance_below, key_spend_daily, key_spend_weekly, key_spend_monthly */
   event: string;
+  /** The key a key spend alert was about (migration 0730); null for the balance alert. */
+  key_id: string | null;
   /** pending, delivered, failed, skipped */
   status: string;
   attempts: number;

@@ -1,11 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
-import type { Store } from '../store/database.js';
-import type { Clock } from '../shared/clock.js';
-import type { IdGenerator } from '../shared/ids.js';
 import { nanosToUsd } from '../metering/money.js';
-import { deliverWebhook } from './alert-webhook.js';
+import { deliverAlert, newWebhookSecret, runEvery, type AlertDeliveryDeps } from './alert-delivery.js';
 import './balance-alert-schema.js';
 import './credits-schema.js';
 
@@ -17,23 +13,6 @@ export interface BalanceAlert {
   webhookUrl: string | null;
   hasWebhookSecret: boolean;
   armed: boolean;
-}
-
-export interface AlertDelivery {
-  id: string;
-  channel: string;
-  event: string;
-  status: string;
-  attempts: number;
-  responseStatus: number | null;
-  error: string | null;
-  createdAt: number;
-  updatedAt: number;
-}
-
-/** The mail sender the alerts use (the gateway's mailer fits it). */
-export interface AlertMailer {
-  send(mail: { to: string; subject: string; text: string }): Promise<void>;
 }
 
 export async function getBalanceAlert(db: Db, userId: string): Promise<BalanceAlert | null> {
@@ -65,7 +44,7 @@ export async function setBalanceAlert(
     .where('user_id', '=', userId)
     .executeTakeFirst();
   const needsSecret = input.webhookUrl !== null && (!existing?.webhook_secret || input.rotateSecret === true);
-  const newSecret = needsSecret ? `whsec_${randomBytes(24).toString('base64url')}` : null;
+  const newSecret = needsSecret ? newWebhookSecret() : null;
   const secret = input.webhookUrl === null ? null : (newSecret ?? existing?.webhook_secret ?? null);
   const values = {
     threshold_nanos: input.thresholdNanos,
@@ -88,38 +67,7 @@ export async function deleteBalanceAlert(db: Db, userId: string): Promise<boolea
   return Number(result.numDeletedRows) > 0;
 }
 
-export async function listAlertDeliveries(db: Db, userId: string, limit: number): Promise<AlertDelivery[]> {
-  const rows = await db
-    .selectFrom('alert_deliveries')
-    .selectAll()
-    .where('user_id', '=', userId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .execute();
-  return rows.map((row) => ({
-    id: row.id,
-    channel: row.channel,
-    event: row.event,
-    status: row.status,
-    attempts: Number(row.attempts),
-    responseStatus: row.response_status === null ? null : Number(row.response_status),
-    error: row.error,
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-  }));
-}
-
-export interface BalanceAlertDeps {
-  store: Store;
-  clock: Clock;
-  ids: IdGenerator;
-  /** Without a mailer, email deliveries are logged as skipped. */
-  mailer?: AlertMailer;
-  fetch?: typeof fetch;
-  sleep?: (ms: number) => Promise<void>;
-  webhookBaseDelayMs?: number;
-}
+export type BalanceAlertDeps = AlertDeliveryDeps;
 
 const BALANCE = sql<number>`coalesce((select b.balance_nanos from credit_balances b where b.user_id = balance_alerts.user_id), 0)`;
 
@@ -163,112 +111,41 @@ export async function checkBalanceAlerts(deps: BalanceAlertDeps): Promise<number
       .executeTakeFirst();
     if (Number(claim.numUpdatedRows) !== 1) continue;
     fired++;
-    await deliver(deps, {
+    const balance = nanosToUsd(Number(alert.balance_nanos));
+    const threshold = nanosToUsd(Number(alert.threshold_nanos));
+    await deliverAlert(deps, {
       userId: alert.user_id,
-      address: alert.address,
-      email: Number(alert.email) === 1,
-      webhookUrl: alert.webhook_url,
-      webhookSecret: alert.webhook_secret,
-      balanceNanos: Number(alert.balance_nanos),
-      thresholdNanos: Number(alert.threshold_nanos),
+      event: 'balance_below',
+      mail:
+        Number(alert.email) === 1
+          ? {
+              to: alert.address,
+              subject: `Your balance is under ${threshold} USD`,
+              text: `Your credit balance is ${balance} USD, under the alert threshold of ${threshold} USD you set.\n\nAdd credits before requests are refused. This alert fires again only after the balance is back at or above the threshold.`,
+            }
+          : null,
+      webhook:
+        alert.webhook_url && alert.webhook_secret
+          ? {
+              url: alert.webhook_url,
+              secret: alert.webhook_secret,
+              body: JSON.stringify({
+                type: 'balance.below_threshold',
+                created_at: new Date(deps.clock.now()).toISOString(),
+                data: {
+                  user_id: alert.user_id,
+                  currency: 'USD',
+                  balance,
+                  balance_nanos: Number(alert.balance_nanos),
+                  threshold,
+                  threshold_nanos: Number(alert.threshold_nanos),
+                },
+              }),
+            }
+          : null,
     });
   }
   return fired;
-}
-
-interface Crossing {
-  userId: string;
-  address: string;
-  email: boolean;
-  webhookUrl: string | null;
-  webhookSecret: string | null;
-  balanceNanos: number;
-  thresholdNanos: number;
-}
-
-async function deliver(deps: BalanceAlertDeps, crossing: Crossing): Promise<void> {
-  const db = deps.store.db;
-  const record = async (
-    channel: string,
-    work: () => Promise<Omit<AlertDelivery, 'id' | 'channel' | 'event' | 'createdAt' | 'updatedAt'>>,
-  ) => {
-    const id = deps.ids.next('alrt');
-    const created = deps.clock.now();
-    await db
-      .insertInto('alert_deliveries')
-      .values({
-        id,
-        user_id: crossing.userId,
-        channel,
-        event: 'balance_below',
-        status: 'pending',
-        attempts: 0,
-        response_status: null,
-        error: null,
-        created_at: created,
-        updated_at: created,
-      })
-      .execute();
-    const outcome = await work();
-    await db
-      .updateTable('alert_deliveries')
-      .set({
-        status: outcome.status,
-        attempts: outcome.attempts,
-        response_status: outcome.responseStatus,
-        error: outcome.error,
-        updated_at: deps.clock.now(),
-      })
-      .where('id', '=', id)
-      .execute();
-  };
-  const balance = nanosToUsd(crossing.balanceNanos);
-  const threshold = nanosToUsd(crossing.thresholdNanos);
-  if (crossing.email)
-    await record('email', async () => {
-      if (!deps.mailer) return { status: 'skipped', attempts: 0, responseStatus: null, error: 'no mailer configured' };
-      try {
-        await deps.mailer.send({
-          to: crossing.address,
-          subject: `Your balance is under ${threshold} USD`,
-          text: `Your credit balance is ${balance} USD, under the alert threshold of ${threshold} USD you set.\n\nAdd credits before requests are refused. This alert fires again only after the balance is back at or above the threshold.`,
-        });
-        return { status: 'delivered', attempts: 1, responseStatus: null, error: null };
-      } catch (error) {
-        return { status: 'failed', attempts: 1, responseStatus: null, error: (error as Error).message.slice(0, 200) };
-      }
-    });
-  if (crossing.webhookUrl && crossing.webhookSecret) {
-    const body = JSON.stringify({
-      type: 'balance.below_threshold',
-      created_at: new Date(deps.clock.now()).toISOString(),
-      data: {
-        user_id: crossing.userId,
-        currency: 'USD',
-        balance,
-        balance_nanos: crossing.balanceNanos,
-        threshold,
-        threshold_nanos: crossing.thresholdNanos,
-      },
-    });
-    await record('webhook', async () => {
-      const result = await deliverWebhook({
-        url: crossing.webhookUrl!,
-        secret: crossing.webhookSecret!,
-        body,
-        fetch: deps.fetch ?? fetch,
-        now: () => deps.clock.now(),
-        sleep: deps.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-        baseDelayMs: deps.webhookBaseDelayMs,
-      });
-      return {
-        status: result.delivered ? 'delivered' : 'failed',
-        attempts: result.attempts,
-        responseStatus: result.responseStatus,
-        error: result.error,
-      };
-    });
-  }
 }
 
 /** Runs checkBalanceAlerts every `intervalMs` (one pass at a time) until closed. */
@@ -277,18 +154,5 @@ export function startBalanceAlerts(
   intervalMs: number,
   onError: (error: unknown) => void,
 ): { close(): Promise<void> } {
-  let running: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
-    if (running) return;
-    running = checkBalanceAlerts(deps)
-      .catch(onError)
-      .finally(() => (running = null));
-  }, intervalMs);
-  timer.unref();
-  return {
-    async close() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  return runEvery(() => checkBalanceAlerts(deps), intervalMs, onError);
 }

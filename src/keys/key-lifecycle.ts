@@ -2,6 +2,7 @@ import type { Store } from '../store/database.js';
 import type { ApiKeysTable } from '../store/schema.js';
 import { generateApiKey, hashApiKey, maskParts } from './api-key-format.js';
 import { keyHashesOf, recordKeyChange, revokeApiKey, rotateApiKeySecret } from './api-key-repository.js';
+import { deleteKeySpendAlertsOfKey } from '../credits/key-spend-alerts.js';
 
 /**
  * Revoking and rotating a key found by id, for the command line (the account API does the same
@@ -23,6 +24,7 @@ export async function findLiveKeyById(store: Store, keyId: string): Promise<ApiK
 export async function revokeKey(store: Store, key: ApiKeysTable, now: number): Promise<boolean> {
   return store.db.transaction().execute(async (transaction) => {
     if (!(await revokeApiKey(transaction, key.user_id, key.id, now))) return false;
+    await deleteKeySpendAlertsOfKey(transaction, key.id);
     for (const hash of keyHashesOf(key)) await recordKeyChange(transaction, hash, now);
     return true;
   });

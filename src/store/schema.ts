@@ -35,6 +35,8 @@ export interface ApiKeysTable {
   /** After a rotation: the hash of the secret it replaced, which works until previous_key_expires_at (migration 0620). */
   previous_key_hash?: string | null;
   previous_key_expires_at?: number | null;
+  /** 1: every answer made with the key includes usage.cost (migration 0730). */
+  include_cost?: number;
 }
 
 /** Change feed for API keys: other instances poll it to drop cached keys within a second. */

@@ -64,6 +64,7 @@ describe('a start-up that fails half-way stops what had started', () => {
       'sign-in limiter',
       'password resets',
       'balance alerts',
+      'key spend alerts',
       'http server',
     ]);
     expect(stopped).toEqual([...started].reverse());

@@ -7,10 +7,12 @@ import { nanosToUsdNumber, usdToNanos } from '../../metering/money.js';
 import {
   deleteBalanceAlert,
   getBalanceAlert,
-  listAlertDeliveries,
   setBalanceAlert,
   type BalanceAlert,
 } from '../../credits/balance-alerts.js';
+import { listAlertDeliveries } from '../../credits/alert-delivery.js';
+import { checkWebhookUrl } from './webhook-url.js';
+import { registerKeySpendAlertRoutes } from './key-spend-alert-routes.js';
 import { limitParameter } from '../paging-schemas.js';
 
 const AlertSchema = Type.Object({
@@ -41,7 +43,8 @@ const SetAlertSchema = Type.Object(
 const DeliverySchema = Type.Object({
   id: Type.String(),
   channel: Type.String({ description: 'email or webhook' }),
-  event: Type.String({ description: 'balance_below' }),
+  event: Type.String({ description: 'balance_below, key_spend_daily, key_spend_weekly or key_spend_monthly' }),
+  key_id: Type.Union([Type.String(), Type.Null()], { description: 'the key a key spend alert was about' }),
   status: Type.String({ description: 'pending, delivered, failed or skipped' }),
   attempts: Type.Integer(),
   response_status: Type.Union([Type.Integer(), Type.Null()]),
@@ -65,22 +68,10 @@ function alertJson(alert: BalanceAlert | null, secret?: string | null) {
   };
 }
 
-/** https only; plain http only where the operator allows it (a local test receiver). */
-function checkWebhookUrl(text: string, allowHttp: boolean): string {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    throw new InvalidRequestError('webhook_url is not a URL.', 'webhook_url');
-  }
-  if (url.protocol !== 'https:' && !(allowHttp && url.protocol === 'http:'))
-    throw new InvalidRequestError('webhook_url must be an https URL.', 'webhook_url');
-  if (url.username || url.password)
-    throw new InvalidRequestError('webhook_url must not carry credentials.', 'webhook_url');
-  return url.toString();
-}
-
-/** /api-account/user/alerts/balance (GET, PUT, DELETE) and /user/alerts/deliveries (issue 27, item 5). */
+/**
+ * /api-account/user/alerts/balance (GET, PUT, DELETE), /user/alerts/deliveries and each key's
+ * /user/api-keys/{key_id}/alerts/spend (issue 27, item 5).
+ */
 export function registerAlertRoutes(
   app: FastifyInstance,
   deps: { store: Store; clock: Clock; allowHttpWebhooks?: boolean },
@@ -152,6 +143,7 @@ export function registerAlertRoutes(
         id: row.id,
         channel: row.channel,
         event: row.event,
+        key_id: row.keyId,
         status: row.status,
         attempts: row.attempts,
         response_status: row.responseStatus,
@@ -161,4 +153,5 @@ export function registerAlertRoutes(
       })),
     }),
   );
+  registerKeySpendAlertRoutes(app, deps);
 }

@@ -27,6 +27,7 @@ import {
 } from './api-key-input.js';
 import { toApiKeyView } from './api-key-view.js';
 import { keySpendViews } from '../../keys/key-spend-view.js';
+import { deleteKeySpendAlertsOfKey } from '../../credits/key-spend-alerts.js';
 import {
   ApiKeyListSchema,
   CreateApiKeyBodySchema,
@@ -199,6 +200,7 @@ export function registerApiKeyRoutes(app: FastifyInstance, deps: ApiKeyRouteDeps
       const hashes = await store.db.transaction().execute(async (transaction) => {
         const row = await findApiKeyForUser(transaction, userId, keyId);
         if (!row || !(await revokeApiKey(transaction, userId, keyId, clock.now()))) throw notFound(keyId);
+        await deleteKeySpendAlertsOfKey(transaction, keyId);
         // The previous secret of a rotation dies with the key.
         for (const hash of keyHashesOf(row)) await recordKeyChange(transaction, hash, clock.now());
         return keyHashesOf(row);
