@@ -202,9 +202,7 @@ export async function checkKeySpendAlerts(deps: KeySpendAlertDeps): Promise<numb
         .set({ [firedColumn(period)]: starts[period], updated_at: now })
         .where('key_id', '=', alert.key_id)
         .where(thresholdColumn(period), '=', threshold)
-        .where((eb) =>
-          eb.or([eb(firedColumn(period), 'is', null), eb(firedColumn(period), '<', starts[period])]),
-        )
+        .where((eb) => eb.or([eb(firedColumn(period), 'is', null), eb(firedColumn(period), '<', starts[period])]))
         .executeTakeFirst();
       if (Number(claim.numUpdatedRows) !== 1) continue;
       fired++;

@@ -143,10 +143,7 @@ export function registerKeySpendAlertRoutes(
         try {
           thresholdsNanos[period] = usd === undefined || usd === null ? null : usdToNanos(usd);
         } catch {
-          throw new InvalidRequestError(
-            `thresholds.${period} has more than 9 decimal places.`,
-            `thresholds.${period}`,
-          );
+          throw new InvalidRequestError(`thresholds.${period} has more than 9 decimal places.`, `thresholds.${period}`);
         }
       }
       if (SPEND_PERIODS.every((period) => thresholdsNanos[period] === null))
