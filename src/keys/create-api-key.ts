@@ -18,6 +18,8 @@ export interface NewApiKey {
   expiresAt?: number | null;
   templateId?: string | null;
   defaultModels?: DefaultModel[] | null;
+  /** Every answer made with the key includes usage.cost. */
+  includeCost?: boolean;
 }
 
 /** Stores a new key (its hash only) and returns the row and the full key, which is never kept. */
@@ -51,6 +53,7 @@ export async function createApiKey(
     updated_at: now,
     last_used_at: null,
     revoked_at: null,
+    include_cost: input.includeCost ? 1 : 0,
   };
   await store.db.transaction().execute(async (transaction) => {
     await insertApiKey(transaction, row);

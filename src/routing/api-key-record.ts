@@ -30,6 +30,8 @@ export interface ApiKeyRecord {
   revoked: boolean;
   /** Set when the presented secret is the key's previous one after a rotation: it works until then (epoch ms). */
   secretExpiresAt?: number | null;
+  /** Every answer made with the key includes usage.cost (the key's include_cost setting). */
+  includeCost?: boolean;
 }
 
 /** `openai/*` matches every model id starting with `openai/`; `*` alone matches all. */

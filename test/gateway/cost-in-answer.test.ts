@@ -4,6 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
+import { AccountClient, requestJson } from '../helpers/account-client.js';
 
 /**
  * Cost in the answer (issue 27 item 2): `usage.cost` when the client asks (`usage: {include: true}`),
@@ -280,5 +281,98 @@ describe('server.include_cost: true', () => {
     expect(nanos((data.usage as any).cost)).toBe(
       (await chargeOf(gateway, response.headers.get('x-request-id'))).charged,
     );
+  });
+});
+
+describe('a key with include_cost: true', () => {
+  let upstream: MockUpstream;
+  let gateway: TestGateway;
+  let account: AccountClient;
+  let keyId: string;
+  let key: string;
+
+  beforeAll(async () => {
+    upstream = await startMockUpstream({ scenario: () => ({ chunkCount: 4 }) });
+    gateway = await startTestGateway({ configText: configText(upstream.url) });
+    await applyLedgerEntry(gateway.testStore.store, {
+      userId: gateway.userId,
+      kind: 'grant',
+      amount: 1_000_000_000,
+      reference: 'test-grant-key-include-cost',
+    });
+    const signIn = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
+      email: gateway.email,
+      password: 'plum-orbit-42-lantern',
+    });
+    account = new AccountClient(gateway.url, signIn.body.token, gateway.email);
+    const created = await account.request('POST', '/api-account/user/api-keys', { name: 'costed', include_cost: true });
+    expect(created.status).toBe(201);
+    expect(created.body.include_cost).toBe(true);
+    keyId = created.body.key_id;
+    key = created.body.key;
+  });
+  afterAll(async () => {
+    await gateway?.close();
+    await upstream?.close();
+  });
+
+  it('chat: a whole answer and the last streamed chunk carry usage.cost without being asked', async () => {
+    const openai = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0, timeout: 20_000 });
+    const { data, response } = await openai.chat.completions
+      .create({ model: 'test/chat', messages: [{ role: 'user', content: 'hello there' }] })
+      .withResponse();
+    expectCostShape(data.usage);
+    expect(nanos((data.usage as any).cost)).toBe(
+      (await chargeOf(gateway, response.headers.get('x-request-id'))).charged,
+    );
+    const { data: stream, response: streamed } = await openai.chat.completions
+      .create({ model: 'test/chat', messages: [{ role: 'user', content: 'hello there' }], stream: true })
+      .withResponse();
+    let last: OpenAI.Chat.Completions.ChatCompletionChunk | undefined;
+    for await (const chunk of stream) last = chunk;
+    expectCostShape(last!.usage);
+    expect(nanos((last!.usage as any).cost)).toBe(
+      (await chargeOf(gateway, streamed.headers.get('x-request-id'))).charged,
+    );
+    // The test user's other key (include_cost off) answers as before.
+    const plain = new OpenAI({ apiKey: gateway.apiKey, baseURL: gateway.baseURL, maxRetries: 0, timeout: 20_000 });
+    const before = await plain.chat.completions.create({
+      model: 'test/chat',
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
+    expect(before.usage).not.toHaveProperty('cost');
+  });
+
+  it('Messages: a whole answer and the final message_delta carry usage.cost', async () => {
+    const anthropic = new Anthropic({ apiKey: key, baseURL: gateway.url, maxRetries: 0, timeout: 20_000 });
+    const { data, response } = await anthropic.messages
+      .create({ model: 'test/chat', max_tokens: 100, messages: [{ role: 'user', content: 'hello there' }] })
+      .withResponse();
+    expectCostShape(data.usage);
+    expect(nanos((data.usage as any).cost)).toBe(
+      (await chargeOf(gateway, response.headers.get('x-request-id'))).charged,
+    );
+    const { data: stream, response: streamed } = await anthropic.messages
+      .create({ model: 'test/chat', max_tokens: 100, stream: true, messages: [{ role: 'user', content: 'hi' }] })
+      .withResponse();
+    let delta: any;
+    for await (const event of stream as any) if (event.type === 'message_delta') delta = event;
+    expectCostShape(delta.usage);
+    expect(nanos(delta.usage.cost)).toBe((await chargeOf(gateway, streamed.headers.get('x-request-id'))).charged);
+  });
+
+  it('turning it off (PATCH) reaches the key cache: answers are as before', async () => {
+    const patched = await account.request('PATCH', `/api-account/user/api-keys/${keyId}`, { include_cost: false });
+    expect(patched.status).toBe(200);
+    expect(patched.body.include_cost).toBe(false);
+    const openai = new OpenAI({ apiKey: key, baseURL: gateway.baseURL, maxRetries: 0, timeout: 20_000 });
+    const answer = await openai.chat.completions.create({
+      model: 'test/chat',
+      messages: [{ role: 'user', content: 'hello there' }],
+    });
+    expect(answer.usage).not.toHaveProperty('cost');
+    const bad = await account.request('PATCH', `/api-account/user/api-keys/${keyId}`, { include_cost: 'yes' });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.type).toBe('invalid_request_error');
   });
 });

@@ -78,6 +78,9 @@ const fields = {
     'the id of a routing template (GET /api-account/routing-templates), or null',
   ),
   default_models: DefaultModelsSchema,
+  include_cost: Type.Boolean({
+    description: 'true: every answer made with the key includes usage.cost, as if it asked (usage: {include: true}).',
+  }),
 };
 
 /** `expires_at`: the name the record used before it followed the spec; accepted as an alias of `expiration`. */
@@ -117,6 +120,7 @@ export const CreateApiKeyBodySchema = Type.Object(
     expires_at: expiresAtAlias,
     template_id: Type.Optional(fields.template_id),
     default_models: Type.Optional(fields.default_models),
+    include_cost: Type.Optional(fields.include_cost),
   },
   { additionalProperties: false },
 );
@@ -138,6 +142,7 @@ export const UpdateApiKeyBodySchema = Type.Object(
     disabled: Type.Optional(
       Type.Boolean({ description: 'true stops the key (403 key_disabled) until set back to false.' }),
     ),
+    include_cost: Type.Optional(fields.include_cost),
     expires_at: expiresAtAlias,
     ...readOnlyFields,
   },
@@ -179,6 +184,7 @@ export const ApiKeySchema = Type.Object(
     tpm_limit: NullableInteger,
     monthly_quota: Type.Union([Type.Number(), Type.Null()], { description: 'USD per calendar month (UTC).' }),
     credit_limit: Type.Union([Type.Number(), Type.Null()], { description: "USD over the key's life." }),
+    include_cost: fields.include_cost,
     spend_this_month: Type.Number({ description: 'USD spent in the current calendar month (UTC).' }),
     spend_total: Type.Number({ description: "USD spent over the key's life." }),
     created_at: Type.String({ format: 'date-time' }),

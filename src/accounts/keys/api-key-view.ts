@@ -37,6 +37,7 @@ export function toApiKeyView(row: ApiKeysTable, spend: KeySpendView, now: number
     tpm_limit: row.tpm_limit,
     monthly_quota: usd(row.monthly_quota_micros),
     credit_limit: usd(row.credit_limit_micros),
+    include_cost: Number(row.include_cost ?? 0) === 1,
     spend_this_month: spend.thisMonthUsd,
     spend_total: spend.totalUsd,
     created_at: new Date(row.created_at).toISOString(),

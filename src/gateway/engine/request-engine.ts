@@ -145,7 +145,8 @@ export async function runRequest<T extends OpenedAnswer>(
     if (deps.admission) await deps.admission.admit({ request: routed, key, candidates, outcome, reply });
     deadline = new RequestDeadline(controller, requestTimeoutMs(deps.routing.settings, candidates), deps.clock);
     const pricer = deps.pricer;
-    const costIncluded = pricer !== undefined && costAsked(request.body, deps.includeCost === true);
+    const costIncluded =
+      pricer !== undefined && costAsked(request.body, deps.includeCost === true || key?.includeCost === true);
     const answerUsage = (usage: Usage | null) =>
       costIncluded ? usageWithCost(usage, pricer!.priceAnswer(outcome, routed)) : usage;
     const run: EngineRun = {
