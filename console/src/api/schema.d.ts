@@ -3427,8 +3427,10 @@ export interface paths {
                 id: string;
                 /** @description email or webhook */
                 channel: string;
-                /** @description balance_below */
+                /** @description balance_below, key_spend_daily, key_spend_weekly or key_spend_monthly */
                 event: string;
+                /** @description the key a key spend alert was about */
+                key_id: string | null;
                 /** @description pending, delivered, failed or skipped */
                 status: string;
                 attempts: number;
@@ -3463,6 +3465,263 @@ export interface paths {
     put?: never;
     post?: never;
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/api-account/user/api-keys/{key_id}/alerts/spend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A key's spend alert: thresholds per day, week and month, and this period's spend */
+    get: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          key_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              key_id: string;
+              configured: boolean;
+              /** @enum {string} */
+              currency: 'USD';
+              /** @description USD per UTC period (day, ISO week from Monday, calendar month); null: none */
+              thresholds: {
+                daily: number | null;
+                weekly: number | null;
+                monthly: number | null;
+              };
+              /** @description the thresholds in nano-USD */
+              thresholds_nanos: {
+                daily: number | null;
+                weekly: number | null;
+                monthly: number | null;
+              };
+              /** @description the key's spend in the current period, USD */
+              spend: {
+                daily: number | null;
+                weekly: number | null;
+                monthly: number | null;
+              };
+              /** @description where each current period started (UTC) */
+              period_start: {
+                daily: string | null;
+                weekly: string | null;
+                monthly: string | null;
+              };
+              /** @description true once the threshold fired in the current period (it re-arms when the next starts) */
+              fired: {
+                daily: boolean | null;
+                weekly: boolean | null;
+                monthly: boolean | null;
+              };
+              /** @description mail the account's address */
+              email: boolean;
+              webhook_url: string | null;
+              /** @description the HMAC key of the webhook signature: shown only when it is made */
+              webhook_secret?: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    /** Set a key's spend alert: an email, and optionally a signed webhook, once per period the key's spend reaches a threshold */
+    put: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          key_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': {
+            /** @description USD per period; at least one; absent or null: none */
+            thresholds: {
+              daily?: number | null;
+              weekly?: number | null;
+              monthly?: number | null;
+            };
+            /** @default true */
+            email?: boolean;
+            webhook_url?: string | null;
+            /** @description make a new webhook secret (the old one stops working) */
+            rotate_secret?: boolean;
+          };
+        };
+      };
+      responses: {
+        /** @description Default Response */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': {
+              key_id: string;
+              configured: boolean;
+              /** @enum {string} */
+              currency: 'USD';
+              /** @description USD per UTC period (day, ISO week from Monday, calendar month); null: none */
+              thresholds: {
+                daily: number | null;
+                weekly: number | null;
+                monthly: number | null;
+              };
+              /** @description the thresholds in nano-USD */
+              thresholds_nanos: {
+                daily: number | null;
+                weekly: number | null;
+                monthly: number | null;
+              };
+              /** @description the key's spend in the current period, USD */
+              spend: {
+                daily: number | null;
+                weekly: number | null;
+                monthly: number | null;
+              };
+              /** @description where each current period started (UTC) */
+              period_start: {
+                daily: string | null;
+                weekly: string | null;
+                monthly: string | null;
+              };
+              /** @description true once the threshold fired in the current period (it re-arms when the next starts) */
+              fired: {
+                daily: boolean | null;
+                weekly: boolean | null;
+                monthly: boolean | null;
+              };
+              /** @description mail the account's address */
+              email: boolean;
+              webhook_url: string | null;
+              /** @description the HMAC key of the webhook signature: shown only when it is made */
+              webhook_secret?: string;
+            };
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
+    post?: never;
+    /** Remove a key's spend alert */
+    delete: {
+      parameters: {
+        query?: never;
+        header?: never;
+        path: {
+          key_id: string;
+        };
+        cookie?: never;
+      };
+      requestBody?: never;
+      responses: {
+        /** @description Default Response */
+        204: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        400: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        401: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+        /** @description Every error, on every path (CONTRACT §3). */
+        404: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content: {
+            'application/json': components['schemas']['def-0'];
+          };
+        };
+      };
+    };
     options?: never;
     head?: never;
     patch?: never;
@@ -3571,6 +3830,8 @@ export interface paths {
               /** @description Order of use, 1 first; unique within the list. */
               priority: number;
             }[];
+            /** @description true: every answer made with the key includes usage.cost, as if it asked (usage: {include: true}). */
+            include_cost?: boolean;
           };
         };
       };
@@ -3605,6 +3866,8 @@ export interface paths {
               monthly_quota: number | null;
               /** @description USD over the key's life. */
               credit_limit: number | null;
+              /** @description true: every answer made with the key includes usage.cost, as if it asked (usage: {include: true}). */
+              include_cost: boolean;
               /** @description USD spent in the current calendar month (UTC). */
               spend_this_month: number;
               /** @description USD spent over the key's life. */
@@ -3824,6 +4087,8 @@ export interface paths {
             }[];
             /** @description true stops the key (403 key_disabled) until set back to false. */
             disabled?: boolean;
+            /** @description true: every answer made with the key includes usage.cost, as if it asked (usage: {include: true}). */
+            include_cost?: boolean;
             /** @description an alias of expiration (give one of the two, or both equal) */
             expires_at?: string | null;
             /** @description read-only: must name the key in the path */
@@ -4041,6 +4306,8 @@ export interface paths {
               monthly_quota: number | null;
               /** @description USD over the key's life. */
               credit_limit: number | null;
+              /** @description true: every answer made with the key includes usage.cost, as if it asked (usage: {include: true}). */
+              include_cost: boolean;
               /** @description USD spent in the current calendar month (UTC). */
               spend_this_month: number;
               /** @description USD spent over the key's life. */
@@ -6899,6 +7166,8 @@ export interface components {
       monthly_quota: number | null;
       /** @description USD over the key's life. */
       credit_limit: number | null;
+      /** @description true: every answer made with the key includes usage.cost, as if it asked (usage: {include: true}). */
+      include_cost: boolean;
       /** @description USD spent in the current calendar month (UTC). */
       spend_this_month: number;
       /** @description USD spent over the key's life. */
