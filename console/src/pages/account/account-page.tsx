@@ -4,8 +4,9 @@ import { formatDateTime } from '../../format/format';
 import { EmailForm, NameForm, PasswordForm } from './profile-forms';
 import { SessionsSection } from './sessions-section';
 import { DeleteAccount } from './delete-account';
+import { AlertsSection } from './alerts-section';
 
-/** The account itself: name, email and password changes, where it is signed in, and deleting it. */
+/** The account itself: name, email and password changes, alerts, where it is signed in, and deleting it. */
 export default function AccountPage() {
   const { user } = useSession();
   if (!user) return null;
@@ -20,6 +21,7 @@ export default function AccountPage() {
         <EmailForm user={user} />
         <PasswordForm />
       </div>
+      <AlertsSection />
       <SessionsSection />
       <DeleteAccount />
     </>

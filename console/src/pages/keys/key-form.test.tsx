@@ -40,6 +40,7 @@ describe('KeyForm', () => {
     await user.type(screen.getByLabelText('Monthly quota (USD)'), '50');
     await user.type(screen.getByLabelText('Credit limit (USD)'), '200.5');
     await user.type(screen.getByLabelText('Expires on'), '2027-01-31');
+    await user.click(screen.getByLabelText('Always include the cost (usage.cost) in answers'));
     await user.click(screen.getByRole('button', { name: 'Create key' }));
     expect(onSubmit).toHaveBeenCalledWith({
       name: 'production',
@@ -52,6 +53,7 @@ describe('KeyForm', () => {
       credit_limit: 200.5,
       expiration: '2027-01-31T23:59:59Z',
       template_id: null,
+      include_cost: true,
       default_models: [
         { model_id: 'openai/gpt-4o-mini', priority: 1 },
         { model_id: 'mock/chat', priority: 2 },
@@ -123,6 +125,7 @@ describe('key form values', () => {
       tpm_limit: null,
       monthly_quota: 5,
       credit_limit: null,
+      include_cost: true,
       spend_this_month: 0,
       spend_total: 0,
       created_at: '2026-11-01T00:00:00Z',
@@ -138,6 +141,7 @@ describe('key form values', () => {
       monthlyQuota: '5',
       expiresOn: '2027-01-31',
       defaultModels: ['a', 'b'],
+      includeCost: true,
     });
   });
 });

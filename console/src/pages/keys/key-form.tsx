@@ -234,6 +234,14 @@ export function KeyForm({
             {problems.expiresOn ?? 'The key stops working at the end of that day (UTC). Empty: never.'}
           </p>
         </div>
+        <label className="inline-check">
+          <input
+            type="checkbox"
+            checked={values.includeCost}
+            onChange={(event) => set('includeCost', event.target.checked)}
+          />
+          Always include the cost (usage.cost) in answers
+        </label>
       </fieldset>
       {failure && (
         <p className="form-failure" role="alert">

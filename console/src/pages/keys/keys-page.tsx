@@ -10,6 +10,7 @@ import { StatusBadge } from '../../components/status-badge';
 import { formatCount, formatDateTime, formatMoney } from '../../format/format';
 import { KeyForm } from './key-form';
 import { RotateKeyDialog } from './rotate-key-dialog';
+import { KeyAlertsDialog } from './key-alerts-dialog';
 import { EMPTY_KEY_FORM, keyToForm, type ApiKey, type CreateKeyBody } from './key-form-values';
 
 const KEYS = ['api-keys'];
@@ -43,6 +44,7 @@ export default function KeysPage() {
   const [created, setCreated] = useState<{ name: string; key: string } | null>(null);
   const [revoking, setRevoking] = useState<ApiKey | null>(null);
   const [rotating, setRotating] = useState<ApiKey | null>(null);
+  const [alerting, setAlerting] = useState<ApiKey | null>(null);
 
   const refresh = () => queryClient.invalidateQueries({ queryKey: KEYS });
   const create = async (body: CreateKeyBody) => {
@@ -144,6 +146,14 @@ export default function KeysPage() {
                           <button
                             type="button"
                             className="button small"
+                            aria-label={`Spend alerts of ${key.name}`}
+                            onClick={() => setAlerting(key)}
+                          >
+                            Alerts
+                          </button>
+                          <button
+                            type="button"
+                            className="button small"
                             aria-label={`Rotate ${key.name}`}
                             onClick={() => setRotating(key)}
                           >
@@ -220,6 +230,8 @@ export default function KeysPage() {
           </Dialog.Content>
         </Dialog.Portal>
       </Dialog.Root>
+
+      <KeyAlertsDialog apiKey={alerting} onClose={() => setAlerting(null)} />
 
       <RotateKeyDialog
         apiKey={rotating}
