@@ -149,7 +149,10 @@ export async function keyPeriodSpend(
   return result;
 }
 
-export type KeySpendAlertDeps = AlertDeliveryDeps;
+export type KeySpendAlertDeps = AlertDeliveryDeps & {
+  /** Alerts read per query (tests make it small to cross pages). */
+  pageSize?: number;
+};
 
 const PERIOD_WORDS: Record<SpendPeriod, string> = { daily: 'today', weekly: 'this week', monthly: 'this month' };
 
@@ -160,10 +163,24 @@ const PERIOD_WORDS: Record<SpendPeriod, string> = { daily: 'today', weekly: 'thi
  * period) and delivered. A new period re-arms every threshold. Returns how many fired.
  */
 export async function checkKeySpendAlerts(deps: KeySpendAlertDeps): Promise<number> {
-  const db = deps.store.db;
   const now = deps.clock.now();
+  let fired = 0;
+  // In pages by key id: most armed thresholds are not reached, so a single capped read would check
+  // the same first keys at every pass and never the rest.
+  for (let after = ''; ;) {
+    const page = await armedPage(deps, now, after);
+    fired += await firePage(deps, page, now);
+    if (page.length < (deps.pageSize ?? PAGE)) return fired;
+    after = page[page.length - 1]!.key_id;
+  }
+}
+
+const PAGE = 500;
+
+/** Live keys' alerts with a threshold not yet fired in its current period, after a key id. */
+async function armedPage(deps: KeySpendAlertDeps, now: number, after: string) {
   const starts = periodStarts(now);
-  const candidates = await db
+  return deps.store.db
     .selectFrom('key_spend_alerts')
     .innerJoin('api_keys', 'api_keys.id', 'key_spend_alerts.key_id')
     .innerJoin('user', 'user.id', 'key_spend_alerts.user_id')
@@ -183,8 +200,19 @@ export async function checkKeySpendAlerts(deps: KeySpendAlertDeps): Promise<numb
         ),
       ),
     )
-    .limit(500)
+    .where('key_spend_alerts.key_id', '>', after)
+    .orderBy('key_spend_alerts.key_id')
+    .limit(deps.pageSize ?? PAGE)
     .execute();
+}
+
+async function firePage(
+  deps: KeySpendAlertDeps,
+  candidates: Awaited<ReturnType<typeof armedPage>>,
+  now: number,
+): Promise<number> {
+  const db = deps.store.db;
+  const starts = periodStarts(now);
   const spend = await keyPeriodSpend(
     db,
     candidates.map((row) => row.key_id),

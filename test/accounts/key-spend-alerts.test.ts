@@ -222,6 +222,28 @@ describe.each(STORE_KINDS)('key spend alerts (%s)', (storeKind) => {
     expect(hooks.length).toBe(before + 1);
   });
 
+  it('reads the alerts in pages: every key is checked, not only the first page', async () => {
+    const ids: string[] = [];
+    for (const name of ['paged one', 'paged two', 'paged three']) {
+      const id = (await owner.request('POST', '/api-account/user/api-keys', { name })).body.key_id as string;
+      expect((await owner.request('PUT', alertPath(id), { thresholds: { daily: 1 }, email: false })).status).toBe(200);
+      await spend(1 * USD, time, id);
+      ids.push(id);
+    }
+    const deliveries = (await owner.request('GET', '/api-account/user/alerts/deliveries')).body.data.length;
+    const paged = await checkKeySpendAlerts({
+      store: gateway.testStore.store,
+      clock,
+      ids: randomIdGenerator,
+      sleep: async () => {},
+      pageSize: 1,
+    });
+    expect(paged).toBe(3);
+    // email off and no webhook: nothing to deliver, nothing logged.
+    expect((await owner.request('GET', '/api-account/user/alerts/deliveries')).body.data.length).toBe(deliveries);
+    for (const id of ids) expect((await owner.request('GET', alertPath(id))).body.fired.daily).toBe(true);
+  });
+
   it('isolation: another account cannot read, set or remove alerts on the key (404)', async () => {
     for (const method of ['GET', 'PUT', 'DELETE'] as const) {
       const response = await other.request(
