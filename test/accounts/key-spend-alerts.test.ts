@@ -6,6 +6,7 @@ import { STORE_KINDS } from '../helpers/test-store.js';
 import { checkKeySpendAlerts, periodStarts } from '../../src/credits/key-spend-alerts.js';
 import { SIGNATURE_HEADER, verifyWebhook } from '../../src/credits/alert-webhook.js';
 import { randomIdGenerator } from '../../src/shared/ids.js';
+import { findLiveKeyById, revokeKey } from '../../src/keys/key-lifecycle.js';
 import type { UsageEventsTable } from '../../src/metering/metering-schema.js';
 
 /** Issue 27, item 5: spend thresholds per key and UTC period; each fires once per period it is reached in. */
@@ -284,6 +285,13 @@ describe.each(STORE_KINDS)('key spend alerts (%s)', (storeKind) => {
     expect((await owner.request('PUT', alertPath(spare), { thresholds: { weekly: 1 } })).status).toBe(200);
     expect((await owner.request('DELETE', `/api-account/user/api-keys/${spare}`)).status).toBe(200);
     expect(await db.selectFrom('key_spend_alerts').select('key_id').where('key_id', '=', spare).execute()).toEqual([]);
+    // The command line's revocation too.
+    const cliKey = (await owner.request('POST', '/api-account/user/api-keys', { name: 'cli' })).body.key_id;
+    expect((await owner.request('PUT', alertPath(cliKey), { thresholds: { daily: 1 } })).status).toBe(200);
+    expect(
+      await revokeKey(gateway.testStore.store, (await findLiveKeyById(gateway.testStore.store, cliKey))!, time),
+    ).toBe(true);
+    expect(await db.selectFrom('key_spend_alerts').select('key_id').where('key_id', '=', cliKey).execute()).toEqual([]);
 
     const leaving = await AccountClient.signUp(gateway.url);
     const leavingKey = (await leaving.request('POST', '/api-account/user/api-keys', { name: 'k' })).body.key_id;
