@@ -18,6 +18,8 @@ export interface NewApiKey {
   expiresAt?: number | null;
   templateId?: string | null;
   defaultModels?: DefaultModel[] | null;
+  /** Keep the key's request and answer bodies (content logging); off by default. */
+  logContent?: boolean;
 }
 
 /** Stores a new key (its hash only) and returns the row and the full key, which is never kept. */
@@ -51,6 +53,7 @@ export async function createApiKey(
     updated_at: now,
     last_used_at: null,
     revoked_at: null,
+    log_content: input.logContent ? 1 : 0,
   };
   await store.db.transaction().execute(async (transaction) => {
     await insertApiKey(transaction, row);

@@ -28,5 +28,6 @@ export function toApiKeyRecord(row: ApiKeysTable, presentedHash: string = row.ke
     defaultModels: [...defaultModels].sort((a, b) => a.priority - b.priority),
     revoked: row.revoked_at !== null,
     secretExpiresAt: previous ? (row.previous_key_expires_at ?? 0) : null,
+    logContent: row.log_content === 1,
   };
 }

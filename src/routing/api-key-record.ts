@@ -30,6 +30,8 @@ export interface ApiKeyRecord {
   revoked: boolean;
   /** Set when the presented secret is the key's previous one after a rotation: it works until then (epoch ms). */
   secretExpiresAt?: number | null;
+  /** The key keeps its request and answer bodies (content logging, opt-in). */
+  logContent?: boolean;
 }
 
 /** `openai/*` matches every model id starting with `openai/`; `*` alone matches all. */

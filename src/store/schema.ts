@@ -35,6 +35,8 @@ export interface ApiKeysTable {
   /** After a rotation: the hash of the secret it replaced, which works until previous_key_expires_at (migration 0620). */
   previous_key_hash?: string | null;
   previous_key_expires_at?: number | null;
+  /** 1: the key's request and answer bodies are kept (request_contents, migration 0720); off by default. */
+  log_content?: number;
 }
 
 /** Change feed for API keys: other instances poll it to drop cached keys within a second. */

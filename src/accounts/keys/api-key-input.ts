@@ -237,6 +237,7 @@ export function toNewApiKey(userId: string, body: CreateApiKeyBody, context: Key
     monthlyQuotaMicros: body.monthly_quota == null ? null : usdToMicros(body.monthly_quota, 'monthly_quota'),
     creditLimitMicros: body.credit_limit == null ? null : usdToMicros(body.credit_limit, 'credit_limit'),
     expiresAt: expiration == null ? null : parseExpiration(expiration, context.now),
+    logContent: body.log_content === true,
   };
 }
 
@@ -269,6 +270,7 @@ export function toApiKeyChanges(row: ApiKeysTable, body: UpdateApiKeyBody, conte
   if (expiration !== undefined && !(expiration !== null && Date.parse(expiration) === row.expires_at))
     changes.expires_at = expiration === null ? null : parseExpiration(expiration, context.now);
   if (body.disabled !== undefined) changes.disabled = body.disabled ? 1 : 0;
+  if (body.log_content !== undefined) changes.log_content = body.log_content ? 1 : 0;
   return changes;
 }
 
