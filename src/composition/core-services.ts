@@ -129,7 +129,13 @@ export async function startCoreServices(deps: AppDeps, stack: ServiceStack): Pro
   const contentLog = await stack.start(
     'request content log',
     () => {
-      const started = new RequestContentLog(store, clock, ids, logger, readRequestContentSettings(config.sections.activity));
+      const started = new RequestContentLog(
+        store,
+        clock,
+        ids,
+        logger,
+        readRequestContentSettings(config.sections.activity),
+      );
       started.start();
       return started;
     },

@@ -133,7 +133,10 @@ export class RequestContentLog implements ContentSink {
   }
 
   private async write(content: CapturedContent): Promise<void> {
-    const [request, response] = await Promise.all([gzipAsync(content.request.bytes), gzipAsync(content.response.bytes)]);
+    const [request, response] = await Promise.all([
+      gzipAsync(content.request.bytes),
+      gzipAsync(content.response.bytes),
+    ]);
     await insertRequestContent(this.store.db, {
       id: this.ids.next('rc_'),
       user_id: content.userId,

@@ -103,7 +103,7 @@ export const ActivityDetailSchema = Type.Object({
   currency: Type.Literal('USD'),
   attempts: Type.Array(AttemptSchema),
   content: Type.Union([KeptContentSchema, Type.Null()], {
-    description: "null: the key did not keep content, or it was erased (retention)",
+    description: 'null: the key did not keep content, or it was erased (retention)',
   }),
 });
 

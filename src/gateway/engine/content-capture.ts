@@ -79,6 +79,15 @@ export function captureContent(
   const raw = reply.raw;
   const write = raw.write;
   const end = raw.end;
+  const writeHead = raw.writeHead;
+  let headType: string | null = null;
+  // Fastify and a hijacked stream both hand their headers to writeHead, where getHeader cannot see them.
+  raw.writeHead = function (this: typeof raw, ...args: unknown[]) {
+    const headers = args.find((arg) => typeof arg === 'object' && arg !== null && !Array.isArray(arg));
+    const type = headers ? (headers as Record<string, unknown>)['content-type'] : undefined;
+    if (typeof type === 'string') headType = type;
+    return (writeHead as (...rest: unknown[]) => typeof raw).apply(this, args);
+  } as typeof raw.writeHead;
   raw.write = function (this: typeof raw, ...args: unknown[]) {
     answer.push(args[0], args[1]);
     return (write as (...rest: unknown[]) => boolean).apply(this, args);
@@ -88,7 +97,7 @@ export function captureContent(
     return (end as (...rest: unknown[]) => typeof raw).apply(this, args);
   } as typeof raw.end;
   raw.once('close', () => {
-    const type = raw.getHeader('content-type');
+    const type = raw.getHeader('content-type') ?? headType;
     const userId = outcome.userId;
     const keyId = outcome.keyId;
     if (userId === null || keyId === null) return;
