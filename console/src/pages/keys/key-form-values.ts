@@ -20,6 +20,8 @@ export interface KeyFormValues {
   templateId: string;
   /** In priority order, first used first. */
   defaultModels: string[];
+  /** Keep request and answer bodies (shown on each request in Activity). */
+  logContent: boolean;
 }
 
 export const EMPTY_KEY_FORM: KeyFormValues = {
@@ -34,6 +36,7 @@ export const EMPTY_KEY_FORM: KeyFormValues = {
   expiresOn: '',
   templateId: '',
   defaultModels: [],
+  logContent: false,
 };
 
 export type KeyFormProblems = Partial<Record<keyof KeyFormValues, string>>;
@@ -98,6 +101,7 @@ export function formToKeyBody(
     credit_limit: credit as number | null,
     expiration,
     template_id: values.templateId || null,
+    log_content: values.logContent,
   };
   // A template brings its own default models; a list given alongside would override it.
   if (!values.templateId) body.default_models = defaults.map((model_id, index) => ({ model_id, priority: index + 1 }));
@@ -119,5 +123,6 @@ export function keyToForm(key: ApiKey): KeyFormValues {
     expiresOn: key.expiration ? key.expiration.slice(0, 10) : '',
     templateId: key.template_id ?? '',
     defaultModels: [...key.default_models].sort((a, b) => a.priority - b.priority).map((entry) => entry.model_id),
+    logContent: key.log_content,
   };
 }

@@ -130,6 +130,7 @@ describe('key form values', () => {
       last_used_at: null,
       expiration: '2027-01-31T23:59:59.000Z',
       previous_key_expiration: null,
+      log_content: true,
     } satisfies ApiKey;
     expect(keyToForm(key)).toMatchObject({
       allowedModels: 'a/*',
@@ -138,6 +139,7 @@ describe('key form values', () => {
       monthlyQuota: '5',
       expiresOn: '2027-01-31',
       defaultModels: ['a', 'b'],
+      logContent: true,
     });
   });
 });
