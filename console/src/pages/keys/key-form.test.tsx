@@ -40,6 +40,7 @@ describe('KeyForm', () => {
     await user.type(screen.getByLabelText('Monthly quota (USD)'), '50');
     await user.type(screen.getByLabelText('Credit limit (USD)'), '200.5');
     await user.type(screen.getByLabelText('Expires on'), '2027-01-31');
+    await user.click(screen.getByLabelText('Keep request and answer bodies'));
     await user.click(screen.getByRole('button', { name: 'Create key' }));
     expect(onSubmit).toHaveBeenCalledWith({
       name: 'production',
@@ -56,6 +57,7 @@ describe('KeyForm', () => {
         { model_id: 'openai/gpt-4o-mini', priority: 1 },
         { model_id: 'mock/chat', priority: 2 },
       ],
+      log_content: true,
     });
   });
 
