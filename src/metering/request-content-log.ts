@@ -40,7 +40,7 @@ export function readRequestContentSettings(section: Record<string, unknown> | un
 }
 
 /** One kept body as the activity page shows it: text (UTF-8), its original size, whether it was cut. */
-export interface KeptBody {
+interface KeptBody {
   text: string;
   bytes: number;
   truncated: boolean;

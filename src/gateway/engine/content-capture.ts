@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { CompletionOutcome } from '../../routing/completion-outcome.js';
 
 /** One body as kept: its first `maxBytes` bytes, how long it was, and whether it was cut. */
-export interface CappedBody {
+interface CappedBody {
   bytes: Buffer;
   totalBytes: number;
   truncated: boolean;
