@@ -143,6 +143,19 @@ describe.each(STORE_KINDS)('activity content (%s)', (storeKind) => {
     expect(JSON.parse(detail.content!.request.text)).toMatchObject({ stream: true });
   });
 
+  it('keeps the bodies of every surface as its client saw them (Messages here)', async () => {
+    const body = { model: 'test/chat', max_tokens: 50, messages: [{ role: 'user', content: 'hello messages' }] };
+    const response = await requestJson(gateway.url, 'POST', '/v1/messages', body, {
+      'x-api-key': loggedKey,
+      'anthropic-version': '2023-06-01',
+    });
+    expect(response.status).toBe(200);
+    const detail = await detailWithContent(owner, `/api-account/user/activity/${response.headers.get('x-request-id')}`);
+    expect(JSON.parse(detail.content!.request.text)).toEqual(body);
+    expect(JSON.parse(detail.content!.response.text)).toEqual(response.body);
+    expect(response.body.type).toBe('message');
+  });
+
   it('cuts a body at activity.content_max_bytes and records its whole size', async () => {
     const long = { ...hello, messages: [{ role: 'user', content: 'plum '.repeat(1000) }] };
     const response = await chat(loggedKey, long);
@@ -235,6 +248,15 @@ describe.each(STORE_KINDS)('activity content (%s)', (storeKind) => {
     const left = (await contentRows(ownerId)).map((row) => row.request_id);
     expect(left).not.toContain('old-request');
     expect(left).toContain(requestId);
+  });
+
+  it('never writes a body to the logs or the metrics', async () => {
+    const metrics = await fetch(`${gateway.url}/metrics`);
+    expect(metrics.status).toBe(200);
+    const text = await metrics.text();
+    expect(gateway.logs.length).toBeGreaterThan(0);
+    for (const marker of ['hello plum', 'other secret', 'hello messages', 'plum plum'])
+      for (const place of [gateway.logs.join(''), text]) expect(place).not.toContain(marker);
   });
 
   it('erases an account’s content with the account', async () => {
