@@ -93,6 +93,7 @@ export async function buildApp(deps: AppDeps): Promise<GatewayApp> {
       directory,
       catalogFeatures,
       metering,
+      contentLog: core.contentLog,
       observability,
       accounts: { settings: auth, invitations: accounts.invitations, paymentProvider: payments },
       reloadConfig: reloader(core, live, logger, secretsOf, deps.routing?.overrides?.templates),

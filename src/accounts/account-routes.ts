@@ -23,7 +23,7 @@ import { registerRankingsRoutes } from './rankings/rankings-routes.js';
 import { registerRoutingTemplatesRoute } from './keys/routing-templates-routes.js';
 import { registerApiKeyRoutes } from './keys/api-key-routes.js';
 import { registerUsageRoutes } from './usage/usage-routes.js';
-import { registerActivityRoutes } from './activity/activity-routes.js';
+import { registerActivityRoutes, type ContentReader } from './activity/activity-routes.js';
 import { registerAlertRoutes } from './alerts/alert-routes.js';
 import { registerBillingRoutes } from './billing/billing-routes.js';
 import { registerAdminRoutes } from './admin/admin-routes.js';
@@ -49,6 +49,8 @@ export interface AccountRoutesOptions {
   isKnownModel: (modelId: string) => boolean;
   announcer: KeyChangeAnnouncer;
   metering: Metering | null;
+  /** Kept request and answer bodies (content logging), shown on a request's activity page. */
+  contentLog?: ContentReader;
   /** Accounts (better-auth): without it only the public routes are served. */
   auth?: Auth;
   /** Sign-up mode, invitations, password policy and sign-in limits around better-auth's routes. */
@@ -97,7 +99,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
     });
     registerSessionRoutes(signedIn, auth, options.store);
     registerUsageRoutes(signedIn, { store: options.store, clock: options.clock, metering: options.metering });
-    registerActivityRoutes(signedIn, { store: options.store });
+    registerActivityRoutes(signedIn, { store: options.store, content: options.contentLog });
     registerAlertRoutes(signedIn, {
       store: options.store,
       clock: options.clock,
@@ -126,6 +128,7 @@ export const accountRoutes: FastifyPluginAsync<AccountRoutesOptions> = async (ap
         auth,
         announcer: options.announcer,
         billing: options.billing?.billing,
+        content: options.contentLog,
       });
       if (options.billing) registerAdminOrderRoutes(admins, { store: options.store });
       if (options.authGuard)

@@ -144,6 +144,7 @@ export async function mountAccountApi(
     isKnownModel: (modelId) => directory.get(modelId) !== undefined,
     announcer: core.announcer,
     metering,
+    contentLog: core.contentLog,
     auth,
     authGuard: { store, settings: settings.auth, invitations: accounts.invitations, limiter: accounts.signInLimiter },
     passwordResets: accounts.passwordResets,
@@ -153,6 +154,8 @@ export async function mountAccountApi(
     async flushUsage() {
       await metering?.writer.flush();
       await catalogFeatures.recorder.flush();
+      // Content still being written would outlive the erasure it precedes.
+      await core.contentLog.flush();
     },
   });
   if (auth) registerPasswordResetPage(app);

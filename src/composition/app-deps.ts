@@ -16,6 +16,7 @@ import type { UsageStatsRecorder } from '../statistics/usage-stats-recorder.js';
 import type { UsageStatsService } from '../statistics/usage-stats-service.js';
 import type { RankingsService } from '../rankings/rankings-service.js';
 import type { Metering, MeteringOptions } from '../metering/metering.js';
+import type { RequestContentLog } from '../metering/request-content-log.js';
 import type { StripeSettings } from '../billing/stripe-payment-provider.js';
 import type { Auth } from '../users/create-auth.js';
 import type { BalanceAlertDeps } from '../credits/balance-alerts.js';
@@ -89,6 +90,8 @@ export interface GatewayApp {
   catalogFeatures: CatalogFeatures;
   /** null when built with metering: false. */
   metering: Metering | null;
+  /** Kept request and answer bodies of keys with log_content on (writes, retention sweep). */
+  contentLog: RequestContentLog;
   /** Metrics, traces and health checks. */
   observability: Observability;
   /** Sign-up mode and limits (`auth:`), and the invitations an admin API issues through. */

@@ -18,6 +18,7 @@ import { statsCacheMs } from '../statistics/usage-stats-settings.js';
 import { loadBenchmarkData } from '../rankings/benchmark-data.js';
 import { RankingsService } from '../rankings/rankings-service.js';
 import { Metering } from '../metering/metering.js';
+import { RequestContentLog, readRequestContentSettings } from '../metering/request-content-log.js';
 import { Observability } from '../observability/observability.js';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../store/open-redis.js';
 import { openRedisClient, type RedisClient } from '../store/redis-client.js';
@@ -38,6 +39,8 @@ export interface CoreServices {
   keyCache: ApiKeyCache;
   observability: Observability;
   metering: Metering | null;
+  /** Content logging (keys with log_content on): kept bodies, read by the activity page, swept by age. */
+  contentLog: RequestContentLog;
   catalogFeatures: CatalogFeatures;
   announcer: KeyChangeAnnouncer;
 }
@@ -123,6 +126,22 @@ export async function startCoreServices(deps: AppDeps, stack: ServiceStack): Pro
           // After the server stopped (it stops first): every finished request has queued its usage event.
           (started) => started.stop(),
         );
+  const contentLog = await stack.start(
+    'request content log',
+    () => {
+      const started = new RequestContentLog(
+        store,
+        clock,
+        ids,
+        logger,
+        readRequestContentSettings(config.sections.activity),
+      );
+      started.start();
+      return started;
+    },
+    // After the server stopped: the writes of the last answers finish before the store closes.
+    (started) => started.stop(),
+  );
   const catalogFeatures = await stack.start(
     'statistics',
     () => startCatalogFeatures(deps, config, clock, catalogData, directory),
@@ -150,6 +169,7 @@ export async function startCoreServices(deps: AppDeps, stack: ServiceStack): Pro
     keyCache,
     observability,
     metering,
+    contentLog,
     catalogFeatures,
     announcer,
   };

@@ -46,6 +46,7 @@ export function registerGatewayRoutes(
     includeCost: server.includeCost,
     writeStallMs: server.streamWriteStallMs,
     unsupportedParams: server.unsupportedParams,
+    content: core.contentLog,
   };
   registerChatCompletionsRoute(app, chatDeps, authenticate);
   registerResponsesRoutes(app, { ...chatDeps, responses: new ResponseStore(store) }, authenticate);
@@ -60,6 +61,7 @@ export function registerGatewayRoutes(
     admission: metering ?? undefined,
     pricer: metering ?? undefined,
     includeCost: server.includeCost,
+    content: core.contentLog,
   };
   registerEmbeddingsRoute(app, embeddingsDeps, authenticate);
   registerGeminiRoutes(app, { chat: chatDeps, embeddings: embeddingsDeps }, authenticate, renderError);

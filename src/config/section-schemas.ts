@@ -157,3 +157,20 @@ export const TracingSectionSchema = Type.Object(
   },
   { additionalProperties: true },
 );
+
+/** `activity:`: the request log's content logging (kept only for keys with `log_content` on). */
+export const ActivitySectionSchema = Type.Object(
+  {
+    /** Each body (request, answer) is kept up to this many bytes before compression; the rest is cut. */
+    content_max_bytes: withDefault(
+      Type.Integer({ minimum: 1024, maximum: 16_777_216, problem: 'must be an integer from 1024 to 16777216' }),
+      65_536,
+    ),
+    /** Kept content is erased this many days after its request. */
+    content_retention_days: withDefault(
+      Type.Integer({ minimum: 1, maximum: 3650, problem: 'must be an integer from 1 to 3650 (days)' }),
+      30,
+    ),
+  },
+  { additionalProperties: true },
+);

@@ -20,6 +20,8 @@ export interface NewApiKey {
   defaultModels?: DefaultModel[] | null;
   /** Every answer made with the key includes usage.cost. */
   includeCost?: boolean;
+  /** Keep the key's request and answer bodies (content logging); off by default. */
+  logContent?: boolean;
 }
 
 /** Stores a new key (its hash only) and returns the row and the full key, which is never kept. */
@@ -54,6 +56,7 @@ export async function createApiKey(
     last_used_at: null,
     revoked_at: null,
     include_cost: input.includeCost ? 1 : 0,
+    log_content: input.logContent ? 1 : 0,
   };
   await store.db.transaction().execute(async (transaction) => {
     await insertApiKey(transaction, row);

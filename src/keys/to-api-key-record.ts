@@ -29,5 +29,6 @@ export function toApiKeyRecord(row: ApiKeysTable, presentedHash: string = row.ke
     revoked: row.revoked_at !== null,
     secretExpiresAt: previous ? (row.previous_key_expires_at ?? 0) : null,
     includeCost: Number(row.include_cost ?? 0) === 1,
+    logContent: row.log_content === 1,
   };
 }

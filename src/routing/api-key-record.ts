@@ -32,6 +32,8 @@ export interface ApiKeyRecord {
   secretExpiresAt?: number | null;
   /** Every answer made with the key includes usage.cost (the key's include_cost setting). */
   includeCost?: boolean;
+  /** The key keeps its request and answer bodies (content logging, opt-in). */
+  logContent?: boolean;
 }
 
 /** `openai/*` matches every model id starting with `openai/`; `*` alone matches all. */

@@ -37,6 +37,8 @@ export interface ApiKeysTable {
   previous_key_expires_at?: number | null;
   /** 1: every answer made with the key includes usage.cost (migration 0730). */
   include_cost?: number;
+  /** 1: the key's request and answer bodies are kept (request_contents, migration 0720); off by default. */
+  log_content?: number;
 }
 
 /** Change feed for API keys: other instances poll it to drop cached keys within a second. */

@@ -25,6 +25,7 @@ interface ErasableTables {
   balance_alerts: { user_id: string };
   alert_deliveries: { user_id: string };
   key_spend_alerts: { user_id: string };
+  request_contents: { user_id: string };
   verification: { value: string };
   invitations: { email: string; used_by_user_id: string | null };
 }
@@ -66,6 +67,8 @@ export async function eraseAccount(auth: Auth, store: Store, userId: string, now
     await other.deleteFrom('balance_alerts').where('user_id', '=', userId).execute();
     await other.deleteFrom('alert_deliveries').where('user_id', '=', userId).execute();
     await other.deleteFrom('key_spend_alerts').where('user_id', '=', userId).execute();
+    // Kept request and answer bodies (content logging) are the user's own words: erased, never anonymised.
+    await other.deleteFrom('request_contents').where('user_id', '=', userId).execute();
     // Invitations hold the invitee's address: the one this account came from, and any to its address.
     const user = await transaction.selectFrom('user').select('email').where('id', '=', userId).executeTakeFirst();
     await other

@@ -61,7 +61,8 @@ describe('Activity page in a real browser', { timeout: 90_000 }, () => {
       `server:\n  public_url: http://127.0.0.1:${port}\n`,
     );
     gateway = await startTestGateway({ configText: config, port, deps: { consoleDir } });
-    const secondKey = await gateway.createKey({ name: 'batch jobs' });
+    // The second key keeps content (log_content): its requests show their bodies in the drawer.
+    const secondKey = await gateway.createKey({ name: 'batch jobs', logContent: true });
     const chat = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
       requestJson(gateway.url, 'POST', '/v1/chat/completions', body, { authorization: `Bearer ${key}`, ...headers });
     const hello = { model: 'test/chat', messages: [{ role: 'user', content: 'Write a haiku about plums.' }] };
@@ -73,6 +74,12 @@ describe('Activity page in a real browser', { timeout: 90_000 }, () => {
     expect(failed.status).toBe(404);
     failedRequestId = failed.headers.get('x-request-id')!;
     await usageEvents(gateway, 6);
+    for (let attempt = 0; attempt < 100; attempt++) {
+      await gateway.gateway.contentLog.flush();
+      const kept = await gateway.testStore.store.db.selectFrom('request_contents').select('id').execute();
+      if (kept.length >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
 
     profile = freshUserDataDir();
     context = await chromium.launchPersistentContext(profile, {
@@ -121,6 +128,28 @@ describe('Activity page in a real browser', { timeout: 90_000 }, () => {
     await page.locator('tbody tr', { hasText: 'Plum Notes' }).first().getByRole('button').click();
     await expect.poll(() => drawer.locator('tbody tr').count()).toBe(1);
     expect(await drawer.locator('tbody tr').first().textContent()).toContain('mock');
+    await drawer.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('shows the kept request and answer of a key with content logging, and says when none was kept', async () => {
+    await page.goto(`${gateway.url}/activity`);
+    await page
+      .locator('tbody tr', { hasText: 'batch jobs' })
+      .filter({ hasNotText: 'model_not_found' })
+      .getByRole('button')
+      .click();
+    const drawer = page.getByRole('dialog');
+    const request = drawer.getByRole('region', { name: 'Request body' });
+    await request.waitFor();
+    expect(await request.locator('pre').textContent()).toContain('Write a haiku about plums.');
+    const answer = drawer.getByRole('region', { name: 'Answer body' });
+    expect(await answer.locator('pre').textContent()).toContain('"choices"');
+    await noSidewaysScroll(page, 1366);
+    await shot(page, 'activity-drawer-content');
+    await drawer.getByRole('button', { name: 'Close' }).click();
+    await page.locator('tbody tr', { hasText: 'Plum Notes' }).first().getByRole('button').click();
+    await drawer.getByText('Not kept.').waitFor();
+    expect(await drawer.getByRole('region', { name: 'Request body' }).count()).toBe(0);
     await drawer.getByRole('button', { name: 'Close' }).click();
   });
 

@@ -3179,6 +3179,26 @@ export interface paths {
                 started_at: string;
                 latency_ms: number;
               }[];
+              /** @description null: the key did not keep content, or it was erased (retention) */
+              content: {
+                request: {
+                  /** @description the body as UTF-8 text, up to the cap (a stream: its SSE events as sent) */
+                  text: string;
+                  /** @description the whole body size in bytes, before the cap */
+                  bytes: number;
+                  /** @description the body was longer than the cap (activity.content_max_bytes) and was cut */
+                  truncated: boolean;
+                };
+                response: {
+                  /** @description the body as UTF-8 text, up to the cap (a stream: its SSE events as sent) */
+                  text: string;
+                  /** @description the whole body size in bytes, before the cap */
+                  bytes: number;
+                  /** @description the body was longer than the cap (activity.content_max_bytes) and was cut */
+                  truncated: boolean;
+                };
+                response_type: string | null;
+              } | null;
             };
           };
         };
@@ -3832,6 +3852,8 @@ export interface paths {
             }[];
             /** @description true: every answer made with the key includes usage.cost, as if it asked (usage: {include: true}). */
             include_cost?: boolean;
+            /** @description Keep the bodies of this key's requests and answers (compressed, capped per request, erased after the retention); off by default. */
+            log_content?: boolean;
           };
         };
       };
@@ -3881,6 +3903,8 @@ export interface paths {
               expiration: string | null;
               /** @description After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended. */
               previous_key_expiration: string | null;
+              /** @description Keep the bodies of this key's requests and answers (compressed, capped per request, erased after the retention); off by default. */
+              log_content: boolean;
               /** @description The full key, sk-gw-…. Shown only in this response: store it now. */
               key: string;
             };
@@ -4091,6 +4115,8 @@ export interface paths {
             include_cost?: boolean;
             /** @description an alias of expiration (give one of the two, or both equal) */
             expires_at?: string | null;
+            /** @description Keep the bodies of this key's requests and answers (compressed, capped per request, erased after the retention); off by default. */
+            log_content?: boolean;
             /** @description read-only: must name the key in the path */
             readonly key_id?: string;
             /** @description read-only: accepted and ignored */
@@ -4321,6 +4347,8 @@ export interface paths {
               expiration: string | null;
               /** @description After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended. */
               previous_key_expiration: string | null;
+              /** @description Keep the bodies of this key's requests and answers (compressed, capped per request, erased after the retention); off by default. */
+              log_content: boolean;
               /** @description The full key, sk-gw-…. Shown only in this response: store it now. */
               key: string;
             };
@@ -6062,6 +6090,26 @@ export interface paths {
                 started_at: string;
                 latency_ms: number;
               }[];
+              /** @description null: the key did not keep content, or it was erased (retention) */
+              content: {
+                request: {
+                  /** @description the body as UTF-8 text, up to the cap (a stream: its SSE events as sent) */
+                  text: string;
+                  /** @description the whole body size in bytes, before the cap */
+                  bytes: number;
+                  /** @description the body was longer than the cap (activity.content_max_bytes) and was cut */
+                  truncated: boolean;
+                };
+                response: {
+                  /** @description the body as UTF-8 text, up to the cap (a stream: its SSE events as sent) */
+                  text: string;
+                  /** @description the whole body size in bytes, before the cap */
+                  bytes: number;
+                  /** @description the body was longer than the cap (activity.content_max_bytes) and was cut */
+                  truncated: boolean;
+                };
+                response_type: string | null;
+              } | null;
             };
           };
         };
@@ -7181,6 +7229,8 @@ export interface components {
       expiration: string | null;
       /** @description After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended. */
       previous_key_expiration: string | null;
+      /** @description Keep the bodies of this key's requests and answers (compressed, capped per request, erased after the retention); off by default. */
+      log_content: boolean;
     };
   };
   responses: never;

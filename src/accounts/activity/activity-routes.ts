@@ -22,6 +22,12 @@ import {
 } from './activity-schemas.js';
 import { activityCsvHeader, activityCsvLine } from './activity-csv.js';
 import { typed } from '../../shared/typebox-type-provider.js';
+import type { KeptContent } from '../../metering/request-content-log.js';
+
+/** Reads a request's kept content (content logging); null when none was kept. */
+export interface ContentReader {
+  read(userId: string, requestId: string, createdAt: number): Promise<KeptContent | null>;
+}
 
 const DAY_MS = 86_400_000;
 const errors = { 400: { $ref: 'ErrorEnvelope#' }, 401: { $ref: 'ErrorEnvelope#' } };
@@ -56,7 +62,7 @@ export function activityDetailSchema(summary: string, tags: string[]) {
 }
 
 /** GET /api-account/user/activity and /user/activity/{request_id}: the signed-in user's requests. */
-export function registerActivityRoutes(app: FastifyInstance, deps: { store: Store }): void {
+export function registerActivityRoutes(app: FastifyInstance, deps: { store: Store; content?: ContentReader }): void {
   typed(app).get(
     '/user/activity',
     {
@@ -69,7 +75,7 @@ export function registerActivityRoutes(app: FastifyInstance, deps: { store: Stor
   typed(app).get(
     '/user/activity/:request_id',
     { schema: activityDetailSchema('One of your requests, with every upstream attempt', ['usage']) },
-    async (request) => activityDetailResponse(deps.store, request.user!.id, request.params.request_id),
+    async (request) => activityDetailResponse(deps.store, request.user!.id, request.params.request_id, deps.content),
   );
 }
 
@@ -98,10 +104,27 @@ export async function activityListResponse(store: Store, userId: string, query: 
   };
 }
 
-export async function activityDetailResponse(store: Store, userId: string, requestId: string) {
+/** One request with its attempts, and its kept content when its key keeps content (read for this user only). */
+export async function activityDetailResponse(
+  store: Store,
+  userId: string,
+  requestId: string,
+  content: ContentReader | undefined,
+) {
   const found = await findActivity(store.db, userId, requestId);
   if (!found) throw new NotFoundError(`No request ${requestId} in this account's activity.`, 'request_not_found');
-  return { ...activityJson(found), currency: 'USD' as const, attempts: attemptsJson(found) };
+  const kept = content ? await content.read(userId, found.requestId, found.createdAt) : null;
+  return {
+    ...activityJson(found),
+    currency: 'USD' as const,
+    attempts: attemptsJson(found),
+    content: kept === null ? null : contentJson(kept),
+  };
+}
+
+function contentJson(kept: KeptContent) {
+  const body = (part: KeptContent['request']) => ({ text: part.text, bytes: part.bytes, truncated: part.truncated });
+  return { request: body(kept.request), response: body(kept.response), response_type: kept.responseType };
 }
 
 function activityFilter(query: ActivityQuery): ActivityFilter {

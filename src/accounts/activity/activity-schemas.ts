@@ -83,10 +83,28 @@ export const ActivityPageSchema = Type.Object({
   currency: Type.Literal('USD'),
 });
 
+const KeptBodySchema = Type.Object({
+  text: Type.String({ description: 'the body as UTF-8 text, up to the cap (a stream: its SSE events as sent)' }),
+  bytes: Type.Integer({ description: 'the whole body size in bytes, before the cap' }),
+  truncated: Type.Boolean({ description: 'the body was longer than the cap (activity.content_max_bytes) and was cut' }),
+});
+
+const KeptContentSchema = Type.Object(
+  {
+    request: KeptBodySchema,
+    response: KeptBodySchema,
+    response_type: Nullable(Type.String({ description: "the answer's content type" })),
+  },
+  { description: "The request and answer bodies, kept when the request's key has log_content on" },
+);
+
 export const ActivityDetailSchema = Type.Object({
   ...activityFields,
   currency: Type.Literal('USD'),
   attempts: Type.Array(AttemptSchema),
+  content: Type.Union([KeptContentSchema, Type.Null()], {
+    description: 'null: the key did not keep content, or it was erased (retention)',
+  }),
 });
 
 export const RequestIdParamsSchema = Type.Object({

@@ -19,6 +19,7 @@ import { usageResponse } from '../usage/usage-routes.js';
 import { UsageReportSchema } from '../usage/usage-schemas.js';
 import {
   activityDetailResponse,
+  type ContentReader,
   activityDetailSchema,
   activityListResponse,
   activityListSchema,
@@ -46,6 +47,8 @@ export interface AdminRouteDeps {
   auth: Auth;
   announcer: KeyChangeAnnouncer;
   billing?: BillingService;
+  /** Kept request content (content logging), shown with a request's detail. */
+  content?: ContentReader;
 }
 
 const errors = {
@@ -296,7 +299,7 @@ export function registerAdminRoutes(app: FastifyInstance, deps: AdminRouteDeps):
     },
     async (request) => {
       const target = await userOr404(request.params.user_id);
-      return activityDetailResponse(store, target.id, request.params.request_id);
+      return activityDetailResponse(store, target.id, request.params.request_id, deps.content);
     },
   );
 

@@ -238,6 +238,7 @@ export function toNewApiKey(userId: string, body: CreateApiKeyBody, context: Key
     creditLimitMicros: body.credit_limit == null ? null : usdToMicros(body.credit_limit, 'credit_limit'),
     expiresAt: expiration == null ? null : parseExpiration(expiration, context.now),
     includeCost: body.include_cost === true,
+    logContent: body.log_content === true,
   };
 }
 
@@ -271,6 +272,7 @@ export function toApiKeyChanges(row: ApiKeysTable, body: UpdateApiKeyBody, conte
     changes.expires_at = expiration === null ? null : parseExpiration(expiration, context.now);
   if (body.disabled !== undefined) changes.disabled = body.disabled ? 1 : 0;
   if (body.include_cost !== undefined) changes.include_cost = body.include_cost ? 1 : 0;
+  if (body.log_content !== undefined) changes.log_content = body.log_content ? 1 : 0;
   return changes;
 }
 

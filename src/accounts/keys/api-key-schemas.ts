@@ -106,6 +106,12 @@ const readOnlyFields = {
   last_used_at: Type.Optional(Type.Union([Type.String(), Type.Null()], ignored)),
 };
 
+/** Content logging (opt-in): keep this key's request and answer bodies, shown on each request's activity page. */
+const logContentField = Type.Boolean({
+  description:
+    "Keep the bodies of this key's requests and answers (compressed, capped per request, erased after the retention); off by default.",
+});
+
 export const CreateApiKeyBodySchema = Type.Object(
   {
     name: fields.name,
@@ -121,6 +127,7 @@ export const CreateApiKeyBodySchema = Type.Object(
     template_id: Type.Optional(fields.template_id),
     default_models: Type.Optional(fields.default_models),
     include_cost: Type.Optional(fields.include_cost),
+    log_content: Type.Optional(logContentField),
   },
   { additionalProperties: false },
 );
@@ -144,6 +151,7 @@ export const UpdateApiKeyBodySchema = Type.Object(
     ),
     include_cost: Type.Optional(fields.include_cost),
     expires_at: expiresAtAlias,
+    log_content: Type.Optional(logContentField),
     ...readOnlyFields,
   },
   {
@@ -197,6 +205,7 @@ export const ApiKeySchema = Type.Object(
       description:
         'After a rotation: until when the replaced secret still works (the grace period); null when there is none or it has ended.',
     }),
+    log_content: logContentField,
   },
   { $id: 'ApiKey', description: 'An API key: metadata, routing settings and limits. Never the full key.' },
 );

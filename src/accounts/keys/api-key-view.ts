@@ -48,5 +48,6 @@ export function toApiKeyView(row: ApiKeysTable, spend: KeySpendView, now: number
       row.previous_key_expires_at != null && row.previous_key_expires_at > now
         ? new Date(row.previous_key_expires_at).toISOString()
         : null,
+    log_content: row.log_content === 1,
   };
 }

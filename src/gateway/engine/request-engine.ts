@@ -23,6 +23,7 @@ import {
 } from './dropped-params.js';
 import { costAsked, usageWithCost, type AnswerPricer } from './answer-cost.js';
 import { clientAppOf, surfaceOf } from './client-app.js';
+import { captureContent, type ContentSink } from './content-capture.js';
 
 /** What the engine needs from the app, whatever the surface. */
 export interface EngineDeps {
@@ -38,6 +39,8 @@ export interface EngineDeps {
   pricer?: AnswerPricer;
   /** server.include_cost: every answer reports its cost, asked or not. */
   includeCost?: boolean;
+  /** Keeps the bodies of keys with content logging on (off: never called, nothing captured). */
+  content?: ContentSink;
 }
 
 /** An upstream answer that opened (2xx), before anything reached the client. */
@@ -122,6 +125,7 @@ export async function runRequest<T extends OpenedAnswer>(
   const startedAt = deps.clock.now();
   const outcome = newOutcome(request.id, key, call.routed.model, call.streamed, startedAt);
   Object.assign(outcome, clientAppOf(request.headers), { surface: surfaceOf(request.routeOptions.url) });
+  if (key?.logContent && deps.content) captureContent(deps.content, request, reply, outcome);
   const controller = new AbortController();
   const onClientClose = () => {
     if (!reply.raw.writableFinished) {

@@ -15,6 +15,7 @@ import * as creditHolds from './0640-credit-holds.js';
 import * as activity from './0700-activity.js';
 import * as activityFailedIndex from './0701-activity-failed-index.js';
 import * as balanceAlerts from './0710-balance-alerts.js';
+import * as requestContent from './0720-request-content.js';
 import * as keySpendAlerts from './0730-key-spend-alerts.js';
 
 export interface FeatureMigration {
@@ -39,5 +40,6 @@ export const MIGRATIONS: FeatureMigration[] = [
   { name: '0700-activity', up: activity.up },
   { name: '0701-activity-failed-index', up: activityFailedIndex.up },
   { name: '0710-balance-alerts', up: balanceAlerts.up },
+  { name: '0720-request-content', up: requestContent.up },
   { name: '0730-key-spend-alerts', up: keySpendAlerts.up },
 ];

@@ -87,6 +87,52 @@ function Detail({ detail }: { detail: ActivityDetail }) {
           </table>
         </div>
       )}
+      <Content content={detail.content} />
+    </>
+  );
+}
+
+type KeptBody = NonNullable<ActivityDetail['content']>['request'];
+
+/** Whole JSON is indented for reading; a stream, a cut body or plain text is shown as kept. */
+function readable(text: string): string {
+  if (!text.startsWith('{') && !text.startsWith('[')) return text;
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2);
+  } catch {
+    return text;
+  }
+}
+
+function Body({ title, body }: { title: string; body: KeptBody }) {
+  return (
+    <section aria-label={title}>
+      <h4>
+        {title}{' '}
+        <span className="muted">
+          {formatCount(body.bytes)} bytes{body.truncated ? ', cut at the size cap' : ''}
+        </span>
+      </h4>
+      <pre className="kept-content" tabIndex={0}>
+        {body.text ? readable(body.text) : '(empty)'}
+      </pre>
+    </section>
+  );
+}
+
+/** The kept bodies, for keys with content logging on; otherwise a line saying how to turn it on. */
+function Content({ content }: { content: ActivityDetail['content'] }) {
+  return (
+    <>
+      <h3>Content</h3>
+      {content === null ? (
+        <p className="muted">Not kept. Turn on content logging on the key to keep request and answer bodies.</p>
+      ) : (
+        <>
+          <Body title="Request body" body={content.request} />
+          <Body title="Answer body" body={content.response} />
+        </>
+      )}
     </>
   );
 }

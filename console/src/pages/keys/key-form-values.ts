@@ -22,6 +22,8 @@ export interface KeyFormValues {
   defaultModels: string[];
   /** Every answer made with the key includes usage.cost. */
   includeCost: boolean;
+  /** Keep request and answer bodies (shown on each request in Activity). */
+  logContent: boolean;
 }
 
 export const EMPTY_KEY_FORM: KeyFormValues = {
@@ -37,6 +39,7 @@ export const EMPTY_KEY_FORM: KeyFormValues = {
   templateId: '',
   defaultModels: [],
   includeCost: false,
+  logContent: false,
 };
 
 export type KeyFormProblems = Partial<Record<keyof KeyFormValues, string>>;
@@ -102,6 +105,7 @@ export function formToKeyBody(
     expiration,
     template_id: values.templateId || null,
     include_cost: values.includeCost,
+    log_content: values.logContent,
   };
   // A template brings its own default models; a list given alongside would override it.
   if (!values.templateId) body.default_models = defaults.map((model_id, index) => ({ model_id, priority: index + 1 }));
@@ -124,5 +128,6 @@ export function keyToForm(key: ApiKey): KeyFormValues {
     templateId: key.template_id ?? '',
     defaultModels: [...key.default_models].sort((a, b) => a.priority - b.priority).map((entry) => entry.model_id),
     includeCost: key.include_cost,
+    logContent: key.log_content,
   };
 }

@@ -41,6 +41,7 @@ describe('KeyForm', () => {
     await user.type(screen.getByLabelText('Credit limit (USD)'), '200.5');
     await user.type(screen.getByLabelText('Expires on'), '2027-01-31');
     await user.click(screen.getByLabelText('Always include the cost (usage.cost) in answers'));
+    await user.click(screen.getByLabelText('Keep request and answer bodies'));
     await user.click(screen.getByRole('button', { name: 'Create key' }));
     expect(onSubmit).toHaveBeenCalledWith({
       name: 'production',
@@ -58,6 +59,7 @@ describe('KeyForm', () => {
         { model_id: 'openai/gpt-4o-mini', priority: 1 },
         { model_id: 'mock/chat', priority: 2 },
       ],
+      log_content: true,
     });
   });
 
@@ -133,6 +135,7 @@ describe('key form values', () => {
       last_used_at: null,
       expiration: '2027-01-31T23:59:59.000Z',
       previous_key_expiration: null,
+      log_content: true,
     } satisfies ApiKey;
     expect(keyToForm(key)).toMatchObject({
       allowedModels: 'a/*',
@@ -142,6 +145,7 @@ describe('key form values', () => {
       expiresOn: '2027-01-31',
       defaultModels: ['a', 'b'],
       includeCost: true,
+      logContent: true,
     });
   });
 });

@@ -243,6 +243,22 @@ export function KeyForm({
           Always include the cost (usage.cost) in answers
         </label>
       </fieldset>
+      <fieldset>
+        <legend>Content logging</legend>
+        <label className="inline-check">
+          <input
+            type="checkbox"
+            checked={values.logContent}
+            aria-describedby="key-logContent-hint"
+            onChange={(event) => set('logContent', event.target.checked)}
+          />
+          Keep request and answer bodies
+        </label>
+        <p id="key-logContent-hint" className="field-hint">
+          Off by default. When on, each request’s body and its answer are kept (compressed, cut past a size cap) and
+          shown on the request in Activity, then erased after the retention period or with your account.
+        </p>
+      </fieldset>
       {failure && (
         <p className="form-failure" role="alert">
           {failure}
