@@ -48,57 +48,40 @@ export class RedisAccountLoads {
    * the load script proves no store write of this user began or ended in between; while one is
    * under way the load waits for it.
    */
-  async loadUser(shard: number, userId: string, now: number, force: boolean, patienceMs = LOAD_PATIENCE_MS) {
+  async loadUser(
+    shard: number,
+    userId: string,
+    now: number,
+    force: boolean,
+    patienceMs = LOAD_PATIENCE_MS,
+  ): Promise<LoadResult> {
     const keys = this.keys.user(shard, userId);
-    const deadline = Date.now() + patienceMs;
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
-      const peek = await PEEK.run(this.redis, {
-        keys: { account: keys.user },
-        args: { now: Date.now(), loadedField: 'bal' },
-      });
-      if (peek.loaded && !force) return { replaced: null, expected: 0 };
-      if (peek.busy) {
-        // The write under way may be one of ours whose end Redis did not answer.
-        await this.endUnanswered().catch(() => undefined);
-        await pause(attempt);
-        continue;
-      }
-      const stored = await this.source.balance(userId);
-      const load = await LOAD_USER.run(this.redis, {
-        keys: { user: keys.user, loadedSet: this.keys.loaded(shard) },
-        args: { epoch: peek.epoch, ledgerBalance: stored.balance, now: Date.now(), member: `u:${userId}`, force },
-      });
-      if (load.loaded) {
+    const what = `the balance of user ${userId}`;
+    return this.loadBetweenWrites(
+      { account: keys.user, loadedField: 'bal', force, patienceMs, what },
+      async (epoch) => {
+        const stored = await this.source.balance(userId);
+        const load = await LOAD_USER.run(this.redis, {
+          keys: { user: keys.user, loadedSet: this.keys.loaded(shard) },
+          args: { epoch, ledgerBalance: stored.balance, now: Date.now(), member: `u:${userId}`, force },
+        });
+        if (!load.loaded) return null;
         const { balance } = await BALANCE.run(this.redis, { keys, args: { now } });
         return { replaced: load.previous, expected: balance ?? 0 };
-      }
-      await pause(attempt);
-    }
-    throw new Error(
-      `the balance of user ${userId} could not be loaded: store writes kept overlapping for ${Math.round(patienceMs / 1000)} s`,
+      },
     );
   }
 
-  async loadKey(shard: number, keyId: string, force: boolean, patienceMs = LOAD_PATIENCE_MS) {
+  /** Loads (force: replaces) a key's spend from the store, as loadUser does a balance. */
+  async loadKey(shard: number, keyId: string, force: boolean, patienceMs = LOAD_PATIENCE_MS): Promise<LoadResult> {
     const { key } = this.keys.key(shard, keyId);
-    const deadline = Date.now() + patienceMs;
-    for (let attempt = 0; Date.now() < deadline; attempt++) {
-      const peek = await PEEK.run(this.redis, {
-        keys: { account: key },
-        args: { now: Date.now(), loadedField: 'tot' },
-      });
-      if (peek.loaded && !force) return { replaced: null, expected: 0 };
-      if (peek.busy) {
-        // The write under way may be one of ours whose end Redis did not answer.
-        await this.endUnanswered().catch(() => undefined);
-        await pause(attempt);
-        continue;
-      }
+    const what = `the spend of key ${keyId}`;
+    return this.loadBetweenWrites({ account: key, loadedField: 'tot', force, patienceMs, what }, async (epoch) => {
       const stored = await this.source.keySpend(keyId);
       const load = await LOAD_KEY.run(this.redis, {
         keys: { key, loadedSet: this.keys.loaded(shard) },
         args: {
-          epoch: peek.epoch,
+          epoch,
           month: stored.month ?? '',
           monthSpend: stored.monthSpend,
           total: stored.totalSpend,
@@ -107,16 +90,48 @@ export class RedisAccountLoads {
           force,
         },
       });
-      if (load.loaded) {
-        const total = await this.redis.hget(key, 'tot');
-        return { replaced: load.previous, expected: Number(total) };
+      if (!load.loaded) return null;
+      const total = await this.redis.hget(key, 'tot');
+      return { replaced: load.previous, expected: Number(total) };
+    });
+  }
+
+  /**
+   * Runs `load` with the account's write epoch once no store write of it is under way, again while
+   * writes keep overlapping it (`load` resolves null), up to `patienceMs`. An account already loaded
+   * is left as it is unless `force`.
+   */
+  private async loadBetweenWrites(
+    target: { account: string; loadedField: 'bal' | 'tot'; force: boolean; patienceMs: number; what: string },
+    load: (epoch: string) => Promise<LoadResult | null>,
+  ): Promise<LoadResult> {
+    const deadline = Date.now() + target.patienceMs;
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
+      const peek = await PEEK.run(this.redis, {
+        keys: { account: target.account },
+        args: { now: Date.now(), loadedField: target.loadedField },
+      });
+      if (peek.loaded && !target.force) return { replaced: null, expected: 0 };
+      if (peek.busy) {
+        // The write under way may be one of ours whose end Redis did not answer.
+        await this.endUnanswered().catch(() => undefined);
+        await pause(attempt);
+        continue;
       }
+      const loaded = await load(peek.epoch);
+      if (loaded) return loaded;
       await pause(attempt);
     }
     throw new Error(
-      `the spend of key ${keyId} could not be loaded: store writes kept overlapping for ${Math.round(patienceMs / 1000)} s`,
+      `${target.what} could not be loaded: store writes kept overlapping for ${Math.round(target.patienceMs / 1000)} s`,
     );
   }
+}
+
+/** What a load replaced (null: nothing, or left as it was) and what the counters hold after it. */
+interface LoadResult {
+  replaced: number | null;
+  expected: number;
 }
 
 /** How long a load on the request path waits for overlapping store writes before giving up (503). */
