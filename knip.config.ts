@@ -6,15 +6,14 @@ const config: KnipConfig = {
   workspaces: {
     '.': {
       // Programs started by name rather than imported: the CLI (package.json "bin"), the
-      // benchmarks and their forked children, the mock upstream's CLI, the scripts, the child
-      // gateway the tests fork and the metering benchmark run with tsx.
+      // benchmarks and their forked children, the mock upstream's CLI, the scripts
+      // and the metering benchmark run with tsx (the tests fork src/bench/gateway-child.ts too).
       entry: [
         'src/cli/main.ts',
         'src/mock-upstream/cli.ts',
         'src/bench/{run-bench,stats-bench,activity-bench,stream-chunk-cost}.ts',
         'src/bench/*-child.ts',
         'scripts/*.{ts,mjs}',
-        'test/helpers/gateway-child.ts',
         'test/metering/bench-metering.ts',
       ],
       project: ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.{ts,mjs}', '*.{js,cjs,ts}'],

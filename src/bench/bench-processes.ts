@@ -133,7 +133,7 @@ export async function startOurGateway(options: OurGatewayOptions): Promise<Bench
     DATABASE_URL: options.databaseUrl,
     REDIS_URL: options.redisUrl ?? '',
     PGOPTIONS: options.schema ? `-c search_path=${options.schema}` : undefined,
-    BENCH_REDIS_PREFIX: options.schema ? `${options.schema}:` : undefined,
+    CHILD_REDIS_PREFIX: options.schema ? `${options.schema}:` : undefined,
     NODE_ENV: 'production',
   };
   const execArgv = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];

@@ -26,7 +26,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
     validateChatRequest(body);
     const call: NativeCall = {
       api: 'openai-chat',
-      body: body as unknown as Record<string, unknown>,
+      body,
       stream: body.stream === true,
       clientHeaders: {},
     };

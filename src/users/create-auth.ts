@@ -3,7 +3,6 @@ import { betterAuth } from 'better-auth';
 import { bearer } from 'better-auth/plugins';
 import { getMigrations } from 'better-auth/db/migration';
 import { APIError } from 'better-auth/api';
-import type { Kysely } from 'kysely';
 import type { Store } from '../store/database.js';
 import { getOrCreateSetting } from '../store/settings-repository.js';
 import type { Mailer } from './mailer.js';
@@ -38,7 +37,7 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
   return scopeAuthCalls(
     betterAuth({
       // The session table keeps only a SHA-256 of each token (see hashed-session-adapter.ts).
-      database: hashedSessionKyselyAdapter(store.db as unknown as Kysely<unknown>, store.dialect),
+      database: hashedSessionKyselyAdapter(store.db, store.dialect),
       basePath: '/api-account/auth',
       baseURL: options.baseUrl,
       secret,
@@ -146,7 +145,7 @@ export async function resolveAuthSecret(
 export async function migrateAuthTables(auth: Auth, store: Store): Promise<string[]> {
   const { toBeCreated, toBeAdded, runMigrations } = await getMigrations({
     ...auth.options,
-    database: { db: store.db as unknown as Kysely<never>, type: store.dialect },
+    database: { db: store.db, type: store.dialect },
   });
   await runMigrations();
   return [

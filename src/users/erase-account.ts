@@ -1,7 +1,5 @@
-import type { Kysely, Transaction } from 'kysely';
 import type { Auth } from './create-auth.js';
 import type { Store } from '../store/database.js';
-import type { Database } from '../store/schema.js';
 import { randomId } from '../shared/ids.js';
 import { revokeAllKeysOfUser } from '../keys/revoke-user-keys.js';
 import './user-roles.js';
@@ -13,7 +11,7 @@ import { withAuthContext } from './auth-async-context.js';
  * here rather than imported, so the users domain does not depend on billing, metering or
  * statistics (which depend on it).
  */
-interface ErasableTables {
+type ErasableTables = {
   usage_events: { user_id: string | null };
   usage_model_users_day: { user_id: string };
   credit_ledger: { user_id: string };
@@ -28,7 +26,7 @@ interface ErasableTables {
   request_contents: { user_id: string };
   verification: { value: string };
   invitations: { email: string; used_by_user_id: string | null };
-}
+};
 
 export interface ErasedAccount {
   /** The id the kept records (ledger, orders, usage) now carry instead of the user's. */
@@ -60,7 +58,7 @@ export async function eraseAccount(auth: Auth, store: Store, userId: string, now
       .set({ actor_user_id: anonymousId })
       .where('actor_user_id', '=', userId)
       .execute();
-    const other = transaction as unknown as Transaction<ErasableTables>;
+    const other = transaction.withTables<ErasableTables>();
     await other.deleteFrom('stored_responses').where('user_id', '=', userId).execute();
     await other.deleteFrom('billing_customers').where('user_id', '=', userId).execute();
     // Balance alerts hold a webhook URL and secret, their delivery log what was sent: personal, not books.
@@ -91,10 +89,7 @@ export async function eraseAccount(auth: Auth, store: Store, userId: string, now
     return hashes;
   });
   // Reset tokens carry the user id as their value.
-  await (store.db as unknown as Kysely<ErasableTables & Database>)
-    .deleteFrom('verification')
-    .where('value', '=', userId)
-    .execute();
+  await store.db.withTables<ErasableTables>().deleteFrom('verification').where('value', '=', userId).execute();
   await withAuthContext(auth, async (context) => {
     await context.internalAdapter.deleteUser(userId);
     await context.internalAdapter.deleteUserSessions(userId);

@@ -4,6 +4,7 @@ import type { BetterAuthOptions } from 'better-auth';
 import type { DBAdapter, DBTransactionAdapter, Where } from 'better-auth/adapters';
 import type { Kysely } from 'kysely';
 import type { Dialect } from '../store/database.js';
+import type { Database } from '../store/schema.js';
 
 /** How a session token is kept in the session table's `token` column. */
 const SESSION_TOKEN_HASH_PREFIX = 'sha256:';
@@ -24,7 +25,7 @@ type Row = Record<string, unknown>;
  * and the raw token the caller already holds is put back into the rows it asked for by token. Rows
  * found any other way (a user's sessions by user id) keep the hash, which opens nothing.
  */
-export function hashedSessionKyselyAdapter(db: Kysely<unknown>, dialect: Dialect) {
+export function hashedSessionKyselyAdapter(db: Kysely<Database>, dialect: Dialect) {
   const inner = kyselyAdapter(db, { type: dialect });
   return (options: BetterAuthOptions): DBAdapter<BetterAuthOptions> => {
     const adapter = inner(options);

@@ -12,9 +12,9 @@ import type { Database } from '../store/schema.js';
 export const RESET_IDENTIFIER_PREFIX = 'reset-password:';
 
 /** better-auth's table, as far as these helpers touch it. */
-interface VerificationTables {
+type VerificationTables = {
   verification: { identifier: string; value: string };
-}
+};
 
 /**
  * How a reset identifier is stored (better-auth's `verification.storeIdentifier` hook): the prefix
@@ -30,7 +30,8 @@ export function storedResetIdentifier(identifier: string): string {
  * link is mailed (the newest wins), after a reset and after any password change.
  */
 export async function revokeResetTokens(db: Kysely<Database>, userId: string, keep?: string): Promise<void> {
-  let query = (db as unknown as Kysely<VerificationTables>)
+  let query = db
+    .withTables<VerificationTables>()
     .deleteFrom('verification')
     .where('value', '=', userId)
     .where('identifier', 'like', `${RESET_IDENTIFIER_PREFIX}%`);

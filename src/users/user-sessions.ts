@@ -2,9 +2,9 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 
 /** better-auth's session table, as far as ending sessions by id needs it. */
-interface SessionTables {
+type SessionTables = {
   session: { id: string; userId: string };
-}
+};
 
 /**
  * Ends sessions by id, only the user's own. The table keeps token hashes (hashed-session-adapter),
@@ -12,7 +12,8 @@ interface SessionTables {
  */
 export async function deleteUserSessionsById(db: Kysely<Database>, userId: string, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
-  await (db as unknown as Kysely<SessionTables>)
+  await db
+    .withTables<SessionTables>()
     .deleteFrom('session')
     .where('userId', '=', userId)
     .where('id', 'in', ids)

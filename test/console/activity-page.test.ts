@@ -4,18 +4,15 @@
  * one key's failures, the drawer shows a request's attempts, and neither a phone (375 px) nor a
  * laptop (1366 px) scrolls sideways. UPDATE_SCREENSHOTS=1 writes docs/console/activity*.png.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { freePort } from '../helpers/free-port.js';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
-import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
+import { testConfigText, type TestGateway } from '../helpers/test-gateway.js';
 import { requestJson } from '../helpers/account-client.js';
-import { chromiumArgs, ensureChromium, freshUserDataDir } from '../helpers/chromium.js';
-import { ensureConsoleBuild } from '../helpers/console-build.js';
+import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
 import { usageEvents } from '../helpers/usage-events.js';
 
 const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
@@ -23,11 +20,10 @@ const SCREENSHOTS = process.env.UPDATE_SCREENSHOTS
   : `${mkdtempSync(join(tmpdir(), 'activity-shots-'))}/`;
 
 describe('Activity page in a real browser', { timeout: 90_000 }, () => {
-  let upstream: MockUpstream;
+  let browser: ConsoleBrowser | undefined;
   let gateway: TestGateway;
   let context: BrowserContext;
   let page: Page;
-  let profile: string;
   let failedRequestId: string;
 
   /** No sideways scrolling; on failure, the elements that stick out (outside a scrolling table frame). */
@@ -51,16 +47,13 @@ describe('Activity page in a real browser', { timeout: 90_000 }, () => {
   };
 
   beforeAll(async () => {
-    const executablePath = ensureChromium();
-    const consoleDir = ensureConsoleBuild();
     mkdirSync(SCREENSHOTS, { recursive: true });
-    upstream = await startMockUpstream({ scenario: { chunkCount: 8 } });
-    const port = await freePort();
-    const config = `${testConfigText(upstream.url)}`.replace(
-      'server:\n',
-      `server:\n  public_url: http://127.0.0.1:${port}\n`,
+    browser = await startConsoleBrowser(
+      (upstreamUrl, port) =>
+        testConfigText(upstreamUrl).replace('server:\n', `server:\n  public_url: http://127.0.0.1:${port}\n`),
+      { scenario: { chunkCount: 8 }, viewport: { width: 1366, height: 900 } },
     );
-    gateway = await startTestGateway({ configText: config, port, deps: { consoleDir } });
+    ({ gateway, context, page } = browser);
     // The second key keeps content (log_content): its requests show their bodies in the drawer.
     const secondKey = await gateway.createKey({ name: 'batch jobs', logContent: true });
     const chat = (key: string, body: Record<string, unknown>, headers: Record<string, string> = {}) =>
@@ -81,16 +74,6 @@ describe('Activity page in a real browser', { timeout: 90_000 }, () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
 
-    profile = freshUserDataDir();
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      args: chromiumArgs(),
-      headless: true,
-      viewport: { width: 1366, height: 900 },
-      colorScheme: 'light',
-    });
-    context.setDefaultTimeout(20_000);
-    page = context.pages()[0] ?? (await context.newPage());
     await page.goto(`${gateway.url}/activity`);
     await page.waitForURL(/\/sign-in/);
     await page.getByLabel('Email').fill(gateway.email);
@@ -100,10 +83,7 @@ describe('Activity page in a real browser', { timeout: 90_000 }, () => {
   }, 600_000);
 
   afterAll(async () => {
-    await Promise.race([context?.close(), new Promise((resolve) => setTimeout(resolve, 20_000))]);
-    await gateway?.close();
-    await upstream?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
   }, 60_000);
 
   it('lists every request with its cost and status, without sideways scrolling at 1366 px', async () => {

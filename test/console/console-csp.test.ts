@@ -6,14 +6,9 @@
  * before the first paint, the password-reset page) and requires that the browser reported no
  * policy violation at all.
  */
-import { freePort } from '../helpers/free-port.js';
-import { rmSync } from 'node:fs';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { chromiumArgs, ensureChromium, freshUserDataDir } from '../helpers/chromium.js';
-import { ensureConsoleBuild } from '../helpers/console-build.js';
+import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
 
 const configText = (upstreamUrl: string, port: number) => `
 server:
@@ -40,11 +35,9 @@ billing:
 `;
 
 describe('console pages under a Content-Security-Policy, in a real browser', { timeout: 60_000 }, () => {
-  let upstream: MockUpstream;
-  let gateway: TestGateway;
+  let browser: ConsoleBrowser | undefined;
   let context: BrowserContext;
   let page: Page;
-  let profile: string;
   let base: string;
   /** Every violation the browser reported: console messages and securitypolicyviolation events. */
   const violations: string[] = [];
@@ -62,36 +55,24 @@ describe('console pages under a Content-Security-Policy, in a real browser', { t
   };
 
   beforeAll(async () => {
-    const executablePath = ensureChromium();
-    const consoleDir = ensureConsoleBuild();
-    upstream = await startMockUpstream({ scenario: { chunkCount: 10, chunkGapMs: 20 } });
-    const port = await freePort();
-    gateway = await startTestGateway({ configText: configText(upstream.url, port), port, deps: { consoleDir } });
-    base = gateway.url;
-    profile = freshUserDataDir();
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      args: chromiumArgs(),
-      headless: true,
+    browser = await startConsoleBrowser(configText, {
+      scenario: { chunkCount: 10, chunkGapMs: 20 },
       viewport: { width: 1280, height: 860 },
-      colorScheme: 'light',
+      timeoutMs: 15_000,
     });
-    context.setDefaultTimeout(15_000);
-    // Also the DOM event, which reports what the console message might word differently.
+    ({ context, page, base } = browser);
+    // Also the DOM event, which reports what the console message might word differently (an init
+    // script runs on every navigation, of this page too).
     await context.addInitScript(() => {
       document.addEventListener('securitypolicyviolation', (event) =>
         console.error(`Content Security Policy violation: ${event.violatedDirective} ${event.blockedURI}`),
       );
     });
-    page = context.pages()[0] ?? (await context.newPage());
     watch(page);
   }, 600_000);
 
   afterAll(async () => {
-    await Promise.race([context?.close(), new Promise((resolve) => setTimeout(resolve, 20_000))]);
-    await gateway?.close();
-    await upstream?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
   }, 60_000);
 
   it('signs up, buys credits in the sandbox checkout, creates a key and streams in the playground', async () => {

@@ -5,18 +5,14 @@
  * download a receipt, browse the catalog. Screenshots of every page go to docs/console/ when
  * UPDATE_SCREENSHOTS=1 is set.
  */
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { freePort } from '../helpers/free-port.js';
+import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
-import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { chromiumArgs, ensureChromium, freshUserDataDir } from '../helpers/chromium.js';
-import { ensureConsoleBuild } from '../helpers/console-build.js';
+import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
 
 // The pictures in docs/console are refreshed on request (UPDATE_SCREENSHOTS=1), so an ordinary test run
 // leaves the working tree clean; otherwise they go to a temporary folder.
@@ -68,11 +64,9 @@ billing:
 }
 
 describe('web console in a real browser', { timeout: 60_000 }, () => {
-  let upstream: MockUpstream;
-  let gateway: TestGateway;
+  let browser: ConsoleBrowser | undefined;
   let context: BrowserContext;
   let page: Page;
-  let profile: string;
   let base: string;
 
   const shot = async (name: string, target: Page = page) => {
@@ -82,33 +76,19 @@ describe('web console in a real browser', { timeout: 60_000 }, () => {
   };
 
   beforeAll(async () => {
-    const executablePath = ensureChromium();
-    const consoleDir = ensureConsoleBuild();
     mkdirSync(SCREENSHOTS, { recursive: true });
     // 20 chunks 40 ms apart: slow enough to watch the answer grow token by token.
-    upstream = await startMockUpstream({ scenario: { chunkCount: 20, chunkGapMs: 40 } });
-    const port = await freePort();
-    gateway = await startTestGateway({ configText: configText(upstream.url, port), port, deps: { consoleDir } });
-    base = gateway.url;
-    profile = freshUserDataDir();
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath,
-      args: chromiumArgs(),
-      headless: true,
-      acceptDownloads: true,
+    browser = await startConsoleBrowser(configText, {
+      scenario: { chunkCount: 20, chunkGapMs: 40 },
       viewport: { width: 1280, height: 860 },
-      colorScheme: 'light',
+      timeoutMs: 15_000,
+      acceptDownloads: true,
     });
-    context.setDefaultTimeout(15_000);
-    page = context.pages()[0] ?? (await context.newPage());
+    ({ context, page, base } = browser);
   }, 600_000);
 
   afterAll(async () => {
-    // On a loaded machine Chromium can take long to shut down; never let that hold the gateway open.
-    await Promise.race([context?.close(), new Promise((resolve) => setTimeout(resolve, 20_000))]);
-    await gateway?.close();
-    await upstream?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
+    await browser?.close();
   }, 60_000);
 
   it('a signed-out visit goes to sign-in, and signing up returns to the page asked for', async () => {

@@ -66,7 +66,7 @@ describe.each(MODELS)('on %s', (model) => {
     expect(text).toContain('event: response.completed');
     expect(text).not.toContain('event: error');
     // Its namespace tools reach the model flat; web_search, with no model to search, is named.
-    const sent = JSON.stringify(fakes.requests[0].body);
+    const sent = JSON.stringify(fakes.requests[0].json);
     expect(sent).toContain('multi_agent_v1__');
     expect(response.headers.get('x-gateway-dropped-params')).toContain('web_search');
   });
@@ -88,6 +88,6 @@ describe.each(MODELS)('on %s', (model) => {
 it("Claude Code's request reaches an Anthropic endpoint unchanged but for the model", async () => {
   const request = recorded('claude-code-2.1.197.first-request.json');
   await replay(request, 'test/claude');
-  expect(fakes.requests[0].body).toEqual({ ...request.body, model: 'claude-fake' });
+  expect(fakes.requests[0].json).toEqual({ ...request.body, model: 'claude-fake' });
   expect(fakes.requests[0].headers['anthropic-beta']).toBe(request.headers['anthropic-beta']);
 });

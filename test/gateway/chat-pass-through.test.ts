@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { startProtocolFakes, type FakeAnswer, type FakeRoute, type ProtocolFakes } from '../helpers/protocol-fakes.js';
+import { startProtocolFakes, type FakeRoute, type ProtocolFakes } from '../helpers/protocol-fakes.js';
+import type { UpstreamAnswer } from '../helpers/fake-upstream.js';
 import { usageEvents } from '../helpers/usage-events.js';
 import { fixtureText } from '../helpers/fixtures.js';
 import { openApiErrors } from '../helpers/openapi-conformance.js';
@@ -18,7 +19,7 @@ const USAGE_EVENT = EVENTS.find((event) => event.includes('"choices":[]'))!;
 /** The fixture broken off after its first words: no finish, no usage, no [DONE]. */
 const CUT = EVENTS.slice(0, 4).join('\n\n') + '\n\n';
 
-let next: FakeAnswer | null = null;
+let next: UpstreamAnswer | null = null;
 const answerNext: FakeRoute = () => next ?? undefined;
 let fakes: ProtocolFakes;
 let slow: MockUpstream;
@@ -54,7 +55,7 @@ beforeEach(() => {
   next = null;
 });
 
-const streamAnswer = (body: string): FakeAnswer => ({
+const streamAnswer = (body: string): UpstreamAnswer => ({
   status: 200,
   headers: { 'content-type': 'text/event-stream' },
   body,
@@ -86,7 +87,7 @@ describe('chat completions on a pass-through endpoint', () => {
     expect(await response.text()).toBe(STREAM);
     const { provider: _gatewayOnly, ...forwarded } = body;
     expect(fakes.requests[0].url).toBe('/v1/chat/completions');
-    expect(fakes.requests[0].body).toEqual({ ...forwarded, model: 'gpt-4o' });
+    expect(fakes.requests[0].json).toEqual({ ...forwarded, model: 'gpt-4o' });
     expect(fakes.requests[0].headers.authorization).toBe('Bearer oai-secret');
   });
 
@@ -94,7 +95,7 @@ describe('chat completions on a pass-through endpoint', () => {
     const before = (await usageEvents(gateway, 0)).length;
     next = streamAnswer(STREAM);
     const text = await (await post({ model: 'test/gpt', messages, stream: true })).text();
-    expect(fakes.requests[0].body.stream_options).toEqual({ include_usage: true });
+    expect(fakes.requests[0].json.stream_options).toEqual({ include_usage: true });
     expect(text).toBe(EVENTS.filter((event) => event !== USAGE_EVENT).join('\n\n') + '\n\n');
     const events = await usageEvents(gateway, before + 1);
     expect(events).toHaveLength(before + 1);
@@ -128,7 +129,7 @@ describe('chat completions on a pass-through endpoint', () => {
     const before = (await usageEvents(gateway, 0)).length;
     next = streamAnswer(STREAM);
     const text = await (await post({ model: 'test/gpt', messages, stream: true, usage: { include: true } })).text();
-    expect(fakes.requests[0].body.usage).toBeUndefined();
+    expect(fakes.requests[0].json.usage).toBeUndefined();
     const usageChunk = text
       .split('\n\n')
       .map((event) => event.slice('data: '.length))
@@ -193,7 +194,7 @@ describe('chat completions on a pass-through endpoint', () => {
     const answer = JSON.parse(fixtureText('openai', 'chat.nonstream.text.response.json'));
     next = { status: 200, headers: { 'content-type': 'application/json' }, body: JSON.stringify(answer) };
     const response = await post({ model: 'test/gpt', messages });
-    expect(fakes.requests[0].body.stream_options).toBeUndefined();
+    expect(fakes.requests[0].json.stream_options).toBeUndefined();
     const completion = (await response.json()) as Record<string, unknown>;
     expect(completion).toEqual({ ...answer, model: 'test/gpt' });
     expect(openApiErrors('CreateChatCompletionResponse', completion)).toBeNull();

@@ -100,13 +100,13 @@ describe('POST /v1/embeddings through the official openai SDK, on every embeddin
     });
     expect(response.data[1].embedding).toEqual(mockEmbeddingVector(texts[1], 8));
     expect(response.usage.prompt_tokens).toBe(6);
-    expect(fakes.requests.map((request) => request.body)).toEqual([{ inputText: texts[0] }, { inputText: texts[1] }]);
+    expect(fakes.requests.map((request) => request.json)).toEqual([{ inputText: texts[0] }, { inputText: texts[1] }]);
     expect(fakes.requests[0].headers.authorization).toBe('Bearer aws-bearer');
   });
 
   it("the SDK's default (base64) decodes to the same floats; dimensions reach every protocol under its own name", async () => {
     const response = await client.embeddings.create({ model: 'test/embed-oai', input: 'hello world', dimensions: 4 });
-    expect(fakes.requests[0].body).toMatchObject({
+    expect(fakes.requests[0].json).toMatchObject({
       dimensions: 4,
       encoding_format: 'float',
       model: 'text-embedding-3-small',
@@ -121,7 +121,7 @@ describe('POST /v1/embeddings through the official openai SDK, on every embeddin
       fakes.requests.length = 0;
       const answer = await client.embeddings.create({ model, input: 'hello world', dimensions: 4 });
       expect(answer.data[0].embedding).toEqual(mockEmbeddingVector('hello world', 4));
-      expect(JSON.stringify(fakes.requests[0].body)).toContain(`"${field}":4`);
+      expect(JSON.stringify(fakes.requests[0].json)).toContain(`"${field}":4`);
     }
   });
 
@@ -143,7 +143,7 @@ describe('POST /v1/embeddings through the official openai SDK, on every embeddin
       input: [[1, 2, 3]],
       encoding_format: 'float',
     });
-    expect(fakes.requests[0].body.input).toEqual([[1, 2, 3]]);
+    expect(fakes.requests[0].json.input).toEqual([[1, 2, 3]]);
     expect(response.data).toHaveLength(1);
     const error = await client.embeddings
       .create({ model: 'test/embed-gemini', input: [1, 2, 3] })

@@ -62,7 +62,7 @@ describe('Claude Code on a translated model', () => {
     });
     expect(response.status).toBe(200);
     expect(body).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'Hello from openai' }] });
-    const sent = fakes.requests[0].body;
+    const sent = fakes.requests[0].json;
     expect(sent.messages.map((message: any) => message.role)).toEqual(['system', 'user', 'system', 'user']);
     expect(sent.messages[2].content).toBe('The user is in /work.');
     expect(sent.reasoning_effort).toBe('high');
@@ -83,7 +83,7 @@ describe('Claude Code on a translated model', () => {
       thinking: { type: 'disabled' },
       messages: [{ role: 'user', content: 'Hi' }],
     });
-    expect(fakes.requests.map((request) => request.body.reasoning_effort)).toEqual(['high', undefined]);
+    expect(fakes.requests.map((request) => request.json.reasoning_effort)).toEqual(['high', undefined]);
   });
 
   it('strict refusals (x-gateway-unsupported-params: refuse) answer a 400 naming the first dropped field', async () => {
@@ -150,7 +150,7 @@ describe('Codex CLI on a translated model', () => {
   it('regression: namespace tools are flattened upstream and the call comes back split into namespace and name', async () => {
     const { response, body } = await post('/v1/responses', codexRequest(false));
     expect(response.status).toBe(200);
-    const sent = fakes.requests[0].body;
+    const sent = fakes.requests[0].json;
     expect(sent.tools.map((tool: any) => tool.function.name)).toEqual(['mcp__weather__get_weather']);
     expect(sent.enable_search).toBeUndefined();
     expect(sent.include).toBeUndefined();
@@ -191,7 +191,7 @@ describe('Codex CLI on a translated model', () => {
     );
     const { response: second } = await post('/v1/responses', history);
     expect(second.status).toBe(200);
-    const replayed = fakes.requests[0].body.messages.find((message: any) => message.tool_calls);
+    const replayed = fakes.requests[0].json.messages.find((message: any) => message.tool_calls);
     expect(replayed.tool_calls[0].function.name).toBe('mcp__weather__get_weather');
   });
 

@@ -130,10 +130,10 @@ describe('the Gemini API, the rest', () => {
   it('on a Gemini endpoint the body is forwarded as it is (native); elsewhere what chat lacks is named', async () => {
     await call('/v1beta/models/test/gemini:generateContent', { ...hello, safetySettings: [], cachedContent: 'c/1' });
     expect(fakes.requests[0].url).toBe('/v1beta/models/gemini-fake:generateContent');
-    expect(fakes.requests[0].body).toEqual({ ...hello, safetySettings: [], cachedContent: 'c/1' });
+    expect(fakes.requests[0].json).toEqual({ ...hello, safetySettings: [], cachedContent: 'c/1' });
     const translated = await call('/v1beta/models/test/openai:generateContent', { ...hello, safetySettings: [] });
     expect(translated.headers.get('x-gateway-dropped-params')).toBe('safetySettings, generationConfig.topK');
-    expect(fakes.requests[1].body.reasoning_effort).toBe('high');
+    expect(fakes.requests[1].json.reasoning_effort).toBe('high');
   });
 
   it('countTokens on a model without a Gemini endpoint is the gateway estimate, nothing sent upstream', async () => {

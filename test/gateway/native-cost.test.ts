@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { startProtocolFakes, type FakeAnswer, type FakeRoute, type ProtocolFakes } from '../helpers/protocol-fakes.js';
+import { startProtocolFakes, type FakeRoute, type ProtocolFakes } from '../helpers/protocol-fakes.js';
+import type { UpstreamAnswer } from '../helpers/fake-upstream.js';
 
 /**
  * Native pass-through with `usage: {include: true}`: the field is not forwarded, a whole answer
@@ -73,7 +74,7 @@ function parseSse(text: string): Array<[string | null, any]> {
     });
 }
 
-let next: FakeAnswer | null = null;
+let next: UpstreamAnswer | null = null;
 const answerNext: FakeRoute = () => next ?? undefined;
 let fakes: ProtocolFakes;
 let gateway: TestGateway;
@@ -143,7 +144,7 @@ describe('cost on native pass-through', () => {
     next = { status: 200, headers: { 'content-type': 'text/event-stream' }, body: sse(ANTHROPIC_EVENTS) };
     const response = await post('/v1/messages', { ...messagesBody, ...ask });
     const events = parseSse(await response.text());
-    expect(fakes.requests[0].body).not.toHaveProperty('usage');
+    expect(fakes.requests[0].json).not.toHaveProperty('usage');
     expect(events.map(([name]) => name)).toEqual(ANTHROPIC_EVENTS.map(([name]) => name));
     events.forEach(([name, data], index) => {
       if (name !== 'message_delta') expect(data).toEqual(ANTHROPIC_EVENTS[index][1]);
@@ -183,7 +184,7 @@ describe('cost on native pass-through', () => {
     next = { status: 200, headers: { 'content-type': 'text/event-stream' }, body: sse(RESPONSES_EVENTS) };
     const response = await post('/v1/responses', { model: 'test/gpt', input: 'hi', stream: true, ...ask });
     const events = parseSse(await response.text());
-    expect(fakes.requests[0].body).not.toHaveProperty('usage');
+    expect(fakes.requests[0].json).not.toHaveProperty('usage');
     const completed = events.find(([name]) => name === 'response.completed')![1];
     expect(nanos(completed.response.usage.cost)).toBe(50 * 1000 + 30 * 2000);
     expect(nanos(completed.response.usage.cost)).toBe(await costNanosOf(response.headers.get('x-request-id')));
@@ -197,7 +198,7 @@ describe('cost on native pass-through', () => {
     });
     const text = await response.text();
     expect(text).toContain('\r\n\r\n');
-    expect(fakes.requests[0].body).not.toHaveProperty('usage');
+    expect(fakes.requests[0].json).not.toHaveProperty('usage');
     const chunks = parseSse(text).map(([, data]) => data);
     expect(chunks).toHaveLength(2);
     expect(chunks[0]).toEqual(GEMINI_CHUNKS[0]);

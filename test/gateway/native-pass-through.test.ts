@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
-import { startProtocolFakes, type FakeAnswer, type FakeRoute, type ProtocolFakes } from '../helpers/protocol-fakes.js';
+import { startProtocolFakes, type FakeRoute, type ProtocolFakes } from '../helpers/protocol-fakes.js';
+import type { UpstreamAnswer } from '../helpers/fake-upstream.js';
 import { usageEvents } from '../helpers/usage-events.js';
 
 /**
@@ -67,7 +68,7 @@ const RESPONSES_STREAM = sse([
   ],
 ]);
 
-let next: FakeAnswer | null = null;
+let next: UpstreamAnswer | null = null;
 const answerNext: FakeRoute = () => next ?? undefined;
 
 let fakes: ProtocolFakes;
@@ -134,7 +135,7 @@ describe('Messages on an Anthropic endpoint', () => {
     const upstream = fakes.requests[0];
     expect(upstream.url).toBe('/v1/messages');
     const { provider: _gatewayOnly, ...forwarded } = claudeCodeBody;
-    expect(upstream.body).toEqual({ ...forwarded, model: 'claude-up' });
+    expect(upstream.json).toEqual({ ...forwarded, model: 'claude-up' });
     expect(upstream.headers['anthropic-beta']).toBe('context-management-2025-06-27');
     expect(upstream.headers['x-api-key']).toBe('anthropic-secret');
   });
@@ -218,7 +219,7 @@ describe('Responses on an endpoint that serves the Responses API', () => {
     expect(response.status).toBe(200);
     expect(await response.text()).toBe(RESPONSES_STREAM);
     expect(fakes.requests[0].url).toBe('/v1/responses');
-    expect(fakes.requests[0].body).toEqual({ ...codexBody, model: 'gpt-up' });
+    expect(fakes.requests[0].json).toEqual({ ...codexBody, model: 'gpt-up' });
     expect(fakes.requests[0].headers.authorization).toBe('Bearer oai-secret');
     const events = await usageEvents(gateway, before + 1);
     expect(events).toHaveLength(before + 1);
@@ -244,7 +245,7 @@ it('a previous_response_id the gateway did not store is continued by the Respons
     body: JSON.stringify({ model: 'test/gpt', input: 'and then?', previous_response_id: 'resp_up' }),
   });
   expect(response.status).toBe(200);
-  expect(fakes.requests[0].body).toEqual({ model: 'gpt-up', input: 'and then?', previous_response_id: 'resp_up' });
+  expect(fakes.requests[0].json).toEqual({ model: 'gpt-up', input: 'and then?', previous_response_id: 'resp_up' });
   const elsewhere = await fetch(`${gateway.url}/v1/responses`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.apiKey}` },
@@ -274,7 +275,7 @@ it('a block the translation cannot read still goes to an Anthropic endpoint as i
   };
   const native = await post('/v1/messages', body);
   expect(native.status).toBe(200);
-  expect(fakes.requests[0].body.messages).toEqual(body.messages);
+  expect(fakes.requests[0].json.messages).toEqual(body.messages);
   const translated = await post('/v1/messages', { ...body, model: 'test/gpt' });
   expect(translated.status).toBe(400);
   expect(((await translated.json()) as any).error.message).toMatch(/source/);
@@ -292,7 +293,7 @@ describe('POST /v1/messages/count_tokens', () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ input_tokens: 12 });
     expect(fakes.requests[0].url).toBe('/v1/messages/count_tokens');
-    expect(fakes.requests[0].body).toEqual({ ...countBody, model: 'claude-up' });
+    expect(fakes.requests[0].json).toEqual({ ...countBody, model: 'claude-up' });
     expect(fakes.requests[0].headers['anthropic-beta']).toBe('token-counting-2024-11-01');
     expect(await usageEvents(gateway, 0)).toHaveLength(before);
   });

@@ -98,7 +98,7 @@ describe.each(MODELS)('POST /v1/responses on %s with the openai SDK', (model, pr
     expect(second.output_text).toBe('The tool said: sunny, 21 C');
     expect(second.previous_response_id).toBe(first.id);
     // The second upstream request carried the whole conversation: the question, the call and its output.
-    expect(JSON.stringify(fakes.requests.at(-1)!.body)).toContain('Weather in Paris?');
+    expect(JSON.stringify(fakes.requests.at(-1)!.json)).toContain('Weather in Paris?');
   });
 
   it('a streamed function call: output_item.added, arguments deltas, arguments.done', async () => {
@@ -131,7 +131,7 @@ describe('Responses specifics', () => {
       });
       expect(JSON.parse(response.output_text)).toEqual({ answer: 42 });
     }
-    expect(fakes.requests[0].body.response_format).toMatchObject({
+    expect(fakes.requests[0].json.response_format).toMatchObject({
       type: 'json_schema',
       json_schema: { name: 'answer' },
     });

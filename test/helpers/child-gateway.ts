@@ -13,11 +13,15 @@ export interface ChildGateway {
   stop(): Promise<void>;
 }
 
-/** Starts test/helpers/gateway-child.ts in a process of its own (tsx as a loader in that process). */
+/**
+ * Starts the one child-gateway entry point, src/bench/gateway-child.ts, in a process of its own (tsx
+ * as a loader in that process), for tests that SIGKILL it. env: CHILD_CONFIG (the config text),
+ * DATABASE_URL, PGOPTIONS, REDIS_URL, CHILD_REDIS_PREFIX.
+ */
 export async function startChildGateway(env: Record<string, string>): Promise<ChildGateway> {
-  const child = fork(join(ROOT, 'test/helpers/gateway-child.ts'), [], {
+  const child = fork(join(ROOT, 'src/bench/gateway-child.ts'), [], {
     execArgv: ['--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href],
-    env: { PATH: process.env.PATH, ...env },
+    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   let output = '';

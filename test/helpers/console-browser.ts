@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, type TestGateway } from './test-gateway.js';
+import type { MockScenario } from '../../src/mock-upstream/mock-scenario.js';
 import type { Mailer } from '../../src/users/mailer.js';
 import { chromiumArgs, ensureChromium, freshUserDataDir } from './chromium.js';
 import { ensureConsoleBuild } from './console-build.js';
@@ -17,18 +18,28 @@ export interface ConsoleBrowser {
   close(): Promise<void>;
 }
 
+interface ConsoleBrowserOptions {
+  viewport?: { width: number; height: number };
+  mailer?: Mailer;
+  /** The mock upstream's answers (default: 3 chunks 1 ms apart). */
+  scenario?: MockScenario;
+  /** Playwright's default timeout for every action and wait (default 20 s). */
+  timeoutMs?: number;
+  acceptDownloads?: boolean;
+}
+
 /**
  * Starts it all: `configText` gets the upstream's URL and the gateway's port (for `public_url`,
  * which the sandbox checkout's return address and the CSRF origin check use).
  */
 export async function startConsoleBrowser(
   configText: (upstreamUrl: string, port: number) => string,
-  options: { viewport?: { width: number; height: number }; mailer?: Mailer } = {},
+  options: ConsoleBrowserOptions = {},
 ): Promise<ConsoleBrowser> {
   const viewport = options.viewport ?? { width: 1366, height: 860 };
   const executablePath = ensureChromium();
   const consoleDir = ensureConsoleBuild();
-  const upstream = await startMockUpstream({ scenario: { chunkCount: 3, chunkGapMs: 1 } });
+  const upstream = await startMockUpstream({ scenario: options.scenario ?? { chunkCount: 3, chunkGapMs: 1 } });
   const port = await freePort();
   const gateway = await startTestGateway({
     configText: configText(upstream.url, port),
@@ -41,10 +52,11 @@ export async function startConsoleBrowser(
     executablePath,
     args: chromiumArgs(),
     headless: true,
+    acceptDownloads: options.acceptDownloads,
     viewport,
     colorScheme: 'light',
   });
-  context.setDefaultTimeout(20_000);
+  context.setDefaultTimeout(options.timeoutMs ?? 20_000);
   const page = context.pages()[0] ?? (await context.newPage());
   return {
     base: gateway.url,
@@ -53,7 +65,7 @@ export async function startConsoleBrowser(
     context,
     page,
     async close() {
-      // A stuck browser must not keep the gateway and upstream open.
+      // On a loaded machine Chromium can take long to shut down; never let that hold the gateway open.
       await Promise.race([context.close(), new Promise((resolve) => setTimeout(resolve, 20_000))]);
       await gateway.close();
       await upstream.close();

@@ -9,11 +9,11 @@ export interface RecordedRequest {
   headers: IncomingHttpHeaders;
   /** The body as text, as it came (signatures and hashes are computed over it). */
   body: string;
-  /** The body parsed as JSON ({} when empty). */
-  json: Record<string, any>;
+  /** The body parsed as JSON ({} when empty; the text itself when it is not JSON). */
+  json: any;
 }
 
-interface UpstreamAnswer {
+export interface UpstreamAnswer {
   status?: number;
   /** Response headers; content-type is application/json unless given here. */
   headers?: Record<string, string>;
@@ -39,8 +39,9 @@ export interface FakeUpstream {
 /**
  * The tests' fake provider: real HTTP on a free port, every request recorded, recorded fixture
  * bytes replayed as given, so each provider's own framing (binary event stream, SSE, NDJSON),
- * status and headers reach the gateway unchanged. (`src/mock-upstream/` is the other kind: a
- * scripted OpenAI upstream for benchmarks and `npm run mock-upstream`.)
+ * status and headers reach the gateway unchanged. Answers are set in order (`answer`) or made from
+ * the request (`AnswerFor`); protocol-fakes.ts routes it by provider. (`src/mock-upstream/` is the
+ * other kind: a scripted OpenAI upstream, shipped, for benchmarks and `npm run mock-upstream`.)
  */
 export async function startFakeUpstream(): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
@@ -56,7 +57,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         headers: request.headers,
         body,
         get json() {
-          return body ? JSON.parse(body) : {};
+          return parsedOrText(body);
         },
       };
       requests.push(recorded);
@@ -87,6 +88,15 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         server.close(() => resolve());
       }),
   };
+}
+
+function parsedOrText(body: string): unknown {
+  if (!body) return {};
+  try {
+    return JSON.parse(body);
+  } catch {
+    return body;
+  }
 }
 
 function piecesOf(answer: UpstreamAnswer): Array<Uint8Array | string> {

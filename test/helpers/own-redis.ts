@@ -5,31 +5,38 @@ import { Redis } from 'ioredis';
 export interface OwnRedis {
   url: string;
   port: number;
-  /** SIGKILL: gone at once, connections refused. */
+  /** SIGKILL: gone at once, connections refused. Does nothing when it is not running. */
   kill(): Promise<void>;
   /** SIGSTOP: the port still accepts connections, nothing answers. */
   pause(): void;
   /** SIGCONT after pause(). */
   resume(): void;
-  /** Starts it again on the same port (after kill). */
+  /** Starts it again on the same port (after kill or stop), empty. */
   start(): Promise<void>;
   /** A plain client to look inside (closed by stop()). */
   inspect(): Redis;
+  /** Gone for good: may be called again (a test stops it half-way, its teardown once more). */
   stop(): Promise<void>;
 }
 
 /**
- * A throw-away redis-server of the test's own on a free port, for outage tests (never the shared
- * one): killed, paused and restarted at will, no persistence.
+ * The one redis-server of a test's own (never the shared one at 6379), on a free port, nothing
+ * saved to disk: killed, paused, stopped and restarted at will.
  */
 export async function startOwnRedis(): Promise<OwnRedis> {
   const port = await freePort();
-  let child: ChildProcess | undefined;
+  // The exit is awaited through a promise taken when the process starts: a process killed by a
+  // signal keeps `exitCode` null, so asking the process whether it still runs would wait for an
+  // 'exit' event that has already been emitted.
+  let running: { child: ChildProcess; exited: Promise<void> } | undefined;
   const clients: Redis[] = [];
   const start = async () => {
-    child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      { stdio: 'ignore' },
+    );
+    running = { child, exited: new Promise((resolve) => child.once('exit', () => resolve())) };
     const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 50 });
     probe.on('error', () => undefined);
     const deadline = Date.now() + 10_000;
@@ -45,19 +52,19 @@ export async function startOwnRedis(): Promise<OwnRedis> {
     probe.disconnect();
   };
   const kill = async () => {
-    const running = child;
-    if (!running || running.exitCode !== null) return;
-    const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill('SIGKILL');
-    await exited;
+    const current = running;
+    if (!current) return;
+    current.child.kill('SIGCONT');
+    current.child.kill('SIGKILL');
+    await current.exited;
   };
   await start();
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
     kill,
-    pause: () => child?.kill('SIGSTOP'),
-    resume: () => child?.kill('SIGCONT'),
+    pause: () => running?.child.kill('SIGSTOP'),
+    resume: () => running?.child.kill('SIGCONT'),
     start,
     inspect() {
       const client = new Redis({ port, host: '127.0.0.1', commandTimeout: 2000 });
@@ -66,8 +73,7 @@ export async function startOwnRedis(): Promise<OwnRedis> {
       return client;
     },
     async stop() {
-      for (const client of clients) client.disconnect();
-      child?.kill('SIGCONT');
+      for (const client of clients.splice(0)) client.disconnect();
       await kill();
     },
   };

@@ -1,33 +1,20 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { startFakeUpstream, type RecordedRequest, type UpstreamAnswer } from './fake-upstream.js';
 import { buildEmbeddingsAnswer, mockEmbeddingVector } from '../../src/mock-upstream/mock-embeddings.js';
 
-interface FakeRequest {
-  method: string;
-  url: string;
-  headers: IncomingHttpHeaders;
-  body: any;
-}
-
-export interface FakeAnswer {
-  status: number;
-  headers?: Record<string, string>;
-  body: string;
-}
-
 /** Answers one request in a provider's own wire format, or undefined to fall through. */
-export type FakeRoute = (request: FakeRequest) => FakeAnswer | undefined;
+export type FakeRoute = (request: RecordedRequest) => UpstreamAnswer | undefined;
 
 export interface ProtocolFakes {
   /** http://127.0.0.1:PORT (no path). */
   url: string;
-  requests: FakeRequest[];
+  /** Every request, as the fake upstream records it (`json` is the parsed body). */
+  requests: RecordedRequest[];
   /** Answer the next requests with this instead (failures: 429, 500…); null restores the fakes. */
-  override(answer: ((request: FakeRequest) => FakeAnswer | undefined) | null): void;
+  override(answer: FakeRoute | null): void;
   close(): Promise<void>;
 }
 
-const json = (body: unknown, status = 200): FakeAnswer => ({
+const json = (body: unknown, status = 200): UpstreamAnswer => ({
   status,
   headers: { 'content-type': 'application/json' },
   body: JSON.stringify(body),
@@ -36,7 +23,7 @@ const json = (body: unknown, status = 200): FakeAnswer => ({
 /** Gemini batchEmbedContents: {requests: [{content: {parts: [{text}]}, outputDimensionality}]} → {embeddings: [{values}]}. */
 export const geminiEmbeddingsRoute: FakeRoute = (request) => {
   if (!/\/models\/[^/]+:batchEmbedContents$/.test(request.url)) return undefined;
-  const entries = request.body?.requests ?? [];
+  const entries = request.json?.requests ?? [];
   return json({
     embeddings: entries.map((entry: any) => ({
       values: mockEmbeddingVector(
@@ -56,15 +43,15 @@ export const bedrockEmbeddingsRoute: FakeRoute = (request) => {
     return json({
       id: 'fake',
       response_type: 'embeddings_floats',
-      texts: request.body.texts,
-      embeddings: request.body.texts.map((text: string) =>
-        mockEmbeddingVector(text, request.body.output_dimension ?? 8),
+      texts: request.json.texts,
+      embeddings: request.json.texts.map((text: string) =>
+        mockEmbeddingVector(text, request.json.output_dimension ?? 8),
       ),
     });
   }
-  const text: string = request.body.inputText;
+  const text: string = request.json.inputText;
   return json({
-    embedding: mockEmbeddingVector(text, request.body.dimensions ?? 8),
+    embedding: mockEmbeddingVector(text, request.json.dimensions ?? 8),
     inputTextTokenCount: text.split(/\s+/).filter(Boolean).length,
   });
 };
@@ -72,10 +59,10 @@ export const bedrockEmbeddingsRoute: FakeRoute = (request) => {
 /** Ollama /api/embed: {input: [..]} → {embeddings, prompt_eval_count}. */
 export const ollamaEmbeddingsRoute: FakeRoute = (request) => {
   if (request.url !== '/api/embed') return undefined;
-  const texts: string[] = Array.isArray(request.body.input) ? request.body.input : [request.body.input];
+  const texts: string[] = Array.isArray(request.json.input) ? request.json.input : [request.json.input];
   return json({
-    model: request.body.model,
-    embeddings: texts.map((text) => mockEmbeddingVector(text, request.body.dimensions ?? 8)),
+    model: request.json.model,
+    embeddings: texts.map((text) => mockEmbeddingVector(text, request.json.dimensions ?? 8)),
     prompt_eval_count: texts.reduce((sum, text) => sum + text.split(/\s+/).filter(Boolean).length, 0),
   });
 };
@@ -83,56 +70,30 @@ export const ollamaEmbeddingsRoute: FakeRoute = (request) => {
 /** OpenAI /v1/embeddings, as the project's fake upstream answers it. */
 export const openAIEmbeddingsRoute: FakeRoute = (request) => {
   if (!request.url.endsWith('/embeddings')) return undefined;
-  const answer = buildEmbeddingsAnswer(request.body);
+  const answer = buildEmbeddingsAnswer(request.json);
   return json(answer.body, answer.status);
 };
 
 /**
- * One local server that speaks several providers' protocols, each route answering in that
- * provider's own wire format, and records every request.
+ * The fake upstream (test/helpers/fake-upstream.ts) speaking several providers' protocols: each
+ * route answers in that provider's own wire format; the first route that answers wins.
  */
 export async function startProtocolFakes(routes: FakeRoute[]): Promise<ProtocolFakes> {
-  const requests: FakeRequest[] = [];
-  let overrideAnswer: ((request: FakeRequest) => FakeAnswer | undefined) | null = null;
-  const server: Server = createServer((request, response) => {
-    const parts: Buffer[] = [];
-    request.on('data', (part: Buffer) => parts.push(part));
-    request.on('end', () => {
-      const text = Buffer.concat(parts).toString('utf8');
-      let body: unknown = text;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        // recorded as text
-      }
-      const recorded: FakeRequest = {
-        method: request.method ?? '',
-        url: request.url ?? '',
-        headers: request.headers,
-        body,
-      };
-      requests.push(recorded);
-      const answer =
-        overrideAnswer?.(recorded) ??
-        routes.reduce<FakeAnswer | undefined>((found, route) => found ?? route(recorded), undefined) ??
-        json({ error: { message: `no fake for ${recorded.method} ${recorded.url}` } }, 404);
-      response.writeHead(answer.status, answer.headers ?? {});
-      response.end(answer.body);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const upstream = await startFakeUpstream();
+  let overrideAnswer: FakeRoute | null = null;
+  upstream.answer(
+    (recorded) =>
+      overrideAnswer?.(recorded) ??
+      routes.reduce<UpstreamAnswer | undefined>((found, route) => found ?? route(recorded), undefined) ??
+      json({ error: { message: `no fake for ${recorded.method} ${recorded.url}` } }, 404),
+  );
   return {
-    url: `http://127.0.0.1:${port}`,
-    requests,
+    url: upstream.url,
+    requests: upstream.requests,
     override(answer) {
       overrideAnswer = answer;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close: () => upstream.close(),
   };
 }
 
@@ -149,7 +110,7 @@ function decide(protocol: string, toolName: string | undefined, toolResult: stri
   return { kind: 'text', text: json ? '{"answer":42}' : `Hello from ${protocol}` };
 }
 
-const sse = (events: Array<[string | null, unknown]>, crlf = false): FakeAnswer => ({
+const sse = (events: Array<[string | null, unknown]>, crlf = false): UpstreamAnswer => ({
   status: 200,
   headers: { 'content-type': 'text/event-stream' },
   body: events
@@ -162,7 +123,7 @@ const sse = (events: Array<[string | null, unknown]>, crlf = false): FakeAnswer 
 
 const openAIChatRoute: FakeRoute = (request) => {
   if (!request.url.endsWith('/chat/completions')) return undefined;
-  const body = request.body;
+  const body = request.json;
   const last = body.messages.at(-1);
   const turn = decide(
     'openai',
@@ -218,7 +179,7 @@ const openAIChatRoute: FakeRoute = (request) => {
 
 const anthropicMessagesRoute: FakeRoute = (request) => {
   if (!request.url.endsWith('/messages')) return undefined;
-  const body = request.body;
+  const body = request.json;
   const last = body.messages.at(-1);
   const result = Array.isArray(last.content)
     ? last.content.find((block: any) => block.type === 'tool_result')
@@ -311,7 +272,7 @@ const anthropicMessagesRoute: FakeRoute = (request) => {
 const geminiChatRoute: FakeRoute = (request) => {
   const match = /\/models\/([^/:]+):(generateContent|streamGenerateContent)/.exec(request.url);
   if (!match) return undefined;
-  const body = request.body;
+  const body = request.json;
   const lastParts: any[] = body.contents.at(-1)?.parts ?? [];
   const response = lastParts.find((part) => part.functionResponse)?.functionResponse?.response;
   const resultText =

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
-import { startThrowawayRedis, type ThrowawayRedis } from '../helpers/throwaway-redis.js';
+import { startOwnRedis, type OwnRedis } from '../helpers/own-redis.js';
 import { openRedis } from '../../src/store/open-redis.js';
 import { openStore } from '../../src/store/database.js';
 import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
@@ -24,7 +24,7 @@ const CLI = [
 const CREDITS = 'billing:\n  require_credits: true\n';
 
 let upstream: MockUpstream;
-let redis: ThrowawayRedis;
+let redis: OwnRedis;
 let gateway: TestGateway;
 let dir: string;
 let env: NodeJS.ProcessEnv;
@@ -37,7 +37,7 @@ function runCli(args: string[]) {
 beforeAll(async () => {
   upstream = await startMockUpstream({ scenario: { chunkCount: 10 } });
   // A Redis of this test's own: the CLI uses the installation's default key prefix.
-  redis = await startThrowawayRedis();
+  redis = await startOwnRedis();
   gateway = await startTestGateway({
     configText: testConfigText(upstream.url, CREDITS),
     deps: { redis: openRedis(redis.url) },

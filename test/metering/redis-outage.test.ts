@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
-import { startThrowawayRedis, type ThrowawayRedis } from '../helpers/throwaway-redis.js';
+import { startOwnRedis, type OwnRedis } from '../helpers/own-redis.js';
 import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
 import { openRedis } from '../../src/store/open-redis.js';
 import { chat, holdOfChat, ledgerFigures } from './metering-helpers.js';
@@ -12,7 +12,7 @@ const BALANCE = 50 * COST;
 
 describe('Redis down (fail-open): credit is spent only from the outage lease set aside before, money stays exact', () => {
   let upstream: MockUpstream | undefined;
-  let redis: ThrowawayRedis | undefined;
+  let redis: OwnRedis | undefined;
   let instances: TestGateway[] = [];
   afterEach(async () => {
     for (const instance of instances.reverse()) await instance.close();
@@ -23,7 +23,7 @@ describe('Redis down (fail-open): credit is spent only from the outage lease set
 
   it('300 concurrent requests over two instances against a balance that covers 50', async () => {
     upstream = await startMockUpstream({ scenario: { chunkCount: 20, latencyMs: 20 } });
-    redis = await startThrowawayRedis();
+    redis = await startOwnRedis();
     const configText = testConfigText(upstream.url, 'billing:\n  require_credits: true\n');
     const first = await startTestGateway({ configText, storeKind: 'postgres', deps: { redis: openRedis(redis.url) } });
     instances.push(first);
