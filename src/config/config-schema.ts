@@ -173,6 +173,7 @@ export const ConfigFileSchema = Type.Object(
     database: Type.Optional(DatabaseConfigSchema),
     redis: Type.Optional(RedisConfigSchema),
     mail: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    activity: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
   },
   { additionalProperties: false },
 );

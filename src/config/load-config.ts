@@ -234,6 +234,7 @@ function resolveConfig(
       tracing: withOrigin(file.tracing ?? {}, origin),
       auth: withOrigin(file.auth ?? {}, origin),
       mail: withOrigin(file.mail ?? {}, origin),
+      activity: withOrigin(file.activity ?? {}, origin),
     },
     source,
   };

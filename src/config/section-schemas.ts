@@ -120,6 +120,18 @@ export const CatalogSectionSchema = Type.Object(
   { additionalProperties: true },
 );
 
+/** `activity:`: the per-request usage rows (usage_events) behind the activity list. */
+export const ActivitySectionSchema = Type.Object(
+  {
+    /** Usage rows older than this many days are deleted (whole months at once on PostgreSQL); 0 keeps every row. */
+    retention_days: withDefault(
+      Type.Integer({ minimum: 0, problem: 'must be a whole number of days, 0 or more (0 keeps every row)' }),
+      0,
+    ),
+  },
+  { additionalProperties: true },
+);
+
 /** `metrics:`: Prometheus metrics. */
 export const MetricsSectionSchema = Type.Object(
   {

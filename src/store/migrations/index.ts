@@ -15,6 +15,7 @@ import * as creditHolds from './0640-credit-holds.js';
 import * as activity from './0700-activity.js';
 import * as activityFailedIndex from './0701-activity-failed-index.js';
 import * as balanceAlerts from './0710-balance-alerts.js';
+import * as usagePartitions from './0740-usage-partitions.js';
 
 export interface FeatureMigration {
   /** Sorted by name; features use their own number range (0001–0099 core, 0100 keys, 0200 metering, …). */
@@ -38,4 +39,5 @@ export const MIGRATIONS: FeatureMigration[] = [
   { name: '0700-activity', up: activity.up },
   { name: '0701-activity-failed-index', up: activityFailedIndex.up },
   { name: '0710-balance-alerts', up: balanceAlerts.up },
+  { name: '0740-usage-partitions', up: usagePartitions.up },
 ];
