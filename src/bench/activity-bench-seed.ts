@@ -67,9 +67,10 @@ export async function seedActivity(
     if (store.dialect === 'postgres') await sql`set maintenance_work_mem = '256MB'`.execute(connection);
     // A partitioned table's index reads back as `ON ONLY usage_events` (the parent alone): build it on every partition.
     for (const index of indexes) await sql.raw(index.definition.replace(' ON ONLY ', ' ON ')).execute(connection);
+    // Fresh planner statistics after a bulk load, as autovacuum (PostgreSQL) or `PRAGMA optimize` would.
+    await sql`analyze`.execute(connection);
+    if (store.dialect === 'postgres') await sql`reset maintenance_work_mem`.execute(connection);
   });
-  // Fresh planner statistics after a bulk load, as autovacuum (PostgreSQL) or `PRAGMA optimize` would.
-  await sql`analyze`.execute(store.db);
 }
 
 /** The indexes of usage_events besides its primary key, with the statement that creates each. */

@@ -6,7 +6,7 @@ import './metering-schema.js';
 
 const DAY_MS = 86_400_000;
 /** Rows deleted per statement: each statement is a short write (SQLite has one writer). */
-export const RETENTION_BATCH_ROWS = 10_000;
+const RETENTION_BATCH_ROWS = 10_000;
 
 export interface UsageRetentionSettings {
   /** Usage rows (the activity list's requests) older than this many days are deleted; 0 keeps every row. */
@@ -46,7 +46,7 @@ export async function maintainUsage(
 }
 
 /** The first epoch ms kept under a retention of `days` (null: keep everything). */
-export function retentionCutoff(now: number, days: number): number | null {
+function retentionCutoff(now: number, days: number): number | null {
   return days > 0 ? now - days * DAY_MS : null;
 }
 
