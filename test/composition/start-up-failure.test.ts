@@ -59,6 +59,7 @@ describe('a start-up that fails half-way stops what had started', () => {
       'key cache',
       'observability',
       'metering',
+      'usage maintenance',
       'statistics',
       'key-change broadcast',
       'sign-in limiter',
