@@ -13,6 +13,8 @@ import { buildApp, type GatewayApp } from '../app.js';
 import { loadCatalogData } from '../catalog/load-catalog-data.js';
 import { CATALOG_OFFER_PRESETS } from '../catalog/catalog-offer-presets.js';
 
+const BENCH_STATEMENT_TIMEOUT_MS = 4 * 3_600_000;
+
 export const DEFAULT_POSTGRES_URL = 'postgres://postgres@127.0.0.1:5432/test';
 
 /** Providers of the seeded traffic: preset ids, so the catalog gives each of them models and their stats pages exist. */
@@ -61,7 +63,12 @@ export async function openBenchStore(dialect: Dialect, postgresUrl: string): Pro
     }
   };
   await admin(`CREATE SCHEMA ${schema}`);
-  const store = openStore(postgresUrl, { searchPath: schema, poolSize: 4 });
+  // Building an index over tens of millions of seeded rows outlasts the gateway's 30 s statement timeout.
+  const store = openStore(postgresUrl, {
+    searchPath: schema,
+    poolSize: 4,
+    statementTimeoutMs: BENCH_STATEMENT_TIMEOUT_MS,
+  });
   try {
     await migrateToLatest(store);
   } catch (error) {

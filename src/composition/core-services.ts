@@ -19,11 +19,16 @@ import { loadBenchmarkData } from '../rankings/benchmark-data.js';
 import { RankingsService } from '../rankings/rankings-service.js';
 import { Metering } from '../metering/metering.js';
 import { RequestContentLog, readRequestContentSettings } from '../metering/request-content-log.js';
+import { startUsageMaintenance } from '../metering/usage-retention.js';
+import { readUsageRetention } from '../metering/activity-settings.js';
 import { Observability } from '../observability/observability.js';
 import { DEFAULT_REDIS_KEY_PREFIX } from '../store/open-redis.js';
 import { openRedisClient, type RedisClient } from '../store/redis-client.js';
 import type { AppDeps, CatalogFeatures } from './app-deps.js';
 import type { ServiceStack } from './service-stack.js';
+
+/** Partitions are made months ahead and retention counts days: an hourly round is plenty. */
+const USAGE_MAINTENANCE_INTERVAL_MS = 3_600_000;
 
 /** The services every surface shares, each started once and stopped by the stack that started it. */
 export interface CoreServices {
@@ -141,6 +146,16 @@ export async function startCoreServices(deps: AppDeps, stack: ServiceStack): Pro
     },
     // After the server stopped: the writes of the last answers finish before the store closes.
     (started) => started.stop(),
+  );
+  // Usage rows' upkeep: PostgreSQL's monthly partitions ahead, and `activity.retention_days`.
+  const retention = readUsageRetention(config);
+  await stack.start(
+    'usage maintenance',
+    () =>
+      startUsageMaintenance({ store, clock, settings: () => retention }, USAGE_MAINTENANCE_INTERVAL_MS, (error) =>
+        logger.error({ err: error }, 'usage maintenance failed'),
+      ),
+    (maintenance) => maintenance.close(),
   );
   const catalogFeatures = await stack.start(
     'statistics',

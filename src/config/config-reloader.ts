@@ -4,7 +4,7 @@ import type { GatewayConfig } from './gateway-config.js';
 
 /** What a reload may change without a restart; everything else is reported as needing one. */
 const RESTART_FIELDS = ['server', 'databaseUrl', 'redisUrl'] as const;
-const RESTART_SECTIONS = ['billing', 'limits', 'catalog', 'metrics', 'tracing', 'auth', 'mail'] as const;
+const RESTART_SECTIONS = ['billing', 'limits', 'catalog', 'metrics', 'tracing', 'auth', 'mail', 'activity'] as const;
 
 export type ReloadResult = { ok: true; summary: string; needsRestart: string[] } | { ok: false; error: string };
 

@@ -158,9 +158,17 @@ export const TracingSectionSchema = Type.Object(
   { additionalProperties: true },
 );
 
-/** `activity:`: the request log's content logging (kept only for keys with `log_content` on). */
+/**
+ * `activity:`: the per-request usage rows (usage_events) behind the activity list, and the request
+ * log's content logging (kept only for keys with `log_content` on).
+ */
 export const ActivitySectionSchema = Type.Object(
   {
+    /** Usage rows older than this many days are deleted (whole months at once on PostgreSQL); 0 keeps every row. */
+    retention_days: withDefault(
+      Type.Integer({ minimum: 0, problem: 'must be a whole number of days, 0 or more (0 keeps every row)' }),
+      0,
+    ),
     /** Each body (request, answer) is kept up to this many bytes before compression; the rest is cut. */
     content_max_bytes: withDefault(
       Type.Integer({ minimum: 1024, maximum: 16_777_216, problem: 'must be an integer from 1024 to 16777216' }),

@@ -74,14 +74,17 @@ export class SettlementSql {
       'total_spend_nanos = key_spend.total_spend_nanos + excluded.total_spend_nanos, updated_at = excluded.updated_at';
   }
 
-  /** Inserts the events (a repeated id is skipped); returns the ids written. */
+  /**
+   * Inserts the events (a repeated id is skipped); returns the ids written. No conflict target: on
+   * PostgreSQL the key is (id, created_at), the partitioned table's (migration 0740), on SQLite id.
+   */
   insertUsageEvents(events: UsageEventsTable[]): CompiledQuery<{ id: string }> {
     const parameters: unknown[] = [];
     for (const event of events)
       for (const column of USAGE_COLUMNS) parameters.push(event[column] ?? ADDED_COLUMN_DEFAULTS[column] ?? null);
     return CompiledQuery.raw(
       this.cached(this.usageInserts, events.length, (rows) =>
-        this.multiRowInsert('usage_events', USAGE_COLUMNS, rows, ' on conflict (id) do nothing returning id'),
+        this.multiRowInsert('usage_events', USAGE_COLUMNS, rows, ' on conflict do nothing returning id'),
       ),
       parameters,
     ) as CompiledQuery<{ id: string }>;

@@ -12,7 +12,7 @@ export interface UsageChargeDrift {
   /** Charges smaller than their event's cost (cut to what the balance had left: served partly free). */
   cut: number;
   cutNanos: number;
-  /** Usage charges whose event is missing (a charge must be written with its event). */
+  /** Usage charges whose event is missing (a charge must be written with its event), among those no older than the oldest event kept. */
   orphanCharges: number;
 }
 
@@ -50,6 +50,11 @@ export async function usageChargeDrift(db: Kysely<Database>): Promise<UsageCharg
     .select(['entry.user_id as user_id', sql<number>`count(*)`.as('orphans')])
     .where('entry.kind', '=', 'usage')
     .where('event.id', 'is', null)
+    // Retention (activity.retention_days) deletes old events and keeps their charges: a charge older
+    // than every event left is one of those, not an orphan.
+    .where('entry.created_at', '>=', (eb) =>
+      eb.selectFrom('usage_events').select(sql<number>`coalesce(min(created_at), 0)`.as('oldest')),
+    )
     .groupBy('entry.user_id')
     .execute();
   const byUser = new Map<string, UsageChargeDrift>();

@@ -59,6 +59,8 @@ describe('a start-up that fails half-way stops what had started', () => {
       'key cache',
       'observability',
       'metering',
+      'request content log',
+      'usage maintenance',
       'statistics',
       'key-change broadcast',
       'sign-in limiter',

@@ -17,6 +17,7 @@ import * as activityFailedIndex from './0701-activity-failed-index.js';
 import * as balanceAlerts from './0710-balance-alerts.js';
 import * as requestContent from './0720-request-content.js';
 import * as keySpendAlerts from './0730-key-spend-alerts.js';
+import * as usagePartitions from './0740-usage-partitions.js';
 
 export interface FeatureMigration {
   /** Sorted by name; features use their own number range (0001–0099 core, 0100 keys, 0200 metering, …). */
@@ -42,4 +43,5 @@ export const MIGRATIONS: FeatureMigration[] = [
   { name: '0710-balance-alerts', up: balanceAlerts.up },
   { name: '0720-request-content', up: requestContent.up },
   { name: '0730-key-spend-alerts', up: keySpendAlerts.up },
+  { name: '0740-usage-partitions', up: usagePartitions.up },
 ];
