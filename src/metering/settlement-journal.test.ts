@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -9,8 +9,10 @@ import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
 import type { UsageEventsTable } from './metering-schema.js';
 import type { SettlementRecord } from './settlement-record.js';
 import { UsageWriter } from './usage-writer.js';
+import { SettlementJournal } from './settlement-journal.js';
 
 const NOW = Date.UTC(2026, 10, 26, 8);
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const logger = createLogger('error', new Writable({ write: (_chunk, _encoding, callback) => callback() }));
 
 function record(id: string, cost: number): SettlementRecord {
@@ -82,15 +84,19 @@ describe('UsageWriter with a settlement journal', () => {
       ).n,
     );
 
-  it('tells who waits at once (the record is in the journal) and commits in a batch later', async () => {
+  it('tells who waits right after the turn (the records are in the journal) and commits in a batch later', async () => {
     const store = await setUp();
     const written: SettlementRecord[] = [];
     const journaled = writer(store, written);
     await journaled.start();
     journaled.enqueue(record('usage_a', 100));
     journaled.enqueue(record('usage_b', 200));
+    // Records settled in one turn are appended together right after it; nobody is told before.
+    expect(written).toEqual([]);
+    await nextTurn();
     expect(written.map((each) => each.event.id)).toEqual(['usage_a', 'usage_b']);
     expect(existsSync(journalFile)).toBe(true);
+    expect(SettlementJournal.read([journalFile]).map((each) => each.event.id)).toEqual(['usage_a', 'usage_b']);
     expect(await eventCount(store)).toBe(0);
     await journaled.flush();
     expect(await eventCount(store)).toBe(2);
@@ -99,12 +105,45 @@ describe('UsageWriter with a settlement journal', () => {
     expect(existsSync(journalFile)).toBe(false);
   });
 
+  it('a batch started in the same turn as the settlements journals them first and tells who waits once', async () => {
+    const store = await setUp();
+    const written: SettlementRecord[] = [];
+    const journaled = writer(store, written);
+    await journaled.start();
+    journaled.enqueue(record('usage_e', 100));
+    journaled.enqueue(record('usage_f', 200));
+    await journaled.flush();
+    await nextTurn();
+    expect(await eventCount(store)).toBe(2);
+    expect(await getBalance(store, 'user-1')).toBe(1_000_000 - 300);
+    // Told when journaled, then again when committed; never before either.
+    expect(written.map((each) => each.event.id)).toEqual(['usage_e', 'usage_f', 'usage_e', 'usage_f']);
+    expect(existsSync(journalFile)).toBe(false);
+  });
+
+  it('a journal that cannot be written: the answers wait for the commit, charged once', async () => {
+    const store = await setUp();
+    const written: SettlementRecord[] = [];
+    const made = writer(store, written);
+    await made.start();
+    // A directory where the journal file goes: every append fails.
+    mkdirSync(journalFile, { recursive: true });
+    made.enqueue(record('usage_g', 100));
+    made.enqueue(record('usage_h', 200));
+    await nextTurn();
+    await made.flush();
+    expect(written.map((each) => each.event.id)).toEqual(['usage_g', 'usage_h']);
+    expect(await eventCount(store)).toBe(2);
+    expect(await getBalance(store, 'user-1')).toBe(1_000_000 - 300);
+  });
+
   it('a process that died with records only in the journal: the next start writes them, once', async () => {
     const store = await setUp();
     const dead = writer(store);
     await dead.start();
     dead.enqueue(record('usage_c', 100));
     dead.enqueue(record('usage_d', 200));
+    await nextTurn();
     const copy = `${journalFile}.copy`;
     copyFileSync(journalFile, copy);
     expect(await eventCount(store)).toBe(0);

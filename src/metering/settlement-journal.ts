@@ -14,7 +14,8 @@ import type { SettlementRecord } from './settlement-record.js';
 
 /**
  * Settled records appended to a local file, one JSON line each, before their answers end: the
- * answer then waits for one write(2) instead of a store commit, and the store is written in
+ * answer then waits for one write(2) (shared by the records settled in the same turn of the
+ * event loop) instead of a store commit, and the store is written in
  * larger batches behind it (UsageWriter). No fsync: like SQLite's WAL under `synchronous =
  * NORMAL`, what is written survives the process being killed (the kernel holds it), not a power
  * cut. The file is sealed (renamed) when a batch starts, and a sealed file is removed once every
@@ -34,13 +35,19 @@ export class SettlementJournal {
     this.prefix = `${basename(path)}.sealed-`;
   }
 
-  /** Appends one record; throws when the file cannot be written (the caller then waits for the commit). */
-  append(record: SettlementRecord): void {
+  /**
+   * Appends records in one write(2) (the usage writer gathers those settled in one turn of the
+   * event loop); throws when the file cannot be written (the caller then waits for the commit).
+   */
+  append(records: SettlementRecord[]): void {
+    if (records.length === 0) return;
     if (this.fd === null) {
       mkdirSync(this.folder, { recursive: true });
       this.fd = openSync(this.path, 'a');
     }
-    writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    let lines = '';
+    for (const record of records) lines += `${JSON.stringify(record)}\n`;
+    writeSync(this.fd, lines);
   }
 
   /** Closes the current file under a sealed name: every record appended so far is in a sealed file. */

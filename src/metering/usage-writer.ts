@@ -53,6 +53,9 @@ export class UsageWriter {
   private readonly journal: SettlementJournal | null;
   private readonly journalCommitMs: number;
   private batchTimer: NodeJS.Timeout | undefined;
+  /** Queued records whose journal line is not written yet (written once per turn of the event loop). */
+  private unjournaled: SettlementRecord[] = [];
+  private journalWrite: NodeJS.Immediate | undefined;
   private stopped = false;
   /** Since when the store refuses writes (null: it takes them). */
   private downSince: number | null = null;
@@ -88,7 +91,8 @@ export class UsageWriter {
   enqueue(record: SettlementRecord): void {
     this.queue.push(record);
     if (this.stopped) return;
-    if (this.journal && this.journaled(record)) {
+    if (this.journal) {
+      this.journalLater(record);
       if (this.spill && this.queue.length > this.maxQueued) this.spillQueue();
       if (this.queue.length >= this.maxBatch) this.flushSoon();
       else
@@ -102,18 +106,33 @@ export class UsageWriter {
     if (this.flushIntervalMs === 0 || this.queue.length >= this.maxBatch) this.flushSoon();
   }
 
-  /** In the journal: durable now, so whoever waits for it is told at once. */
-  private journaled(record: SettlementRecord): boolean {
+  /**
+   * Records settled in one turn of the event loop go to the journal in one write(2), right after
+   * that turn (setImmediate): one system call per turn instead of one per record. Their answers
+   * end only once it is written, as before.
+   */
+  private journalLater(record: SettlementRecord): void {
+    this.unjournaled.push(record);
+    this.journalWrite ??= setImmediate(() => this.writeJournal());
+  }
+
+  /** In the journal: durable now, so whoever waits for them is told at once. */
+  private writeJournal(): void {
+    if (this.journalWrite) clearImmediate(this.journalWrite);
+    this.journalWrite = undefined;
+    const records = this.unjournaled;
+    if (records.length === 0) return;
+    this.unjournaled = [];
     try {
-      this.journal!.append(record);
+      this.journal!.append(records);
     } catch (error) {
-      // The journal cannot be written (disk full?): this record's answer waits for the commit.
+      // The journal cannot be written (disk full?): these records' answers wait for the commit
+      // (they are queued; onWritten is called for them once committed or spilled).
       this.logger.warn({ err: error }, 'could not append to the settlement journal; waiting for the store');
       this.flushSoon();
-      return false;
+      return;
     }
-    this.onWritten?.([record]);
-    return true;
+    this.onWritten?.(records);
   }
 
   private flushSoon(): void {
@@ -127,6 +146,8 @@ export class UsageWriter {
   take(): SettlementRecord[] {
     const taken = this.queue;
     this.queue = [];
+    // Whoever takes them writes them (the spill file, then onWritten): no journal line needed.
+    this.unjournaled = [];
     return taken;
   }
 
@@ -179,7 +200,9 @@ export class UsageWriter {
   }
 
   private async writeAll(): Promise<void> {
-    // Every record queued so far is in a sealed journal file; those arriving meanwhile go to a new one.
+    // Every record queued so far is in a sealed journal file (those of this turn written first);
+    // those arriving meanwhile go to a new one.
+    if (this.journal) this.writeJournal();
     this.journal?.seal();
     if (this.downSince !== null) {
       // The store was down: new records go to disk at once (the answers waiting for them go

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { randomId, randomIdGenerator, sortableTime } from './ids.js';
+import { newRequestId, randomId, randomIdGenerator, sortableTime } from './ids.js';
 
 describe('randomId', () => {
   it('makes ids of the asked length from the 62-character alphabet, across pool refills, never repeating', () => {
@@ -33,5 +33,26 @@ describe('randomId', () => {
     const after = sortableTime(Date.now());
     const time = id.slice('usage_'.length, 'usage_'.length + 7);
     expect(time >= before && time <= after).toBe(true);
+  });
+});
+
+describe('newRequestId', () => {
+  it('makes version 7 UUIDs that carry their millisecond and never repeat', () => {
+    const seen = new Set<string>();
+    for (let index = 0; index < 2000; index++) {
+      const id = newRequestId();
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      seen.add(id);
+    }
+    expect(seen.size).toBe(2000);
+    const time = Date.UTC(2026, 10, 26, 14, 30, 0, 123);
+    expect(Number.parseInt(newRequestId(time).replace(/-/g, '').slice(0, 12), 16)).toBe(time);
+    expect(newRequestId(0).startsWith('00000000-0000-7')).toBe(true);
+  });
+
+  it('sorts ids made in later milliseconds after earlier ones (index inserts land at the end)', () => {
+    const times = [0, 1, 255, 256, Date.UTC(2026, 10, 25), Date.UTC(2026, 10, 25) + 1, Date.UTC(2080, 0, 1)];
+    const ids = times.map((time) => newRequestId(time));
+    expect([...ids].sort()).toEqual(ids);
   });
 });

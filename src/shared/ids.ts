@@ -1,4 +1,4 @@
-import { randomFillSync, randomUUID } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 /** Makes ids; injected so tests can make them predictable. */
 export interface IdGenerator {
@@ -55,6 +55,20 @@ export const randomIdGenerator: IdGenerator = {
   next: (prefix) => `${prefix}${sortableTime(Date.now())}${randomId(24 - TIME_LENGTH)}`,
 };
 
-export function newRequestId(): string {
-  return randomUUID();
+/**
+ * A request id (when the caller sent none): a version 7 UUID (RFC 9562), the creation time in
+ * milliseconds then 74 random bits. It keeps the UUID shape of earlier ids, and ids made later
+ * sort later: usage_events is indexed on (user_id, request_id), and random UUIDs put every
+ * settled request's entry on a random page of that index, which the SQLite commit then wrote out
+ * (issue 31: a micro-benchmark of 75-event batches went from 38 to 20 µs of CPU per event).
+ */
+export function newRequestId(time = Date.now()): string {
+  const bytes = Buffer.allocUnsafe(16);
+  // 48 bits of milliseconds, big-endian.
+  bytes.writeUIntBE(Math.floor(time), 0, 6);
+  for (let index = 6; index < 16; index++) bytes[index] = nextRandomByte();
+  bytes[6] = 0x70 | (bytes[6] & 0x0f);
+  bytes[8] = 0x80 | (bytes[8] & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
