@@ -14,6 +14,13 @@ export interface Store {
   dialect: Dialect;
   /** Human-readable location, password masked, for logs. */
   description: string;
+  /**
+   * Runs `work` on a handle without the statement timeouts, for migrations: a copy or an index
+   * build of a large table may take far longer than any request's query should. PostgreSQL: a
+   * connection of its own (statement_timeout 0 for its session, no client-side query timeout),
+   * closed when `work` ends; `db` keeps its timeouts meanwhile. SQLite has none: `work(db)`.
+   */
+  withoutStatementTimeout<T>(work: (db: Kysely<Database>) => Promise<T>): Promise<T>;
   destroy(): Promise<void>;
 }
 
@@ -64,36 +71,75 @@ export function assertSqliteRuntime(nodeVersion = process.versions.node): void {
     );
 }
 
+/**
+ * A pg pool for the store. `limits` sets the timeouts: the store's pool has the server's
+ * statement_timeout and a client-side query_timeout; the migrations' pool has neither.
+ */
+function postgresPool(
+  databaseUrl: string,
+  options: OpenStoreOptions,
+  limits: { max: number; statement_timeout?: number; query_timeout?: number; serverOptions?: string[] },
+): pg.Pool {
+  const serverOptions = [
+    ...(options.searchPath ? [`-c search_path=${options.searchPath}`] : []),
+    ...(limits.serverOptions ?? []),
+  ];
+  const pool = new pg.Pool({
+    connectionString: databaseUrl,
+    max: limits.max,
+    connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+    statement_timeout: limits.statement_timeout,
+    query_timeout: limits.query_timeout,
+    // A session left idle inside a transaction (a stalled client) gives its locks back.
+    idle_in_transaction_session_timeout: options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    // Dead peers (a failover, a cut network) are noticed by the OS instead of never.
+    keepAlive: true,
+    options: serverOptions.length > 0 ? serverOptions.join(' ') : undefined,
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === 20 ? parseBigInt : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle connection that drops (database restart, failover, a proxy's idle cut) is reported
+  // here; the pool discards it and connects again when needed. Unheard, it would end the process.
+  pool.on('error', () => undefined);
+  // A connection that drops while checked out fails its query (the caller sees that error) and
+  // also emits 'error' on the client, which with no listener would end the process too.
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
+
 export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Store {
   if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
     const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
-    const pool = new pg.Pool({
-      connectionString: databaseUrl,
-      max: options.poolSize ?? 10,
-      connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
-      statement_timeout: statementTimeoutMs,
-      // The server's own timeout answers first; this catches a server that answers nothing at all.
-      query_timeout: statementTimeoutMs + 1_000,
-      idle_in_transaction_session_timeout: statementTimeoutMs,
-      // Dead peers (a failover, a cut network) are noticed by the OS instead of never.
-      keepAlive: true,
-      options: options.searchPath ? `-c search_path=${options.searchPath}` : undefined,
-      types: {
-        getTypeParser: ((oid: number, format?: string) =>
-          oid === 20 ? parseBigInt : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-      },
+    const db = new Kysely<Database>({
+      dialect: new PostgresDialect({
+        pool: postgresPool(databaseUrl, options, {
+          max: options.poolSize ?? 10,
+          statement_timeout: statementTimeoutMs,
+          // The server's own timeout answers first; this catches a server that answers nothing at all.
+          query_timeout: statementTimeoutMs + 1_000,
+        }),
+      }),
     });
-    // An idle connection that drops (database restart, failover, a proxy's idle cut) is reported
-    // here; the pool discards it and connects again when needed. Unheard, it would end the process.
-    pool.on('error', () => undefined);
-    // A connection that drops while checked out fails its query (the caller sees that error) and
-    // also emits 'error' on the client, which with no listener would end the process too.
-    pool.on('connect', (client) => client.on('error', () => undefined));
-    const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
     return {
       db,
       dialect: 'postgres',
       description: describeDatabaseUrl(databaseUrl),
+      async withoutStatementTimeout(work) {
+        // One connection: the migrator runs its statements one after another in one transaction.
+        // `-c` sets the session's statement_timeout at connect, over any ALTER ROLE / DATABASE default.
+        const untimed = new Kysely<Database>({
+          dialect: new PostgresDialect({
+            pool: postgresPool(databaseUrl, options, { max: 1, serverOptions: ['-c statement_timeout=0'] }),
+          }),
+        });
+        try {
+          return await work(untimed);
+        } finally {
+          await untimed.destroy();
+        }
+      },
       destroy: () => db.destroy(),
     };
   }
@@ -112,6 +158,7 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
     db,
     dialect: 'sqlite',
     description: `sqlite:${file}`,
+    withoutStatementTimeout: (work) => work(db),
     async destroy() {
       await stopCheckpoints();
       await db.destroy();

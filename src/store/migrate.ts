@@ -1,22 +1,36 @@
 import { Migrator, sql, type Migration, type MigrationProvider, type Kysely } from 'kysely';
-import type { Store } from './database.js';
+import type { Dialect, Store } from './database.js';
+import type { Database } from './schema.js';
 import { MIGRATIONS, type FeatureMigration } from './migrations/index.js';
 
 export interface MigrationReport {
   applied: string[];
 }
 
-/** Runs every pending migration in name order, on SQLite or PostgreSQL alike. Features own number ranges, so a
- * feature merged later may add a lower number than one already applied: unordered runs are allowed. */
+/**
+ * Runs every pending migration in name order, on SQLite or PostgreSQL alike. Features own number ranges, so a
+ * feature merged later may add a lower number than one already applied: unordered runs are allowed.
+ * Migrations run without the store's statement timeout (`database.statement_timeout_ms` is for
+ * requests' queries): rewriting a large table takes as long as it takes, and an instance that
+ * starts meanwhile waits on the migration lock instead of failing.
+ */
 export async function migrateToLatest(
   store: Store,
   migrations: FeatureMigration[] = MIGRATIONS,
+): Promise<MigrationReport> {
+  return store.withoutStatementTimeout((db) => migrate(db, store.dialect, migrations));
+}
+
+async function migrate(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  migrations: FeatureMigration[],
 ): Promise<MigrationReport> {
   const provider: MigrationProvider = {
     async getMigrations() {
       const result: Record<string, Migration> = {};
       for (const migration of migrations) {
-        result[migration.name] = { up: (db: Kysely<unknown>) => migration.up(db, store.dialect) };
+        result[migration.name] = { up: (transaction: Kysely<unknown>) => migration.up(transaction, dialect) };
       }
       return result;
     },
@@ -24,11 +38,11 @@ export async function migrateToLatest(
   // Kysely looks for its tables in every schema unless told which one; with schemas per test (or
   // per tenant) another schema's lock table would make it skip creating ours.
   const migrationTableSchema =
-    store.dialect === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(store.db)).rows[0]?.schema
+    dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
       : undefined;
   const migrator = new Migrator({
-    db: store.db,
+    db,
     provider,
     migrationTableName: 'gateway_migrations',
     migrationLockTableName: 'gateway_migrations_lock',
