@@ -48,8 +48,7 @@ describe('normalizeDelta', () => {
       { tool_calls: [{ index: 2, function: { arguments: '{"a' } }] },
     ],
   ])('%s', (_name, delta, expected) => {
-    normalizeDelta(delta as never);
-    expect(delta).toEqual(expected);
+    expect(normalizeDelta(delta as never)).toEqual(expected);
   });
 });
 
