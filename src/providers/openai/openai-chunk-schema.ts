@@ -9,7 +9,7 @@ import { Type, type Static, type TSchema } from '@sinclair/typebox';
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 /** Usage as OpenAI-compatible servers report it; normalizeUsage fills what is missing. */
-export const OpenAIUsageSchema = Type.Object({
+const OpenAIUsageSchema = Type.Object({
   prompt_tokens: Type.Optional(Type.Number()),
   completion_tokens: Type.Optional(Type.Number()),
   total_tokens: Type.Optional(Type.Number()),
