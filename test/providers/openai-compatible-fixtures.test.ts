@@ -189,6 +189,22 @@ describe('a broken stream from an OpenAI-compatible provider', () => {
   });
 });
 
+describe('a whole answer of the wrong shape', () => {
+  it('is a 502 upstream_bad_response in the chat envelope, naming the field', async () => {
+    const bad = { id: 'x', choices: [{ index: 0, message: { content: 5 }, finish_reason: 'stop' }] };
+    e2e.upstream.answer({ headers: JSON_TYPE, body: JSON.stringify(bad) });
+    const response = await fetch(`${e2e.gateway.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${e2e.gateway.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mistral/model', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('upstream_bad_response');
+    expect(body.error.message).toContain('/choices/0/message/content');
+  });
+});
+
 describe('Groq fixtures', () => {
   it('stream: a mid-stream `event: error` ends the stream with one error event in our envelope', async () => {
     const request = fixtureJson<OpenAI.ChatCompletionCreateParamsStreaming>(

@@ -1,5 +1,6 @@
 import type { ChatCompletion, ChatCompletionChunk, Usage } from '../../shared/openai-types.js';
-import type { OpenAIWireDelta, OpenAIWireUsage } from './openai-chunk-schema.js';
+import type { TranslationContext } from '../provider-adapter.js';
+import type { OpenAIWireDelta, OpenAIWireMessage, OpenAIWireUsage } from './openai-chunk-schema.js';
 
 /**
  * Quirks of OpenAI-compatible providers, seen in their recorded traffic, smoothed into the shape
@@ -47,14 +48,21 @@ export function readUsage(wire: OpenAIWireUsage): Usage {
   });
 }
 
-/** One whole answer's message, in place. */
-export function normalizeMessage(message: Message): void {
+/** One whole answer's message as ours: a shallow copy of the checked wire message, quirks smoothed. */
+export function normalizeMessage(wire: OpenAIWireMessage, context: TranslationContext): Message {
+  const { content, tool_calls: toolCalls, ...rest } = wire;
+  const message: Message = { ...rest, role: 'assistant', content: null };
+  if (typeof content === 'string') message.content = content;
+  else if (Array.isArray(content)) splitThinkingParts(content, message);
   moveReasoningContent(message);
-  splitThinkingContent(message);
-  if (Array.isArray(message.tool_calls)) {
-    for (const call of message.tool_calls as Array<{ type?: string }>)
-      if (call.type === undefined) call.type = 'function';
-  }
+  // Mistral leaves out a tool call's `type`; an id is made where a server leaves it out.
+  if (toolCalls)
+    message.tool_calls = toolCalls.map((call) => ({
+      ...call,
+      id: call.id ?? context.generateId('call_'),
+      type: 'function',
+    }));
+  return message;
 }
 
 /** Usage, in place: DeepSeek reports cache hits only as prompt_cache_hit_tokens. */
@@ -84,10 +92,6 @@ interface ContentChunk {
  * Mistral's Magistral sends `content` as an array of chunks, `{"type":"thinking","thinking":[…]}`
  * while it reasons and `{"type":"text"}` after; OpenAI clients expect a string.
  */
-function splitThinkingContent(target: Record<string, unknown>): void {
-  if (Array.isArray(target.content)) splitThinkingParts(target.content, target);
-}
-
 function splitThinkingParts(parts: unknown[], target: Record<string, unknown>): void {
   let reasoning = '';
   let text = '';

@@ -61,3 +61,34 @@ export const OpenAIChunkSchema = Type.Object({
     ),
   ),
 });
+
+const MessageSchema = Type.Object({
+  content: Type.Optional(Nullable(Type.Union([Type.String(), Type.Array(Type.Unknown())]))),
+  reasoning_content: Type.Optional(Nullable(Type.String())),
+  tool_calls: Type.Optional(
+    Nullable(
+      Type.Array(
+        Type.Object({
+          /** Made when a server leaves it out; Mistral leaves out `type`. */
+          id: Type.Optional(Type.String()),
+          type: Type.Optional(Type.String()),
+          function: Type.Object({ name: Type.String(), arguments: Type.String() }),
+        }),
+      ),
+    ),
+  ),
+});
+export type OpenAIWireMessage = Static<typeof MessageSchema>;
+
+/** A whole (stream: false) chat answer, as far as the gateway reads it. */
+export const OpenAIResponseSchema = Type.Object({
+  ...usageFields,
+  created: Type.Optional(Type.Number()),
+  choices: Type.Array(
+    Type.Object({
+      index: Type.Optional(Type.Number()),
+      message: Type.Optional(Nullable(MessageSchema)),
+      finish_reason: Type.Optional(Nullable(Type.String())),
+    }),
+  ),
+});
