@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseFlags, requireFlags } from '../../src/cli/cli-arguments.js';
 import { UsageError } from '../../src/cli/cli-context.js';
-import { runGatewayCli } from './cli-helpers.js';
+import { runGatewayCli } from '../helpers/gateway-cli.js';
 
 describe('parseFlags and requireFlags', () => {
   const specs = { email: { form: 'E' }, amount: { form: 'USD' }, force: { type: 'boolean' as const } };

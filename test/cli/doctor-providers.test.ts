@@ -3,7 +3,12 @@
  * "reachable and authenticated", "reachable but refused" (401/403/404) and "down"
  * (regression: a provider answering 404 was reported "ok HTTP 404").
  */
-import http from 'node:http';
+import {
+  startFakeUpstream,
+  type FakeUpstream,
+  type RecordedRequest,
+  type UpstreamAnswer,
+} from '../helpers/fake-upstream.js';
 import { freePort as closedPort } from '../helpers/free-port.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -14,50 +19,37 @@ import { runDoctor, type DoctorRow } from '../../src/cli/doctor-command.js';
 import { createProviderRegistry } from '../../src/providers/provider-registry.js';
 import { loadConfig } from '../../src/config/load-config.js';
 
-interface Seen {
-  method: string;
-  url: string;
-  headers: http.IncomingHttpHeaders;
-}
-
-/** One fake server for every provider type: each path answers like that provider's model list. */
-function startFakeProviders(seen: Seen[]): Promise<http.Server> {
-  const server = http.createServer((request, response) => {
-    seen.push({ method: request.method ?? '', url: request.url ?? '', headers: request.headers });
-    const answer = (status: number, body: unknown) => {
-      response.writeHead(status, { 'content-type': 'application/json' });
-      response.end(JSON.stringify(body));
-    };
-    const url = request.url ?? '';
-    if (url === '/openai/v1/models')
-      return request.headers.authorization === 'Bearer good'
-        ? answer(200, { object: 'list', data: [{ id: 'a' }, { id: 'b' }] })
-        : answer(401, { error: { message: 'bad key' } });
-    if (url === '/anthropic/v1/models')
-      return request.headers['x-api-key'] === 'good' && request.headers['anthropic-version']
-        ? answer(200, { data: [{ id: 'claude' }] })
-        : answer(401, { type: 'error', error: { type: 'authentication_error' } });
-    if (url === '/gemini/v1beta/models')
-      return request.headers['x-goog-api-key'] === 'good'
-        ? answer(200, { models: [{ name: 'models/gemini' }] })
-        : answer(403, { error: { code: 403 } });
-    if (url === '/api/tags') return answer(200, { models: [{ name: 'llama3' }] });
-    if (url === '/forbidden/v1/models') return answer(403, { error: { message: 'no' } });
-    if (url === '/broken/v1/models') return answer(500, { error: { message: 'oops' } });
-    answer(404, { error: { message: 'not found' } });
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+/** One fake upstream for every provider type: each path answers like that provider's model list. */
+function modelListAnswer(request: RecordedRequest): UpstreamAnswer {
+  const answer = (status: number, body: unknown) => ({ status, body: JSON.stringify(body) });
+  const { url, headers } = request;
+  if (url === '/openai/v1/models')
+    return headers.authorization === 'Bearer good'
+      ? answer(200, { object: 'list', data: [{ id: 'a' }, { id: 'b' }] })
+      : answer(401, { error: { message: 'bad key' } });
+  if (url === '/anthropic/v1/models')
+    return headers['x-api-key'] === 'good' && headers['anthropic-version']
+      ? answer(200, { data: [{ id: 'claude' }] })
+      : answer(401, { type: 'error', error: { type: 'authentication_error' } });
+  if (url === '/gemini/v1beta/models')
+    return headers['x-goog-api-key'] === 'good'
+      ? answer(200, { models: [{ name: 'models/gemini' }] })
+      : answer(403, { error: { code: 403 } });
+  if (url === '/api/tags') return answer(200, { models: [{ name: 'llama3' }] });
+  if (url === '/forbidden/v1/models') return answer(403, { error: { message: 'no' } });
+  if (url === '/broken/v1/models') return answer(500, { error: { message: 'oops' } });
+  return answer(404, { error: { message: 'not found' } });
 }
 
 describe('gateway doctor, per provider', () => {
-  const seen: Seen[] = [];
-  let server: http.Server;
+  let upstream: FakeUpstream;
   let dir: string;
   let rows: Record<string, DoctorRow>;
 
   beforeAll(async () => {
-    server = await startFakeProviders(seen);
-    const base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    upstream = await startFakeUpstream();
+    upstream.answer(modelListAnswer);
+    const base = upstream.url;
     dir = mkdtempSync(join(tmpdir(), 'gateway-doctor-'));
     const provider = (id: string, type: string, url: string, key?: string) =>
       `  - id: ${id}\n    type: ${type}\n    base_url: ${url}\n${key ? `    api_key: ${key}\n` : ''}`;
@@ -83,7 +75,7 @@ describe('gateway doctor, per provider', () => {
     rows = Object.fromEntries(report.rows.map((row) => [row.check, row]));
   });
   afterAll(async () => {
-    await new Promise((resolve) => server?.close(resolve));
+    await upstream?.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -141,13 +133,15 @@ describe('gateway doctor, per provider', () => {
   });
 
   it('each call carries the credentials the provider type expects', () => {
-    const anthropic = seen.find(
+    const anthropic = upstream.requests.find(
       (request) => request.url === '/anthropic/v1/models' && request.headers['x-api-key'] === 'good',
     );
     expect(anthropic?.method).toBe('GET');
     expect(anthropic?.headers['anthropic-version']).toBe('2023-06-01');
     expect(
-      seen.some((request) => request.url === '/gemini/v1beta/models' && request.headers['x-goog-api-key'] === 'wrong'),
+      upstream.requests.some(
+        (request) => request.url === '/gemini/v1beta/models' && request.headers['x-goog-api-key'] === 'wrong',
+      ),
     ).toBe(true);
   });
 });

@@ -1,20 +1,13 @@
-import { pathToFileURL } from 'node:url';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
+import { runGatewayCliSync, spawnGatewayCli } from '../helpers/gateway-cli.js';
 import { testConfigText } from '../helpers/test-gateway.js';
 import { createTestStore, type TestStore } from '../helpers/test-store.js';
 import { startOwnRedis, type OwnRedis } from '../helpers/own-redis.js';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = [
-  '--import',
-  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(ROOT, 'src/cli/main.ts'),
-];
 
 let upstream: MockUpstream;
 let dir: string;
@@ -56,11 +49,9 @@ function output(child: ChildProcess): { text: () => string; waitFor: (pattern: R
 
 describe('gateway serve --workers N', () => {
   it('refuses more than one worker on SQLite, saying why and what to do', () => {
-    const result = spawnSync(process.execPath, [...CLI, 'serve', '--workers', '2'], {
+    const result = runGatewayCliSync(['serve', '--workers', '2'], {
       env: { PATH: process.env.PATH, DATABASE_URL: `sqlite:${join(dir, 'gateway.db')}`, PORT: '0' },
       cwd: dir,
-      encoding: 'utf8',
-      timeout: 60_000,
     });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/--workers 2 needs PostgreSQL and Redis/);
@@ -68,11 +59,9 @@ describe('gateway serve --workers N', () => {
   });
 
   it('refuses more than one worker on PostgreSQL without Redis', () => {
-    const result = spawnSync(process.execPath, [...CLI, 'serve', '--workers', '2'], {
+    const result = runGatewayCliSync(['serve', '--workers', '2'], {
       env: { PATH: process.env.PATH, DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', PORT: '0' },
       cwd: dir,
-      encoding: 'utf8',
-      timeout: 60_000,
     });
     expect(result.status).toBe(2);
     expect(result.stderr).toMatch(/--workers 2 needs REDIS_URL/);
@@ -91,7 +80,7 @@ describe('gateway serve --workers N', () => {
     });
 
     it('runs N processes on one port, each answering, and stops them all on SIGTERM', async () => {
-      const child = spawn(process.execPath, [...CLI, 'serve', '--workers', '2'], {
+      const child = spawnGatewayCli(['serve', '--workers', '2'], {
         env: {
           PATH: process.env.PATH,
           DATABASE_URL: store.url,
@@ -101,7 +90,6 @@ describe('gateway serve --workers N', () => {
           LOG_LEVEL: 'warn',
         },
         cwd: dir,
-        stdio: ['ignore', 'pipe', 'pipe'],
       });
       const seen = output(child);
       try {

@@ -1,34 +1,19 @@
-import { pathToFileURL } from 'node:url';
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import OpenAI from 'openai';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
+import { runGatewayCliSync, spawnGatewayCli } from '../helpers/gateway-cli.js';
 import { testConfigText } from '../helpers/test-gateway.js';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-// tsx as a loader in the same process, not its CLI: the CLI wrapper relays SIGTERM to a child and
-// kills it after 30 ms on a loaded machine, which made the graceful-shutdown tests flaky.
-const CLI = [
-  '--import',
-  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(ROOT, 'src/cli/main.ts'),
-];
 
 let upstream: MockUpstream;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
 function runCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [...CLI, ...args], {
-    env: { ...env, ...extraEnv },
-    cwd: dir,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runGatewayCliSync(args, { env: { ...env, ...extraEnv }, cwd: dir });
 }
 
 function waitForLine(child: ChildProcess, pattern: RegExp, timeoutMs = 30_000): Promise<RegExpMatchArray> {
@@ -108,7 +93,7 @@ describe('the gateway CLI', () => {
   it('serves, and on SIGTERM lets an open stream finish, then exits 0', async () => {
     const keyOutput = runCli(['keys', 'create', '--email', 'dev@example.com', '--name', 'serve']);
     const apiKey = keyOutput.stdout.trim();
-    const child = spawn(process.execPath, [...CLI, 'serve'], { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnGatewayCli(['serve'], { env, cwd: dir });
     const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
     try {
       const [, url] = await waitForLine(child, /gateway listening on (http:\/\/\S+)/);

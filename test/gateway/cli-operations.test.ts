@@ -1,9 +1,8 @@
-import { pathToFileURL } from 'node:url';
-import { execFile, spawnSync } from 'node:child_process';
 import { freePort } from '../helpers/free-port.js';
+import { runGatewayCli, runGatewayCliSync } from '../helpers/gateway-cli.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { testConfigText } from '../helpers/test-gateway.js';
@@ -15,41 +14,18 @@ import { randomIdGenerator } from '../../src/shared/ids.js';
 import { getRole } from '../../src/users/user-roles.js';
 import '../../src/users/admin-audit-log.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-// tsx as a loader in the same process, not its CLI: the CLI wrapper relays SIGTERM to a child and
-// kills it after 30 ms on a loaded machine, which made the graceful-shutdown tests flaky.
-const CLI = [
-  '--import',
-  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(ROOT, 'src/cli/main.ts'),
-];
-
 let upstream: MockUpstream;
 let dir: string;
 let closedPort: number;
 
 /** Runs the CLI with no DATABASE_URL or GATEWAY_CONFIG in its environment: only the flags say where. */
 function runCli(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  const result = spawnSync(process.execPath, [...CLI, ...args], {
-    env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...extraEnv },
-    cwd: dir,
-    encoding: 'utf8',
-    timeout: 60_000,
-  });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runGatewayCliSync(args, { env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...extraEnv }, cwd: dir });
 }
 
 /** The same, without blocking this process: the fake upstream in it must answer doctor's probe. */
 function runCliAsync(args: string[], extraEnv: NodeJS.ProcessEnv = {}) {
-  return new Promise<{ status: number | null; stdout: string; stderr: string }>((resolvePromise) => {
-    execFile(
-      process.execPath,
-      [...CLI, ...args],
-      { env: { PATH: process.env.PATH, LOG_LEVEL: 'warn', ...extraEnv }, cwd: dir, encoding: 'utf8', timeout: 60_000 },
-      (error, stdout, stderr) =>
-        resolvePromise({ status: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
+  return runGatewayCli(args, extraEnv, dir);
 }
 
 beforeAll(async () => {

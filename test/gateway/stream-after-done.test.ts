@@ -1,6 +1,5 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 
 /**
@@ -12,29 +11,21 @@ import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 const chunk = (delta: object, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'u-1', object: 'chat.completion.chunk', created: 1, model: 'mock-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
 
-let held: http.ServerResponse[] = [];
-let upstream: http.Server;
+let upstream: FakeUpstream;
 let gateway: TestGateway;
 
 beforeAll(async () => {
-  upstream = http.createServer((request, response) => {
-    request.resume();
-    request.on('end', () => {
-      response.writeHead(200, { 'content-type': 'text/event-stream' });
-      response.write(
-        chunk({ role: 'assistant', content: '' }) +
-          chunk({ content: 'hello' }) +
-          chunk({}, 'stop') +
-          'data: [DONE]\n\n',
-      );
-      const after = request.headers['x-after-done'];
-      if (after === 'garbage') response.write('data: {not json\n\n');
-      // The response stays open until the test lets it go.
-      held.push(response);
-    });
-  });
-  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+  upstream = await startFakeUpstream();
+  upstream.answer((request) => ({
+    headers: { 'content-type': 'text/event-stream' },
+    body: [
+      chunk({ role: 'assistant', content: '' }) + chunk({ content: 'hello' }) + chunk({}, 'stop') + 'data: [DONE]\n\n',
+      ...(request.headers['x-after-done'] === 'garbage' ? ['data: {not json\n\n'] : []),
+    ],
+    // The response stays open until the test lets it go.
+    hold: true,
+  }));
+  const url = `${upstream.url}/v1`;
   const timeouts = '{ connect_ms: 1000, first_byte_ms: 2000, idle_ms: 1500, total_ms: 5000 }';
   gateway = await startTestGateway({
     configText: `
@@ -51,10 +42,8 @@ models:
 });
 
 afterAll(async () => {
-  for (const response of held) response.destroy();
   await gateway?.close();
-  upstream?.closeAllConnections();
-  await new Promise((resolve) => upstream?.close(resolve));
+  await upstream?.close();
 });
 
 async function streamThroughGateway(model: string, afterDone?: string): Promise<string> {
@@ -73,19 +62,19 @@ async function streamThroughGateway(model: string, afterDone?: string): Promise<
 
 describe.each(['test/chat', 'test/native'])('an upstream that keeps the stream open after [DONE] (%s)', (model) => {
   it('still ends the client stream with [DONE] while the upstream is open', async () => {
-    held = [];
+    upstream.held.length = 0;
     const text = await streamThroughGateway(model);
     expect(text).toContain('"content":"hello"');
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
-    expect(held[0].writableEnded).toBe(false);
-    held[0].end();
+    expect(upstream.held[0].writableEnded).toBe(false);
+    upstream.held[0].end();
   });
 
   it('ignores what it sends after [DONE], even garbage', async () => {
-    held = [];
+    upstream.held.length = 0;
     const text = await streamThroughGateway(model, 'garbage');
     expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
     expect(text).not.toContain('event: error');
-    held[0].end();
+    upstream.held[0].end();
   });
 });

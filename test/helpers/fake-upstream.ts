@@ -23,6 +23,8 @@ export interface UpstreamAnswer {
   randomSplitSeed?: number;
   /** Destroy the socket after the body instead of ending the response: a stream cut mid-way. */
   cut?: boolean;
+  /** Leave the response open after the body (an upstream that does not close): it goes to `held`. */
+  hold?: boolean;
 }
 
 /** An answer made from the request it answers (an upstream that echoes what it was sent). */
@@ -31,6 +33,8 @@ export type AnswerFor = (request: RecordedRequest) => UpstreamAnswer;
 export interface FakeUpstream {
   url: string;
   requests: RecordedRequest[];
+  /** Responses answered with `hold`, still open until the test ends them (or `close`). */
+  held: ServerResponse[];
   /** The answers to the next requests, in order; the last one repeats. */
   answer(...answers: Array<UpstreamAnswer | AnswerFor>): void;
   close(): Promise<void>;
@@ -45,6 +49,7 @@ export interface FakeUpstream {
  */
 export async function startFakeUpstream(): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
+  const held: ServerResponse[] = [];
   let answers: Array<UpstreamAnswer | AnswerFor> = [];
   const server: Server = createServer((request, response) => {
     const parts: Buffer[] = [];
@@ -68,9 +73,10 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         return;
       }
       response.writeHead(answer.status ?? 200, { 'content-type': 'application/json', ...answer.headers });
+      if (answer.hold) held.push(response);
       writePieces(piecesOf(answer), response, () => {
         if (answer.cut) response.socket?.destroy();
-        else response.end();
+        else if (!answer.hold) response.end();
       });
     });
   });
@@ -79,6 +85,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
+    held,
     answer(...next) {
       answers = next;
     },

@@ -1,11 +1,10 @@
-import { pathToFileURL } from 'node:url';
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
+import { runGatewayCliSync } from '../helpers/gateway-cli.js';
 import { startOwnRedis, type OwnRedis } from '../helpers/own-redis.js';
 import { openRedis } from '../../src/store/open-redis.js';
 import { openStore } from '../../src/store/database.js';
@@ -15,12 +14,6 @@ import { RedisHotCounters } from '../../src/metering/redis-hot-counters.js';
 import { storeCounterSource } from '../../src/metering/counter-source.js';
 import type { SettlementRecord } from '../../src/metering/settlement-record.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const CLI = [
-  '--import',
-  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(ROOT, 'src/cli/main.ts'),
-];
 const CREDITS = 'billing:\n  require_credits: true\n';
 
 let upstream: MockUpstream;
@@ -30,8 +23,7 @@ let dir: string;
 let env: NodeJS.ProcessEnv;
 
 function runCli(args: string[]) {
-  const result = spawnSync(process.execPath, [...CLI, ...args], { env, cwd: dir, encoding: 'utf8', timeout: 90_000 });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runGatewayCliSync(args, { env, cwd: dir, timeoutMs: 90_000 });
 }
 
 beforeAll(async () => {
@@ -131,27 +123,17 @@ describe('credits on the command line without Redis (counters in the serving pro
     try {
       expect((await chat(local.url, local.apiKey, { max_tokens: 10 })).status).toBe(402);
       const localEnv = { PATH: process.env.PATH, DATABASE_URL: local.testStore.url, LOG_LEVEL: 'warn' };
-      const result = spawnSync(
-        process.execPath,
-        [...CLI, 'credits', 'grant', '--email', local.email, '--amount', '1'],
-        {
-          env: localEnv,
-          cwd: dir,
-          encoding: 'utf8',
-          timeout: 90_000,
-        },
-      );
+      const result = runGatewayCliSync(['credits', 'grant', '--email', local.email, '--amount', '1'], {
+        env: localEnv,
+        cwd: dir,
+        timeoutMs: 90_000,
+      });
       expect(result.status).toBe(0);
       // At once: before refusing for credit the instance catches up with the ledger.
       const served = await chat(local.url, local.apiKey, { max_tokens: 10 });
       expect(served.status).toBe(200);
       await served.text();
-      const reconcile = spawnSync(process.execPath, [...CLI, 'credits', 'reconcile'], {
-        env: localEnv,
-        cwd: dir,
-        encoding: 'utf8',
-        timeout: 90_000,
-      });
+      const reconcile = runGatewayCliSync(['credits', 'reconcile'], { env: localEnv, cwd: dir, timeoutMs: 90_000 });
       expect(reconcile.stdout).toContain('ledger: every balance equals the sum of its entries');
       expect(reconcile.stdout).toContain('no REDIS_URL');
     } finally {

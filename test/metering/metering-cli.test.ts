@@ -1,31 +1,20 @@
-import { pathToFileURL } from 'node:url';
-import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { openStore } from '../../src/store/database.js';
+import { runGatewayCliSync, spawnGatewayCli } from '../helpers/gateway-cli.js';
 import { testConfigText } from '../helpers/test-gateway.js';
 import { findUserByEmail } from '../../src/users/user-repository.js';
 import { chat, ledgerFigures } from './metering-helpers.js';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-// tsx as a loader in the same process, not its CLI: the CLI wrapper relays SIGTERM to a child and
-// kills it after 30 ms on a loaded machine, which made the graceful-shutdown tests flaky.
-const CLI = [
-  '--import',
-  pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
-  join(ROOT, 'src/cli/main.ts'),
-];
 
 let upstream: MockUpstream;
 let dir: string;
 let env: NodeJS.ProcessEnv;
 
 function runCli(args: string[]) {
-  const result = spawnSync(process.execPath, [...CLI, ...args], { env, cwd: dir, encoding: 'utf8', timeout: 60_000 });
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+  return runGatewayCliSync(args, { env, cwd: dir });
 }
 
 beforeAll(async () => {
@@ -71,7 +60,7 @@ describe('metering from the command line', () => {
 
   it('loses no usage event when stopped with SIGTERM under load', async () => {
     const apiKey = runCli(['keys', 'create', '--email', 'payer@example.com', '--name', 'load']).stdout.trim();
-    const child = spawn(process.execPath, [...CLI, 'serve'], { env, cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawnGatewayCli(['serve'], { env, cwd: dir });
     const exited = new Promise<number | null>((resolveExit) => child.on('exit', (code) => resolveExit(code)));
     try {
       const url = await new Promise<string>((resolveUrl, reject) => {

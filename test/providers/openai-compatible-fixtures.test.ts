@@ -166,6 +166,43 @@ describe('a broken stream from an OpenAI-compatible provider', () => {
     expect(errors[0]).toContain('upstream_bad_response');
     expect(text).not.toContain('[DONE]');
   });
+  it('a chunk of the wrong shape (content a number) ends the stream with one error event naming the field', async () => {
+    const lines = fixtureText('mistral', 'chat.stream.text.chunks.jsonl')
+      .split('\n')
+      .filter((line) => line.trim() !== '');
+    const bad = JSON.stringify({ id: 'x', choices: [{ index: 0, delta: { content: 5 } }] });
+    const broken = `data: ${lines[0]}\n\ndata: ${lines[1]}\n\ndata: ${bad}\n\ndata: ${lines[2]}\n\ndata: [DONE]\n\n`;
+    e2e.upstream.answer({ headers: SSE, body: broken });
+    const response = await fetch(`${e2e.gateway.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${e2e.gateway.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mistral/model', messages: [{ role: 'user', content: 'hi' }], stream: true }),
+    });
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    expect(text).toContain('"content":"Hello"');
+    const errors = text.split('\n\n').filter((event) => event.startsWith('event: error'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toContain('upstream_bad_response');
+    expect(errors[0]).toContain('/choices/0/delta/content');
+    expect(text).not.toContain('[DONE]');
+  });
+});
+
+describe('a whole answer of the wrong shape', () => {
+  it('is a 502 upstream_bad_response in the chat envelope, naming the field', async () => {
+    const bad = { id: 'x', choices: [{ index: 0, message: { content: 5 }, finish_reason: 'stop' }] };
+    e2e.upstream.answer({ headers: JSON_TYPE, body: JSON.stringify(bad) });
+    const response = await fetch(`${e2e.gateway.baseURL}/chat/completions`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${e2e.gateway.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ model: 'mistral/model', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(response.status).toBe(502);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe('upstream_bad_response');
+    expect(body.error.message).toContain('/choices/0/message/content');
+  });
 });
 
 describe('Groq fixtures', () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { testTranslationContext } from '../../../test/helpers/translation-context.js';
 import { normalizeDelta, normalizeMessage, normalizeUsage } from './normalize-openai-compatible.js';
 
 describe('normalizeDelta', () => {
@@ -48,8 +49,7 @@ describe('normalizeDelta', () => {
       { tool_calls: [{ index: 2, function: { arguments: '{"a' } }] },
     ],
   ])('%s', (_name, delta, expected) => {
-    normalizeDelta(delta as never);
-    expect(delta).toEqual(expected);
+    expect(normalizeDelta(delta as never)).toEqual(expected);
   });
 });
 
@@ -61,13 +61,25 @@ describe('normalizeMessage', () => {
       { role: 'assistant', content: 'A', reasoning: 'R' },
     ],
     [
+      'a tool call without an id gets one made',
+      { role: 'assistant', content: null, tool_calls: [{ function: { name: 'f', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'call_1', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
+    ],
+    [
       'Mistral tool call without type',
       { role: 'assistant', tool_calls: [{ id: 'x', function: { name: 'f', arguments: '{}' } }] },
-      { role: 'assistant', tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '{}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'x', type: 'function', function: { name: 'f', arguments: '{}' } }],
+      },
     ],
   ])('%s', (_name, message, expected) => {
-    normalizeMessage(message as never);
-    expect(message).toEqual(expected);
+    expect(normalizeMessage(message as never, testTranslationContext())).toEqual(expected);
   });
 });
 

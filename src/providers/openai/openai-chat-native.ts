@@ -5,7 +5,9 @@ import type { NativeRequest, NativeSupport, NativeUsageReader } from '../native-
 import { textLengthAfter } from '../native-api.js';
 import type { ProviderAdapter, TranslationContext } from '../provider-adapter.js';
 import { decodeUtf8 } from '../shared/parse-upstream-json.js';
-import { normalizeUsage } from './normalize-openai-compatible.js';
+import { upstreamChecker } from '../shared/upstream-schema.js';
+import { OpenAIUsageCarrierSchema } from './openai-chunk-schema.js';
+import { readUsage } from './normalize-openai-compatible.js';
 
 /** Where a delta's generated text starts (the first one present counts: one delta carries one of them). */
 const DELTA_KEYS = ['"content":"', '"reasoning_content":"', '"reasoning":"', '"arguments":"'] as const;
@@ -46,25 +48,29 @@ class ChatUsageReader implements NativeUsageReader {
     // A finish reason is the answer's end for providers that send no [DONE] (as on the translated path).
     if (data.includes('"finish_reason":"')) this.complete = true;
     if (data.includes('"usage":{')) {
-      const chunk = JSON.parse(data) as { usage?: Usage | null; x_groq?: { usage?: Usage } };
-      const usage = chunk.usage ?? chunk.x_groq?.usage;
-      if (usage) this.usage = normalizeUsage(usage);
+      this.readUsageFrom(JSON.parse(data));
     }
   }
 
   whole(body: Uint8Array): void {
-    const parsed = JSON.parse(decodeUtf8(body)) as {
-      usage?: Usage | null;
-      choices?: Array<{ message?: { content?: unknown } }>;
-    };
-    if (parsed.usage) this.usage = normalizeUsage(parsed.usage);
+    const parsed = JSON.parse(decodeUtf8(body)) as { choices?: Array<{ message?: { content?: unknown } }> };
+    this.readUsageFrom(parsed);
     for (const choice of parsed.choices ?? [])
       if (typeof choice.message?.content === 'string') this.outputCharacters += choice.message.content.length;
     this.complete = true;
   }
 
   end(): void {}
+
+  /** A usage that does not fit the schema counts as none reported: the answer's bytes already went out as they are. */
+  private readUsageFrom(answer: unknown): void {
+    if (!usageChecker.is(answer)) return;
+    const usage = answer.usage ?? answer.x_groq?.usage;
+    if (usage) this.usage = readUsage(usage);
+  }
 }
+
+const usageChecker = upstreamChecker(OpenAIUsageCarrierSchema);
 
 /** The usage-only chunk (no choices): a usage carried on a chunk with choices goes out with it. */
 function hidesUsageChunk(event: SseEvent): boolean {

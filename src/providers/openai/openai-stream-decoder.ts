@@ -1,9 +1,12 @@
 import { GatewayError, UpstreamError } from '../../shared/errors.js';
-import type { ChatCompletionChunk, Usage } from '../../shared/openai-types.js';
+import type { Static } from '@sinclair/typebox';
+import type { ChatCompletionChunk } from '../../shared/openai-types.js';
 import { SseDecoder } from '../framing/sse-decoder.js';
 import type { StreamDecoder, StreamEvent, TranslationContext } from '../provider-adapter.js';
+import { upstreamChecker } from '../shared/upstream-schema.js';
+import { OpenAIChunkSchema } from './openai-chunk-schema.js';
 import { mapOpenAIError } from './openai-error.js';
-import { normalizeDelta, normalizeUsage } from './normalize-openai-compatible.js';
+import { normalizeDelta, readUsage } from './normalize-openai-compatible.js';
 
 /**
  * OpenAI-compatible SSE → our events. Usage is pulled out of whatever chunk carries it (the
@@ -72,21 +75,34 @@ export class OpenAIStreamDecoder implements StreamDecoder {
     if (event.event === 'error' || payload.error !== undefined) {
       throw streamError(payload, this.context);
     }
-    this.translateChunk(payload as unknown as ChatCompletionChunk, out);
+    this.translateChunk(chunkChecker.read(payload, this.context.provider.name, 'a stream chunk'), out);
   }
 
-  private translateChunk(chunk: ChatCompletionChunk, out: StreamEvent[]): void {
-    const usage = (chunk.usage ?? (chunk.x_groq as { usage?: Usage } | undefined)?.usage) as Usage | null | undefined;
-    if (usage) out.push({ type: 'usage', usage: normalizeUsage(usage) });
-    if (!Array.isArray(chunk.choices) || chunk.choices.length === 0) return;
-    chunk.id = this.context.completionId;
-    chunk.model = this.context.publicModel;
-    if ('usage' in chunk) delete chunk.usage;
-    if ('x_groq' in chunk) delete chunk.x_groq;
-    for (const choice of chunk.choices) if (choice.delta) normalizeDelta(choice.delta);
+  /** The checked chunk as ours: shallow copies with our ids (fields not read go along untouched), usage apart. */
+  private translateChunk(wire: OpenAIWireChunk, out: StreamEvent[]): void {
+    const { usage, x_groq: groq, choices, ...rest } = wire;
+    const reported = usage ?? groq?.usage;
+    if (reported) out.push({ type: 'usage', usage: readUsage(reported) });
+    if (!choices || choices.length === 0) return;
+    const chunk: ChatCompletionChunk = {
+      ...rest,
+      id: this.context.completionId,
+      object: 'chat.completion.chunk',
+      created: wire.created ?? this.context.created,
+      model: this.context.publicModel,
+      choices: choices.map((choice, position) => ({
+        ...choice,
+        index: choice.index ?? position,
+        delta: normalizeDelta(choice.delta ?? {}),
+        finish_reason: choice.finish_reason ?? null,
+      })),
+    };
     out.push({ type: 'chunk', chunk });
   }
 }
+
+type OpenAIWireChunk = Static<typeof OpenAIChunkSchema>;
+const chunkChecker = upstreamChecker(OpenAIChunkSchema);
 
 /** An error event mid-stream is the provider failing: a 502 with its code, or `upstream_error`. */
 function streamError(payload: Record<string, unknown>, context: TranslationContext): GatewayError {

@@ -1,13 +1,15 @@
 import { UpstreamError } from '../../shared/errors.js';
 import type { ChatCompletion } from '../../shared/openai-types.js';
 import type { TranslationContext } from '../provider-adapter.js';
-import { normalizeMessage, normalizeUsage } from './normalize-openai-compatible.js';
+import { upstreamChecker } from '../shared/upstream-schema.js';
+import { OpenAIResponseSchema } from './openai-chunk-schema.js';
+import { normalizeMessage, readUsage } from './normalize-openai-compatible.js';
 
-/** A whole OpenAI-compatible answer, checked for the fields clients rely on, renamed to our ids. */
+/** A whole OpenAI-compatible answer, checked against its schema, built with our ids (fields not read go along). */
 export function parseOpenAIResponse(body: Uint8Array, context: TranslationContext): ChatCompletion {
-  let parsed: ChatCompletion;
+  let json: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder().decode(body)) as ChatCompletion;
+    json = JSON.parse(new TextDecoder().decode(body));
   } catch {
     throw new UpstreamError(
       502,
@@ -15,15 +17,23 @@ export function parseOpenAIResponse(body: Uint8Array, context: TranslationContex
       `${context.provider.name} answered with a body that is not JSON.`,
     );
   }
-  if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.choices)) {
-    throw new UpstreamError(502, 'upstream_bad_response', `${context.provider.name} answered without a choices array.`);
-  }
-  parsed.id = context.completionId;
-  parsed.object = 'chat.completion';
-  parsed.model = context.publicModel;
-  if (typeof parsed.created !== 'number') parsed.created = context.created;
-  for (const choice of parsed.choices) if (choice.message) normalizeMessage(choice.message);
-  const usage = parsed.usage ?? (parsed.x_groq as { usage?: ChatCompletion['usage'] } | undefined)?.usage;
-  if (usage) parsed.usage = normalizeUsage(usage);
-  return parsed;
+  const { usage, choices, ...rest } = responseChecker.read(json, context.provider.name, 'an answer');
+  const completion: ChatCompletion = {
+    ...rest,
+    id: context.completionId,
+    object: 'chat.completion',
+    created: rest.created ?? context.created,
+    model: context.publicModel,
+    choices: choices.map((choice, position) => ({
+      ...choice,
+      index: choice.index ?? position,
+      message: normalizeMessage(choice.message ?? {}, context),
+      finish_reason: choice.finish_reason ?? null,
+    })),
+  };
+  const reported = usage ?? rest.x_groq?.usage;
+  if (reported) completion.usage = readUsage(reported);
+  return completion;
 }
+
+const responseChecker = upstreamChecker(OpenAIResponseSchema);

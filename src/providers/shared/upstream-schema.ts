@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { ValueError } from '@sinclair/typebox/errors';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { UpstreamError } from '../../shared/errors.js';
 
@@ -14,7 +15,7 @@ export function upstreamChecker<S extends TSchema>(schema: S) {
     /** The value, typed; throws a 502 naming the first mismatch. */
     read(value: unknown, providerName: string, what: string): Static<S> {
       if (compiled.Check(value)) return value;
-      const first = compiled.Errors(value).First();
+      const first = deepest(compiled.Errors(value).First());
       const where = first?.path ? ` at ${first.path}` : '';
       throw new UpstreamError(
         502,
@@ -23,4 +24,17 @@ export function upstreamChecker<S extends TSchema>(schema: S) {
       );
     },
   };
+}
+
+/**
+ * A union's error ("Expected union value" at `/choices` for a nullable array) says less than the
+ * error inside the branch that got furthest: that one names the field (`/choices/0/delta/content`).
+ */
+function deepest(error: ValueError | undefined): ValueError | undefined {
+  let found = error;
+  for (const branch of error?.errors ?? []) {
+    const inner = deepest(branch.First());
+    if (inner && inner.path.length > (found?.path.length ?? -1)) found = inner;
+  }
+  return found;
 }
