@@ -1,6 +1,7 @@
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { createTestStore, type TestStore } from '../../test/helpers/test-store.js';
+import { usageEventRow } from '../../test/helpers/usage-events.js';
 import { createLogger } from '../shared/logger.js';
 import { randomId } from '../shared/ids.js';
 import { openRedis } from '../store/open-redis.js';
@@ -120,34 +121,7 @@ const check = (extra: Partial<AdmissionCheck>): AdmissionCheck => ({
 });
 
 function event(id: string, cost: number, extra: Partial<UsageEventsTable> = {}): UsageEventsTable {
-  return {
-    id,
-    request_id: id,
-    user_id: 'user-1',
-    key_id: 'key-1',
-    requested_model: 'test/chat',
-    model_id: 'test/chat',
-    provider_id: 'mock',
-    upstream_model: 'mock-model',
-    prompt_tokens: 1,
-    completion_tokens: 1,
-    cached_tokens: 0,
-    reasoning_tokens: 0,
-    total_tokens: 2,
-    tokens_estimated: 0,
-    cost_nanos: cost,
-    latency_ms: 1,
-    time_to_first_token_ms: null,
-    tokens_per_second: null,
-    status: 200,
-    error_code: null,
-    streamed: 0,
-    client_aborted: 0,
-    attempt_count: 1,
-    attempts: '[]',
-    created_at: NOW,
-    ...extra,
-  };
+  return usageEventRow({ id, user_id: 'user-1', key_id: 'key-1', cost_nanos: cost, created_at: NOW, ...extra });
 }
 
 function settlement(heldBy: Hold | null, id: string, cost: number, charge = true): Settlement {

@@ -4,9 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createTestStore, type TestStore } from '../../test/helpers/test-store.js';
+import { usageEventRow } from '../../test/helpers/usage-events.js';
 import { createLogger } from '../shared/logger.js';
 import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
-import type { UsageEventsTable } from './metering-schema.js';
 import type { SettlementRecord } from './settlement-record.js';
 import { UsageWriter } from './usage-writer.js';
 import { SettlementJournal } from './settlement-journal.js';
@@ -16,33 +16,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const logger = createLogger('error', new Writable({ write: (_chunk, _encoding, callback) => callback() }));
 
 function record(id: string, cost: number): SettlementRecord {
-  const event: UsageEventsTable = {
-    id,
-    request_id: id,
-    user_id: 'user-1',
-    key_id: 'key-1',
-    requested_model: 'test/chat',
-    model_id: 'test/chat',
-    provider_id: 'mock',
-    upstream_model: 'mock-model',
-    prompt_tokens: 1,
-    completion_tokens: 1,
-    cached_tokens: 0,
-    reasoning_tokens: 0,
-    total_tokens: 2,
-    tokens_estimated: 0,
-    cost_nanos: cost,
-    latency_ms: 1,
-    time_to_first_token_ms: null,
-    tokens_per_second: null,
-    status: 200,
-    error_code: null,
-    streamed: 0,
-    client_aborted: 0,
-    attempt_count: 1,
-    attempts: '[]',
-    created_at: NOW,
-  };
+  const event = usageEventRow({ id, user_id: 'user-1', key_id: 'key-1', cost_nanos: cost, created_at: NOW });
   return { event, charge: true };
 }
 

@@ -1,37 +1,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createTestStore, STORE_KINDS, type TestStore } from '../../test/helpers/test-store.js';
+import { usageEventRow } from '../../test/helpers/usage-events.js';
 import { applyLedgerEntry } from '../credits/credit-ledger.js';
 import type { UsageEventsTable } from './metering-schema.js';
 import { usageChargeDrift } from './usage-charge-check.js';
 
 function event(id: string, userId: string, cost: number): UsageEventsTable {
-  return {
-    id,
-    request_id: id,
-    user_id: userId,
-    key_id: null,
-    requested_model: 'm',
-    model_id: 'm',
-    provider_id: 'p',
-    upstream_model: 'u',
-    prompt_tokens: 1,
-    completion_tokens: 1,
-    cached_tokens: 0,
-    reasoning_tokens: 0,
-    total_tokens: 2,
-    tokens_estimated: 0,
-    cost_nanos: cost,
-    latency_ms: 1,
-    time_to_first_token_ms: null,
-    tokens_per_second: null,
-    status: 200,
-    error_code: null,
-    streamed: 0,
-    client_aborted: 0,
-    attempt_count: 1,
-    attempts: '[]',
-    created_at: Date.now(),
-  };
+  return usageEventRow({ id, user_id: userId, cost_nanos: cost, created_at: Date.now() });
 }
 
 describe.each(STORE_KINDS)('answered requests against their charges (%s)', (kind) => {

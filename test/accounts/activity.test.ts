@@ -3,6 +3,7 @@ import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mo
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
 import { AccountClient, requestJson } from '../helpers/account-client.js';
 import { STORE_KINDS } from '../helpers/test-store.js';
+import { SEEDED_ANSWER, usageEventRow } from '../helpers/usage-events.js';
 import { setRole } from '../../src/users/user-roles.js';
 import { randomIdGenerator } from '../../src/shared/ids.js';
 import type { UsageEventsTable } from '../../src/metering/metering-schema.js';
@@ -57,39 +58,21 @@ describe.each(STORE_KINDS)('activity (%s)', (storeKind) => {
   const list = (client: AccountClient, query = '') => client.request<Page>('GET', `/api-account/user/activity${query}`);
   const idOf = async (client: AccountClient) => (await client.request('GET', '/api-account/user/me')).body.id as string;
 
-  const seedRow = (index: number, extra: Partial<UsageEventsTable> = {}): UsageEventsTable => ({
-    id: `seed-${String(index).padStart(3, '0')}`,
-    request_id: `seed-request-${index}`,
-    user_id: gateway.userId,
-    key_id: null,
-    requested_model: 'seed/model',
-    model_id: 'seed/model',
-    provider_id: 'seed',
-    upstream_model: 'seed-upstream',
-    prompt_tokens: 10,
-    completion_tokens: 5,
-    cached_tokens: 0,
-    cache_write_tokens: 0,
-    reasoning_tokens: 0,
-    total_tokens: 15,
-    tokens_estimated: 0,
-    cost_nanos: 1000,
-    latency_ms: 100,
-    time_to_first_token_ms: null,
-    tokens_per_second: null,
-    status: 200,
-    error_code: null,
-    streamed: 0,
-    client_aborted: 0,
-    attempt_count: 1,
-    attempts: '[]',
-    // Groups of five share a millisecond: the cursor must break ties by id.
-    created_at: SEED_TIME + Math.floor(index / 5) * 1000,
-    surface: 'chat',
-    app: null,
-    app_url: null,
-    ...extra,
-  });
+  const seedRow = (index: number, extra: Partial<UsageEventsTable> = {}): UsageEventsTable =>
+    usageEventRow({
+      ...SEEDED_ANSWER,
+      id: `seed-${String(index).padStart(3, '0')}`,
+      request_id: `seed-request-${index}`,
+      user_id: gateway.userId,
+      cache_write_tokens: 0,
+      cost_nanos: 1000,
+      // Groups of five share a millisecond: the cursor must break ties by id.
+      created_at: SEED_TIME + Math.floor(index / 5) * 1000,
+      surface: 'chat',
+      app: null,
+      app_url: null,
+      ...extra,
+    });
 
   beforeAll(async () => {
     upstream = await startMockUpstream({ scenario: { chunkCount: 5 } });

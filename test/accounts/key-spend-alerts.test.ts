@@ -3,11 +3,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
 import { AccountClient, requestJson } from '../helpers/account-client.js';
 import { STORE_KINDS } from '../helpers/test-store.js';
+import { SEEDED_ANSWER, usageEventRow } from '../helpers/usage-events.js';
 import { checkKeySpendAlerts, periodStarts } from '../../src/credits/key-spend-alerts.js';
 import { SIGNATURE_HEADER, verifyWebhook } from '../../src/credits/alert-webhook.js';
 import { randomIdGenerator } from '../../src/shared/ids.js';
 import { findLiveKeyById, revokeKey } from '../../src/keys/key-lifecycle.js';
-import type { UsageEventsTable } from '../../src/metering/metering-schema.js';
 
 /** Issue 27, item 5: spend thresholds per key and UTC period; each fires once per period it is reached in. */
 const USD = 1_000_000_000;
@@ -46,33 +46,15 @@ describe.each(STORE_KINDS)('key spend alerts (%s)', (storeKind) => {
   const replies: number[] = [];
 
   const spend = async (nanos: number, at = time, key = keyId) => {
-    const row: UsageEventsTable = {
+    const row = usageEventRow({
+      ...SEEDED_ANSWER,
       id: `ksa-${usageCount}`,
       request_id: `ksa-request-${usageCount++}`,
       user_id: gateway.userId,
       key_id: key,
-      requested_model: 'seed/model',
-      model_id: 'seed/model',
-      provider_id: 'seed',
-      upstream_model: 'seed-upstream',
-      prompt_tokens: 10,
-      completion_tokens: 5,
-      cached_tokens: 0,
-      reasoning_tokens: 0,
-      total_tokens: 15,
-      tokens_estimated: 0,
       cost_nanos: nanos,
-      latency_ms: 100,
-      time_to_first_token_ms: null,
-      tokens_per_second: null,
-      status: 200,
-      error_code: null,
-      streamed: 0,
-      client_aborted: 0,
-      attempt_count: 1,
-      attempts: '[]',
       created_at: at,
-    };
+    });
     await gateway.testStore.store.db.insertInto('usage_events').values(row).execute();
   };
   const check = () =>

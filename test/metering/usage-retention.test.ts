@@ -9,6 +9,7 @@ import { readUsageRetention } from '../../src/metering/activity-settings.js';
 import { loadConfig } from '../../src/config/load-config.js';
 import { ConfigError } from '../../src/config/config-error.js';
 import { createTestStore, STORE_KINDS, type TestStore } from '../helpers/test-store.js';
+import { usageEventRow } from '../helpers/usage-events.js';
 
 /** Issue 27, item 6: usage rows' retention (both stores) and PostgreSQL's monthly partitions. */
 const DAY_MS = 86_400_000;
@@ -18,33 +19,15 @@ async function insertEvents(store: Store, createdAt: number[], prefix = 'evt'): 
   await store.db
     .insertInto('usage_events')
     .values(
-      createdAt.map((at, index) => ({
-        id: `${prefix}_${index}`,
-        request_id: `req_${prefix}_${index}`,
-        user_id: 'u1',
-        key_id: null,
-        requested_model: 'model-a',
-        model_id: null,
-        provider_id: null,
-        upstream_model: null,
-        prompt_tokens: 0,
-        completion_tokens: 0,
-        cached_tokens: 0,
-        reasoning_tokens: 0,
-        total_tokens: 0,
-        tokens_estimated: 0,
-        cost_nanos: 0,
-        latency_ms: 0,
-        time_to_first_token_ms: null,
-        tokens_per_second: null,
-        status: 200,
-        error_code: null,
-        streamed: 0,
-        client_aborted: 0,
-        attempt_count: 1,
-        attempts: '[]',
-        created_at: at,
-      })),
+      createdAt.map((at, index) =>
+        usageEventRow({
+          id: `${prefix}_${index}`,
+          request_id: `req_${prefix}_${index}`,
+          user_id: 'u1',
+          requested_model: 'model-a',
+          created_at: at,
+        }),
+      ),
     )
     .execute();
 }
