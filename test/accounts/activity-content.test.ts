@@ -69,11 +69,7 @@ describe.each(STORE_KINDS)('activity content (%s)', (storeKind) => {
       configText: testConfigText(upstream.url, `activity:\n  content_max_bytes: ${CAP}\n  content_retention_days: 7\n`),
       storeKind,
     });
-    const signIn = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
-      email: gateway.email,
-      password: 'plum-orbit-42-lantern',
-    });
-    owner = new AccountClient(gateway.url, signIn.body.token, gateway.email);
+    owner = await AccountClient.signIn(gateway.url, gateway.email);
     ownerId = await idOf(owner);
     other = await AccountClient.signUp(gateway.url);
     admin = await AccountClient.signUp(gateway.url, `admin-${randomIdGenerator.next('').toLowerCase()}@example.com`);

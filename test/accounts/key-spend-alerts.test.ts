@@ -1,11 +1,11 @@
-import { createServer, type Server } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestGateway, testConfigText, type TestGateway } from '../helpers/test-gateway.js';
-import { AccountClient, requestJson } from '../helpers/account-client.js';
+import { AccountClient } from '../helpers/account-client.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook-receiver.js';
 import { STORE_KINDS } from '../helpers/test-store.js';
 import { SEEDED_ANSWER, usageEventRow } from '../helpers/usage-events.js';
 import { checkKeySpendAlerts, periodStarts } from '../../src/credits/key-spend-alerts.js';
-import { SIGNATURE_HEADER, verifyWebhook } from '../../src/credits/alert-webhook.js';
+import { verifyWebhook } from '../../src/credits/alert-webhook.js';
 import { randomIdGenerator } from '../../src/shared/ids.js';
 import { findLiveKeyById, revokeKey } from '../../src/keys/key-lifecycle.js';
 
@@ -34,7 +34,7 @@ describe.each(STORE_KINDS)('key spend alerts (%s)', (storeKind) => {
   let gateway: TestGateway;
   let owner: AccountClient;
   let other: AccountClient;
-  let receiver: Server;
+  let receiver: WebhookReceiver;
   let hookUrl: string;
   let secret: string;
   let keyId: string;
@@ -68,33 +68,20 @@ describe.each(STORE_KINDS)('key spend alerts (%s)', (storeKind) => {
   const alertPath = (id = keyId) => `/api-account/user/api-keys/${id}/alerts/spend`;
 
   beforeAll(async () => {
-    receiver = createServer((request, response) => {
-      let body = '';
-      request.on('data', (chunk) => (body += chunk));
-      request.on('end', () => {
-        hooks.push({ body, signature: String(request.headers[SIGNATURE_HEADER]) });
-        response.statusCode = replies.shift() ?? 200;
-        response.end();
-      });
-    });
-    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-    hookUrl = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/hook`;
+    receiver = await startWebhookReceiver(hooks, replies);
+    hookUrl = receiver.url;
     gateway = await startTestGateway({
       configText: testConfigText('http://127.0.0.1:9'),
       storeKind,
       deps: { clock, balanceAlerts: { intervalMs: 3_600_000, allowHttpWebhooks: true } },
     });
-    const signIn = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
-      email: gateway.email,
-      password: 'plum-orbit-42-lantern',
-    });
-    owner = new AccountClient(gateway.url, signIn.body.token, gateway.email);
+    owner = await AccountClient.signIn(gateway.url, gateway.email);
     other = await AccountClient.signUp(gateway.url);
     keyId = (await owner.request('POST', '/api-account/user/api-keys', { name: 'alerted key' })).body.key_id;
   });
   afterAll(async () => {
     await gateway?.close();
-    await new Promise((resolve) => receiver?.close(resolve));
+    await receiver?.close();
   });
 
   it('sets daily and monthly thresholds with a webhook: the secret is shown once', async () => {

@@ -4,7 +4,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
-import { AccountClient, requestJson } from '../helpers/account-client.js';
+import { AccountClient } from '../helpers/account-client.js';
 
 /**
  * Cost in the answer (issue 27 item 2): `usage.cost` when the client asks (`usage: {include: true}`),
@@ -300,11 +300,7 @@ describe('a key with include_cost: true', () => {
       amount: 1_000_000_000,
       reference: 'test-grant-key-include-cost',
     });
-    const signIn = await requestJson(gateway.url, 'POST', '/api-account/auth/sign-in/email', {
-      email: gateway.email,
-      password: 'plum-orbit-42-lantern',
-    });
-    account = new AccountClient(gateway.url, signIn.body.token, gateway.email);
+    account = await AccountClient.signIn(gateway.url, gateway.email);
     const created = await account.request('POST', '/api-account/user/api-keys', { name: 'costed', include_cost: true });
     expect(created.status).toBe(201);
     expect(created.body.include_cost).toBe(true);

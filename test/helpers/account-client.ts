@@ -36,6 +36,14 @@ export class AccountClient {
     return new AccountClient(baseUrl, signIn.body.token, email);
   }
 
+  /** Signs in an existing user (by default with the test gateway's password) through the account API. */
+  static async signIn(baseUrl: string, email: string, password = 'plum-orbit-42-lantern'): Promise<AccountClient> {
+    const signIn = await requestJson(baseUrl, 'POST', '/api-account/auth/sign-in/email', { email, password });
+    if (signIn.status !== 200 || typeof signIn.body?.token !== 'string')
+      throw new Error(`sign-in failed: ${signIn.status} ${signIn.text}`);
+    return new AccountClient(baseUrl, signIn.body.token, email);
+  }
+
   request<T = any>(method: string, path: string, body?: unknown): Promise<JsonResponse<T>> {
     return requestJson<T>(this.baseUrl, method, path, body, { authorization: `Bearer ${this.token}` });
   }
