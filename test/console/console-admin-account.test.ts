@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { setRole } from '../../src/users/user-roles.js';
 import type { OutgoingMail } from '../../src/users/mailer.js';
 import { AccountClient } from '../helpers/account-client.js';
-import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import { consoleConfigHead, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
 
 const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 const SHOTS = process.env.UPDATE_SCREENSHOTS
@@ -27,16 +27,7 @@ const PASSWORD = 'correct-horse-battery';
 const ADMIN_EMAIL = 'admin.walk@example.com';
 
 function configText(upstreamUrl: string, port: number): string {
-  return `
-server:
-  public_url: http://127.0.0.1:${port}
-providers:
-  - id: mock
-    name: Mock AI
-    type: openai
-    base_url: ${upstreamUrl}
-    api_key: upstream-secret
-models:
+  return `${consoleConfigHead(upstreamUrl, port)}models:
   - id: mock/chat
     name: Mock Chat
     input_modalities: [text]

@@ -6,22 +6,13 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AccountClient } from '../helpers/account-client.js';
-import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import { consoleConfigHead, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
 
 const PASSWORD = 'correct-horse-battery';
 const EMAIL = 'alerts.walk@example.com';
 
 function configText(upstreamUrl: string, port: number): string {
-  return `
-server:
-  public_url: http://127.0.0.1:${port}
-providers:
-  - id: mock
-    name: Mock AI
-    type: openai
-    base_url: ${upstreamUrl}
-    api_key: upstream-secret
-models:
+  return `${consoleConfigHead(upstreamUrl, port)}models:
   - id: mock/chat
     endpoints:
       - provider: mock

@@ -8,18 +8,9 @@
  */
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import { consoleConfigHead, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
 
-const configText = (upstreamUrl: string, port: number) => `
-server:
-  public_url: http://127.0.0.1:${port}
-providers:
-  - id: mock
-    name: Mock AI
-    type: openai
-    base_url: ${upstreamUrl}
-    api_key: upstream-secret
-models:
+const configText = (upstreamUrl: string, port: number) => `${consoleConfigHead(upstreamUrl, port)}models:
   - id: mock/chat
     name: Mock Chat
     input_modalities: [text]

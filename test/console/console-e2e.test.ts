@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import OpenAI from 'openai';
 import type { BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
+import { consoleConfigHead, startConsoleBrowser, type ConsoleBrowser } from '../helpers/console-browser.js';
 
 // The pictures in docs/console are refreshed on request (UPDATE_SCREENSHOTS=1), so an ordinary test run
 // leaves the working tree clean; otherwise they go to a temporary folder.
@@ -23,16 +23,7 @@ const EMAIL = 'ada@example.com';
 const PASSWORD = 'correct-horse-battery';
 
 function configText(upstreamUrl: string, port: number): string {
-  return `
-server:
-  public_url: http://127.0.0.1:${port}
-providers:
-  - id: mock
-    name: Mock AI
-    type: openai
-    base_url: ${upstreamUrl}
-    api_key: upstream-secret
-models:
+  return `${consoleConfigHead(upstreamUrl, port)}models:
   - id: mock/chat
     name: Mock Chat
     input_modalities: [text]

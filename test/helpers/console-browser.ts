@@ -73,3 +73,20 @@ export async function startConsoleBrowser(
     },
   };
 }
+
+/**
+ * The start of a console test's config: `public_url` on the gateway's `port` and the mock provider at
+ * `upstreamUrl`. The caller's `models:` section (and any more) follows it.
+ */
+export function consoleConfigHead(upstreamUrl: string, port: number): string {
+  return `
+server:
+  public_url: http://127.0.0.1:${port}
+providers:
+  - id: mock
+    name: Mock AI
+    type: openai
+    base_url: ${upstreamUrl}
+    api_key: upstream-secret
+`;
+}

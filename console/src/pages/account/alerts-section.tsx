@@ -3,6 +3,7 @@ import { useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, unwrap } from '../../api/client';
 import { QueryView } from '../../layout/page-states';
 import { FormOutcome, useFormAction } from '../../components/form-action';
+import { AlertChannelFields, useAlertChannels } from '../../components/alert-channels';
 import { formatDateTime } from '../../format/format';
 import type { paths } from '../../api/schema';
 
@@ -14,9 +15,7 @@ const DELIVERIES = ['alert-deliveries'];
 function BalanceAlertForm({ alert }: { alert: BalanceAlert }) {
   const queryClient = useQueryClient();
   const [threshold, setThreshold] = useState(alert.threshold === null ? '' : String(alert.threshold));
-  const [email, setEmail] = useState(alert.configured ? alert.email : true);
-  const [webhookUrl, setWebhookUrl] = useState(alert.webhook_url ?? '');
-  const [secret, setSecret] = useState<string | null>(null);
+  const channels = useAlertChannels(alert);
   const refresh = () => queryClient.invalidateQueries({ queryKey: BALANCE });
   const save = useFormAction(async () => {
     const amount = threshold.trim().replace(/^\$/, '');
@@ -24,10 +23,10 @@ function BalanceAlertForm({ alert }: { alert: BalanceAlert }) {
       throw new Error('The threshold must be an amount in USD above 0.');
     const result = await unwrap(
       api.PUT('/api-account/user/alerts/balance', {
-        body: { threshold: Number(amount), email, webhook_url: webhookUrl.trim() || null },
+        body: { threshold: Number(amount), ...channels.body() },
       }),
     );
-    setSecret(result.webhook_secret ?? null);
+    channels.setSecret(result.webhook_secret ?? null);
     await refresh();
     return 'Saved.';
   });
@@ -53,24 +52,7 @@ function BalanceAlertForm({ alert }: { alert: BalanceAlert }) {
           onChange={(event) => setThreshold(event.target.value)}
         />
       </div>
-      <label className="inline-check">
-        <input type="checkbox" checked={email} onChange={(event) => setEmail(event.target.checked)} />
-        Email me
-      </label>
-      <div className="field">
-        <label htmlFor="balance-alert-webhook">Webhook URL (optional, https)</label>
-        <input
-          id="balance-alert-webhook"
-          type="url"
-          value={webhookUrl}
-          onChange={(event) => setWebhookUrl(event.target.value)}
-        />
-      </div>
-      {secret && (
-        <p className="callout" role="note">
-          Webhook signing secret (shown once): <code>{secret}</code>
-        </p>
-      )}
+      <AlertChannelFields idPrefix="balance-alert" channels={channels} />
       <div className="page-actions">
         <button type="submit" className="button primary" disabled={save.busy}>
           {save.busy ? 'Saving…' : 'Save alert'}

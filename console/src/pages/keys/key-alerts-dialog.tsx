@@ -4,6 +4,7 @@ import { Dialog } from 'radix-ui';
 import { api, unwrap } from '../../api/client';
 import { QueryView } from '../../layout/page-states';
 import { FormOutcome, useFormAction } from '../../components/form-action';
+import { AlertChannelFields, useAlertChannels } from '../../components/alert-channels';
 import { formatMoney } from '../../format/format';
 import type { paths } from '../../api/schema';
 import type { ApiKey } from './key-form-values';
@@ -34,9 +35,7 @@ function AlertForm({ apiKey, alert }: { apiKey: ApiKey; alert: KeySpendAlert }) 
     weekly: initial('weekly'),
     monthly: initial('monthly'),
   });
-  const [email, setEmail] = useState(alert.configured ? alert.email : true);
-  const [webhookUrl, setWebhookUrl] = useState(alert.webhook_url ?? '');
-  const [secret, setSecret] = useState<string | null>(null);
+  const channels = useAlertChannels(alert);
   const path = { params: { path: { key_id: apiKey.key_id } } };
   const refresh = () => queryClient.invalidateQueries({ queryKey: ['key-spend-alert', apiKey.key_id] });
   const save = useFormAction(async () => {
@@ -50,10 +49,10 @@ function AlertForm({ apiKey, alert }: { apiKey: ApiKey; alert: KeySpendAlert }) 
     const result = await unwrap(
       api.PUT('/api-account/user/api-keys/{key_id}/alerts/spend', {
         ...path,
-        body: { thresholds, email, webhook_url: webhookUrl.trim() || null },
+        body: { thresholds, ...channels.body() },
       }),
     );
-    setSecret(result.webhook_secret ?? null);
+    channels.setSecret(result.webhook_secret ?? null);
     await refresh();
     return 'Saved.';
   });
@@ -83,24 +82,7 @@ function AlertForm({ apiKey, alert }: { apiKey: ApiKey; alert: KeySpendAlert }) 
           </div>
         ))}
       </div>
-      <label className="inline-check">
-        <input type="checkbox" checked={email} onChange={(event) => setEmail(event.target.checked)} />
-        Email me
-      </label>
-      <div className="field">
-        <label htmlFor="key-alert-webhook">Webhook URL (optional, https)</label>
-        <input
-          id="key-alert-webhook"
-          type="url"
-          value={webhookUrl}
-          onChange={(event) => setWebhookUrl(event.target.value)}
-        />
-      </div>
-      {secret && (
-        <p className="callout" role="note">
-          Webhook signing secret (shown once): <code data-testid="webhook-secret">{secret}</code>
-        </p>
-      )}
+      <AlertChannelFields idPrefix="key-alert" channels={channels} />
       <div className="dialog-actions">
         {alert.configured && (
           <button type="button" className="button" disabled={remove.busy} onClick={() => void remove.submit()}>
