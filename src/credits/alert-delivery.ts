@@ -55,6 +55,32 @@ export interface AlertMessage {
   webhook: { url: string; secret: string; body: string } | null;
 }
 
+/**
+ * An alert row's channels as an AlertMessage takes them: the mail when its email box is on, the
+ * signed webhook (body `{ type, created_at, data }`) when it has a URL and a secret.
+ */
+export function alertChannels(
+  alert: { email: unknown; address: string; webhook_url: string | null; webhook_secret: string | null },
+  mail: { subject: string; text: string },
+  webhook: { type: string; now: number; data: Record<string, unknown> },
+): Pick<AlertMessage, 'mail' | 'webhook'> {
+  return {
+    mail: Number(alert.email) === 1 ? { to: alert.address, ...mail } : null,
+    webhook:
+      alert.webhook_url && alert.webhook_secret
+        ? {
+            url: alert.webhook_url,
+            secret: alert.webhook_secret,
+            body: JSON.stringify({
+              type: webhook.type,
+              created_at: new Date(webhook.now).toISOString(),
+              data: webhook.data,
+            }),
+          }
+        : null,
+  };
+}
+
 type Outcome = Pick<AlertDelivery, 'status' | 'attempts' | 'responseStatus' | 'error'>;
 
 /** Sends an alert on its channels, one after the other, writing each to the user's delivery log. */

@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { nanosToUsd } from '../metering/money.js';
-import { deliverAlert, newWebhookSecret, runEvery, type AlertDeliveryDeps } from './alert-delivery.js';
+import { alertChannels, deliverAlert, newWebhookSecret, runEvery, type AlertDeliveryDeps } from './alert-delivery.js';
 import './balance-alert-schema.js';
 import './credits-schema.js';
 
@@ -116,33 +116,25 @@ export async function checkBalanceAlerts(deps: BalanceAlertDeps): Promise<number
     await deliverAlert(deps, {
       userId: alert.user_id,
       event: 'balance_below',
-      mail:
-        Number(alert.email) === 1
-          ? {
-              to: alert.address,
-              subject: `Your balance is under ${threshold} USD`,
-              text: `Your credit balance is ${balance} USD, under the alert threshold of ${threshold} USD you set.\n\nAdd credits before requests are refused. This alert fires again only after the balance is back at or above the threshold.`,
-            }
-          : null,
-      webhook:
-        alert.webhook_url && alert.webhook_secret
-          ? {
-              url: alert.webhook_url,
-              secret: alert.webhook_secret,
-              body: JSON.stringify({
-                type: 'balance.below_threshold',
-                created_at: new Date(deps.clock.now()).toISOString(),
-                data: {
-                  user_id: alert.user_id,
-                  currency: 'USD',
-                  balance,
-                  balance_nanos: Number(alert.balance_nanos),
-                  threshold,
-                  threshold_nanos: Number(alert.threshold_nanos),
-                },
-              }),
-            }
-          : null,
+      ...alertChannels(
+        alert,
+        {
+          subject: `Your balance is under ${threshold} USD`,
+          text: `Your credit balance is ${balance} USD, under the alert threshold of ${threshold} USD you set.\n\nAdd credits before requests are refused. This alert fires again only after the balance is back at or above the threshold.`,
+        },
+        {
+          type: 'balance.below_threshold',
+          now: deps.clock.now(),
+          data: {
+            user_id: alert.user_id,
+            currency: 'USD',
+            balance,
+            balance_nanos: Number(alert.balance_nanos),
+            threshold,
+            threshold_nanos: Number(alert.threshold_nanos),
+          },
+        },
+      ),
     });
   }
   return fired;

@@ -1,7 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../store/schema.js';
 import { nanosToUsd } from '../metering/money.js';
-import { deliverAlert, newWebhookSecret, runEvery, type AlertDeliveryDeps } from './alert-delivery.js';
+import { alertChannels, deliverAlert, newWebhookSecret, runEvery, type AlertDeliveryDeps } from './alert-delivery.js';
 import './key-spend-alert-schema.js';
 import '../metering/metering-schema.js';
 
@@ -241,37 +241,29 @@ async function firePage(
         userId: alert.user_id,
         event: `key_spend_${period}`,
         keyId: alert.key_id,
-        mail:
-          Number(alert.email) === 1
-            ? {
-                to: alert.address,
-                subject: `Key "${alert.key_name}" spent ${spentUsd} USD ${PERIOD_WORDS[period]}`,
-                text: `Your API key "${alert.key_name}" (${alert.key_id}) has spent ${spentUsd} USD ${PERIOD_WORDS[period]} (UTC, since ${periodStart}), reaching the ${period} alert threshold of ${thresholdUsd} USD you set.\n\nThis alert fires once per ${period === 'daily' ? 'day' : period === 'weekly' ? 'week' : 'month'}.`,
-              }
-            : null,
-        webhook:
-          alert.webhook_url && alert.webhook_secret
-            ? {
-                url: alert.webhook_url,
-                secret: alert.webhook_secret,
-                body: JSON.stringify({
-                  type: 'key.spend_threshold_crossed',
-                  created_at: new Date(now).toISOString(),
-                  data: {
-                    user_id: alert.user_id,
-                    key_id: alert.key_id,
-                    key_name: alert.key_name,
-                    period,
-                    period_start: periodStart,
-                    currency: 'USD',
-                    spend: spentUsd,
-                    spend_nanos: spent,
-                    threshold: thresholdUsd,
-                    threshold_nanos: threshold,
-                  },
-                }),
-              }
-            : null,
+        ...alertChannels(
+          alert,
+          {
+            subject: `Key "${alert.key_name}" spent ${spentUsd} USD ${PERIOD_WORDS[period]}`,
+            text: `Your API key "${alert.key_name}" (${alert.key_id}) has spent ${spentUsd} USD ${PERIOD_WORDS[period]} (UTC, since ${periodStart}), reaching the ${period} alert threshold of ${thresholdUsd} USD you set.\n\nThis alert fires once per ${period === 'daily' ? 'day' : period === 'weekly' ? 'week' : 'month'}.`,
+          },
+          {
+            type: 'key.spend_threshold_crossed',
+            now,
+            data: {
+              user_id: alert.user_id,
+              key_id: alert.key_id,
+              key_name: alert.key_name,
+              period,
+              period_start: periodStart,
+              currency: 'USD',
+              spend: spentUsd,
+              spend_nanos: spent,
+              threshold: thresholdUsd,
+              threshold_nanos: threshold,
+            },
+          },
+        ),
       });
     }
   }
