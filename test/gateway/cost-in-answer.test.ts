@@ -70,20 +70,30 @@ function expectCostShape(usage: any): void {
   expect(parts).toBe(nanos(usage.cost));
 }
 
+/** A mock upstream sending `chunkCount` chunks and a gateway whose test user was granted 1 USD. */
+async function startFunded(
+  chunkCount: number,
+  reference: string,
+  config = configText,
+): Promise<{ upstream: MockUpstream; gateway: TestGateway }> {
+  const upstream = await startMockUpstream({ scenario: () => ({ chunkCount }) });
+  const gateway = await startTestGateway({ configText: config(upstream.url) });
+  await applyLedgerEntry(gateway.testStore.store, {
+    userId: gateway.userId,
+    kind: 'grant',
+    amount: 1_000_000_000,
+    reference,
+  });
+  return { upstream, gateway };
+}
+
 describe('usage.cost in the answer', () => {
   let upstream: MockUpstream;
   let gateway: TestGateway;
   let openai: OpenAI;
 
   beforeAll(async () => {
-    upstream = await startMockUpstream({ scenario: () => ({ chunkCount: 6 }) });
-    gateway = await startTestGateway({ configText: configText(upstream.url) });
-    await applyLedgerEntry(gateway.testStore.store, {
-      userId: gateway.userId,
-      kind: 'grant',
-      amount: 1_000_000_000,
-      reference: 'test-grant-cost-in-answer',
-    });
+    ({ upstream, gateway } = await startFunded(6, 'test-grant-cost-in-answer'));
     openai = new OpenAI({ apiKey: gateway.apiKey, baseURL: gateway.baseURL, maxRetries: 0, timeout: 20_000 });
   });
   afterAll(async () => {
@@ -256,16 +266,9 @@ describe('server.include_cost: true', () => {
   let gateway: TestGateway;
 
   beforeAll(async () => {
-    upstream = await startMockUpstream({ scenario: () => ({ chunkCount: 4 }) });
-    gateway = await startTestGateway({
-      configText: configText(upstream.url).replace('providers:', 'server:\n  include_cost: true\nproviders:'),
-    });
-    await applyLedgerEntry(gateway.testStore.store, {
-      userId: gateway.userId,
-      kind: 'grant',
-      amount: 1_000_000_000,
-      reference: 'test-grant-include-cost',
-    });
+    ({ upstream, gateway } = await startFunded(4, 'test-grant-include-cost', (url) =>
+      configText(url).replace('providers:', 'server:\n  include_cost: true\nproviders:'),
+    ));
   });
   afterAll(async () => {
     await gateway?.close();
@@ -292,14 +295,7 @@ describe('a key with include_cost: true', () => {
   let key: string;
 
   beforeAll(async () => {
-    upstream = await startMockUpstream({ scenario: () => ({ chunkCount: 4 }) });
-    gateway = await startTestGateway({ configText: configText(upstream.url) });
-    await applyLedgerEntry(gateway.testStore.store, {
-      userId: gateway.userId,
-      kind: 'grant',
-      amount: 1_000_000_000,
-      reference: 'test-grant-key-include-cost',
-    });
+    ({ upstream, gateway } = await startFunded(4, 'test-grant-key-include-cost'));
     account = await AccountClient.signIn(gateway.url, gateway.email);
     const created = await account.request('POST', '/api-account/user/api-keys', { name: 'costed', include_cost: true });
     expect(created.status).toBe(201);
