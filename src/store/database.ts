@@ -80,10 +80,13 @@ function postgresPool(
   options: OpenStoreOptions,
   limits: { max: number; statement_timeout?: number; query_timeout?: number; serverOptions?: string[] },
 ): pg.Pool {
-  const serverOptions = [
+  const ours = [
     ...(options.searchPath ? [`-c search_path=${options.searchPath}`] : []),
     ...(limits.serverOptions ?? []),
   ];
+  // pg reads PGOPTIONS only when no `options` is given: ours go after it (a later -c wins), so a
+  // search_path or other setting the operator put in PGOPTIONS still holds on these connections.
+  const serverOptions = ours.length > 0 && process.env.PGOPTIONS ? [process.env.PGOPTIONS, ...ours] : ours;
   const pool = new pg.Pool({
     connectionString: databaseUrl,
     max: limits.max,

@@ -63,6 +63,29 @@ describe('migrations on PostgreSQL', () => {
     await expect(sql`select pg_sleep(1.5)`.execute(timed.db)).rejects.toThrow(/statement timeout/);
   });
 
+  it('migrate into the schema PGOPTIONS names, as a `gateway serve` child is given it', async () => {
+    testStore = await createTestStore('postgres');
+    const schema = `pgoptions_${Math.random().toString(36).slice(2, 10)}`;
+    await sql.raw(`create schema ${schema}`).execute(testStore.store.db);
+    const before = process.env.PGOPTIONS;
+    process.env.PGOPTIONS = `-c search_path=${schema}`;
+    try {
+      timed = openStore(testStore.url, { poolSize: 1 });
+      await migrateToLatest(timed);
+      await expect(getOrCreateSetting(timed.db, 'auth_secret', () => 'one', 1)).resolves.toBe('one');
+      const found = await sql<{ name: string | null }>`select to_regclass(${`${schema}.settings`}) as name`.execute(
+        testStore.store.db,
+      );
+      expect(found.rows[0]?.name).not.toBeNull();
+    } finally {
+      if (before === undefined) delete process.env.PGOPTIONS;
+      else process.env.PGOPTIONS = before;
+      await timed?.destroy();
+      timed = undefined;
+      await sql.raw(`drop schema ${schema} cascade`).execute(testStore.store.db);
+    }
+  });
+
   it('reports a failing migration by name and rolls it back whole', async () => {
     testStore = await createTestStore('postgres');
     const broken = {
