@@ -9,6 +9,7 @@ import { registerCors } from '../http/cors.js';
 import { registerErrorHandling } from '../http/error-handler.js';
 import { answerClientError, renderFrameworkError } from '../http/framework-errors.js';
 import { registerJsonBodyParser } from '../http/json-body-parser.js';
+import { lazyRequestLogger } from '../http/lazy-request-logger.js';
 import { ErrorEnvelopeSchema } from '../http/openapi-shared.js';
 import { closeQueryStrings } from '../http/closed-query-strings.js';
 import { originCheck } from '../http/origin-check.js';
@@ -47,6 +48,8 @@ export async function createHttpServer(
     loggerInstance: logger as unknown as FastifyBaseLogger,
     // One log line per request would be the hot path's biggest cost; errors are still logged.
     logController: new LogController({ disableRequestLogging: true }),
+    // request.log is made when a request first logs, not for every request (lazy-request-logger.ts).
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: server.bodyLimitBytes,
     // Honour a caller's x-request-id when it is sane, so traces join up across services.
     genReqId: (request) => {
