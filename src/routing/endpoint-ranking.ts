@@ -4,8 +4,8 @@ import type { ProviderPreferences } from './provider-preferences.js';
 import { candidateKey } from './endpoint-key.js';
 
 export interface RankEndpointsInput {
-  /** The endpoints of one model. */
-  candidates: RouteCandidate[];
+  /** The endpoints of one model (not changed: the directory shares the list between requests). */
+  candidates: readonly RouteCandidate[];
   preferences: ProviderPreferences;
   figures: (key: string) => EndpointFigures;
   /** [0, 1), injected so weighted choices are testable. */
@@ -70,6 +70,8 @@ function sortBy(
 }
 
 function defaultOrder(pool: RouteCandidate[], random: () => number): RouteCandidate[] {
+  // One endpoint (most models): nothing to order, and no tiers, sets or sorts made per request.
+  if (pool.length <= 1) return pool;
   const tiers = new Map<number, RouteCandidate[]>();
   for (const candidate of pool) {
     const tier = tiers.get(candidate.endpoint.priority) ?? [];

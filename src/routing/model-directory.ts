@@ -14,6 +14,8 @@ export interface RouteCandidate {
 export class ModelDirectory {
   private readonly models = new Map<string, ModelConfig>();
   private readonly providers = new Map<string, ProviderConfig>();
+  /** candidatesFor's answer per model, computed once (every request asks it); emptied by replaceWith. */
+  private readonly ordered = new Map<ModelConfig, readonly RouteCandidate[]>();
   /** Goes up with every replaceWith, so what is derived from the directory knows to rebuild. */
   version = 0;
 
@@ -29,6 +31,7 @@ export class ModelDirectory {
     this.providers.clear();
     for (const [id, model] of next.models) this.models.set(id, model);
     for (const [id, provider] of next.providers) this.providers.set(id, provider);
+    this.ordered.clear();
     this.version++;
   }
 
@@ -48,8 +51,20 @@ export class ModelDirectory {
     return [...this.providers.values()];
   }
 
-  /** The endpoints of a model in preference order (priority, then cheaper first). */
-  candidatesFor(model: ModelConfig): RouteCandidate[] {
+  /**
+   * The endpoints of a model in preference order (priority, then cheaper first). Shared between
+   * requests: callers filter or copy it, never change it.
+   */
+  candidatesFor(model: ModelConfig): readonly RouteCandidate[] {
+    let ordered = this.ordered.get(model);
+    if (!ordered) {
+      ordered = this.order(model);
+      this.ordered.set(model, ordered);
+    }
+    return ordered;
+  }
+
+  private order(model: ModelConfig): RouteCandidate[] {
     return [...model.endpoints]
       .sort(
         (a, b) =>

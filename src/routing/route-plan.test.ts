@@ -32,7 +32,7 @@ function plan(options: {
     enableSearch: options.search ?? false,
     directory,
     templates,
-    rank: (candidates) => candidates,
+    rank: (candidates) => [...candidates],
   }).map((candidate) => `${candidate.model.id}@${candidate.provider.id}`);
 }
 

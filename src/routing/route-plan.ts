@@ -14,7 +14,7 @@ export interface PlanRouteInput {
   directory: ModelDirectory;
   templates: RoutingTemplateSource;
   /** Orders one model's endpoints (preferences, health-independent). */
-  rank: (candidates: RouteCandidate[]) => RouteCandidate[];
+  rank: (candidates: readonly RouteCandidate[]) => RouteCandidate[];
 }
 
 /**
