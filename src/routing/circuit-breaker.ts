@@ -18,6 +18,11 @@ export interface Admission {
  */
 export interface EndpointHealth {
   admit(key: string): Promise<Admission>;
+  /**
+   * The same admission, when this breaker knows it without waiting (it lives in memory): the
+   * request path then makes no promise for it. Absent: ask admit().
+   */
+  admitNow?(key: string): Admission;
   recordSuccess(key: string): Promise<void>;
   recordFailure(key: string): Promise<void>;
   /** Reads the breakers' states without changing them (metrics); absent on test doubles. */
@@ -40,6 +45,9 @@ export interface BreakerState {
 }
 
 export const CLOSED: BreakerState = { failures: 0, openUntil: 0, probeUntil: 0 };
+
+/** What admitTransition answers for a closed circuit; shared, never changed. */
+const ADMITTED: Admission = Object.freeze({ admitted: true, probe: false, retryAtMs: null });
 
 /** Pure transitions, shared by the in-memory breaker and mirrored by the Redis script. */
 function admitTransition(
@@ -81,7 +89,14 @@ export class MemoryEndpointHealth implements EndpointHealth {
   ) {}
 
   async admit(key: string): Promise<Admission> {
-    const { state, admission } = admitTransition(this.states.get(key) ?? CLOSED, this.clock.now(), this.settings);
+    return this.admitNow(key);
+  }
+
+  admitNow(key: string): Admission {
+    const known = this.states.get(key);
+    // A closed circuit with no failures (nearly every request) is not stored: admitted as it is.
+    if (known === undefined) return ADMITTED;
+    const { state, admission } = admitTransition(known, this.clock.now(), this.settings);
     if (state.openUntil !== 0) this.states.set(key, state);
     return admission;
   }

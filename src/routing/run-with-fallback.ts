@@ -42,12 +42,23 @@ class RequestNotSentError extends InternalError {
  * (a provider's incomplete credentials, a part the provider cannot take) pass as they are;
  * anything else thrown there (a stack overflow serialising the body) is a RequestNotSentError.
  */
-export async function beforeSending<T>(build: () => T | Promise<T>): Promise<T> {
+export function beforeSending<T>(build: () => T | Promise<T>): T | Promise<T> {
+  let built: T | Promise<T>;
   try {
-    return await build();
+    built = build();
   } catch (error) {
-    throw error instanceof GatewayError ? error : new RequestNotSentError(error);
+    throw notSent(error);
   }
+  // A synchronous build (most adapters) is returned as it is: no promise made for it.
+  return built instanceof Promise
+    ? built.catch((error: unknown) => {
+        throw notSent(error);
+      })
+    : built;
+}
+
+function notSent(error: unknown): GatewayError {
+  return error instanceof GatewayError ? error : new RequestNotSentError(error);
 }
 
 /**
@@ -106,9 +117,9 @@ export async function runWithFallback<T>(input: RunWithFallbackInput<T>): Promis
       }
       const key = candidateKey(candidate);
       // A breaker we cannot read (Redis down) must not take the endpoint out of service.
-      const admission = await routing.health
-        .admit(key)
-        .catch(() => ({ admitted: true, probe: false, retryAtMs: null }));
+      const admission =
+        routing.health.admitNow?.(key) ??
+        (await routing.health.admit(key).catch(() => ({ admitted: true, probe: false, retryAtMs: null })));
       if (!admission.admitted) {
         if (admission.retryAtMs !== null)
           reopensAt = reopensAt === null ? admission.retryAtMs : Math.min(reopensAt, admission.retryAtMs);
