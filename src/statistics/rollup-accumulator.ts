@@ -43,6 +43,17 @@ export class RollupAccumulator {
   readonly modelUsersByDay = new Map<string, { dayStart: number; modelId: string; userId: string }>();
   eventCount = 0;
   private readonly keepFrom: Record<Granularity, number>;
+  /**
+   * The rows the last event went to, per granularity, with what they were found by: events come
+   * one per request, nearly all to the rows the one before went to, so the three keys are not
+   * rebuilt and looked up again for each (this runs on every answer).
+   */
+  private readonly lastRows: Record<Granularity, RollupDelta | undefined> = {
+    minute: undefined,
+    hour: undefined,
+    day: undefined,
+  };
+  private lastModelUser: { dayStart: number; modelId: string; userId: string } | undefined;
 
   constructor(options: RollupAccumulatorOptions = {}) {
     this.keepFrom = { minute: -Infinity, hour: -Infinity, day: -Infinity, ...options.keepFrom };
@@ -60,19 +71,14 @@ export class RollupAccumulator {
       const size = GRANULARITY_MS[granularity];
       const bucketStart = event.timestamp - (event.timestamp % size);
       if (bucketStart < this.keepFrom[granularity]) continue;
-      const key = `${bucketStart}\u0000${event.modelId}\u0000${event.providerId}`;
-      let delta = this.deltas[granularity].get(key);
-      if (!delta) {
-        delta = {
-          bucketStart,
-          modelId: event.modelId,
-          providerId: event.providerId,
-          sums: emptySums(),
-          latency: new Array(HISTOGRAM_SIZE).fill(0),
-          ttft: new Array(HISTOGRAM_SIZE).fill(0),
-        };
-        this.deltas[granularity].set(key, delta);
-      }
+      let delta = this.lastRows[granularity];
+      if (
+        delta === undefined ||
+        delta.bucketStart !== bucketStart ||
+        delta.modelId !== event.modelId ||
+        delta.providerId !== event.providerId
+      )
+        delta = this.row(granularity, bucketStart, event);
       const sums = delta.sums;
       sums.requests++;
       if (success) sums.successes++;
@@ -92,12 +98,31 @@ export class RollupAccumulator {
     }
     if (event.userId && success) {
       const dayStart = event.timestamp - (event.timestamp % GRANULARITY_MS.day);
-      this.modelUsersByDay.set(`${dayStart}\u0000${event.modelId}\u0000${event.userId}`, {
-        dayStart,
-        modelId: event.modelId,
-        userId: event.userId,
-      });
+      const last = this.lastModelUser;
+      if (last?.dayStart === dayStart && last.modelId === event.modelId && last.userId === event.userId) return;
+      const triple = { dayStart, modelId: event.modelId, userId: event.userId };
+      this.modelUsersByDay.set(`${dayStart}\u0000${event.modelId}\u0000${event.userId}`, triple);
+      this.lastModelUser = triple;
     }
+  }
+
+  /** The row of this bucket, model and provider at one granularity (made when it is the first). */
+  private row(granularity: Granularity, bucketStart: number, event: UsageStatsEvent): RollupDelta {
+    const key = `${bucketStart}\u0000${event.modelId}\u0000${event.providerId}`;
+    let delta = this.deltas[granularity].get(key);
+    if (!delta) {
+      delta = {
+        bucketStart,
+        modelId: event.modelId,
+        providerId: event.providerId,
+        sums: emptySums(),
+        latency: new Array(HISTOGRAM_SIZE).fill(0),
+        ttft: new Array(HISTOGRAM_SIZE).fill(0),
+      };
+      this.deltas[granularity].set(key, delta);
+    }
+    this.lastRows[granularity] = delta;
+    return delta;
   }
 
   get isEmpty(): boolean {
