@@ -9,7 +9,7 @@ import { normalizeMessage, readUsage } from './normalize-openai-compatible.js';
 export function parseOpenAIResponse(body: Uint8Array, context: TranslationContext): ChatCompletion {
   let json: unknown;
   try {
-    json = JSON.parse(new TextDecoder().decode(body));
+    json = JSON.parse(utf8.decode(body));
   } catch {
     throw new UpstreamError(
       502,
@@ -37,3 +37,5 @@ export function parseOpenAIResponse(body: Uint8Array, context: TranslationContex
 }
 
 const responseChecker = upstreamChecker(OpenAIResponseSchema);
+/** One decoder for every answer: decode() without `stream` keeps no state between calls. */
+const utf8 = new TextDecoder();
