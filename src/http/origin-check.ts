@@ -29,9 +29,10 @@ function routedToAccountApi(request: FastifyRequest): boolean {
  */
 export function originCheck(settings: OriginSettings) {
   return function checkOrigin(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-    if (!STATE_CHANGING.has(request.method) || !routedToAccountApi(request)) return done();
+    if (!STATE_CHANGING.has(request.method)) return done();
+    // The cookie first: API clients send none, and request.routeOptions builds an object per read.
     const cookie = request.headers.cookie;
-    if (!cookie || !SESSION_COOKIE.test(cookie)) return done();
+    if (!cookie || !SESSION_COOKIE.test(cookie) || !routedToAccountApi(request)) return done();
     const origin = browserOrigin(request);
     if (origin && isTrustedOrigin(origin, request, settings)) return done();
     done(new PermissionDeniedError(untrustedOriginMessage(origin, settings), 'invalid_origin'));
