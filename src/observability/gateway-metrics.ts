@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CompletionObserver, CompletionOutcome } from '../routing/completion-outcome.js';
+import { TalliedCounter } from './tallied-counter.js';
 
 /** What one usage record adds to the token and cost counters (the metering's own figures). */
 export interface MeteredUsage {
@@ -47,12 +48,12 @@ const NONE = 'none';
  */
 export class GatewayMetrics implements CompletionObserver {
   readonly registry = new Registry();
-  private readonly httpRequests: Counter<'route' | 'method' | 'status'>;
+  private readonly httpRequests: TalliedCounter<'route' | 'method' | 'status'>;
   private readonly httpDuration: Histogram<'route' | 'method'>;
-  private readonly chatRequests: Counter<'model' | 'provider' | 'status' | 'streamed'>;
+  private readonly chatRequests: TalliedCounter<'model' | 'provider' | 'status' | 'streamed'>;
   private readonly chatDuration: Histogram<'model' | 'provider'>;
   private readonly timeToFirstToken: Histogram<'model' | 'provider'>;
-  private readonly upstreamAttempts: Counter<'provider' | 'status'>;
+  private readonly upstreamAttempts: TalliedCounter<'provider' | 'status'>;
   private readonly upstreamDuration: Histogram<'provider'>;
   private readonly tokens: Counter<'model' | 'provider' | 'type'>;
   private readonly cost: Counter<'model' | 'provider'>;
@@ -61,7 +62,7 @@ export class GatewayMetrics implements CompletionObserver {
 
   constructor(options: { processMetrics?: boolean } = {}) {
     const registers = [this.registry];
-    this.httpRequests = new Counter({
+    this.httpRequests = new TalliedCounter({
       name: 'gateway_http_requests_total',
       help: 'HTTP requests answered, by route pattern, method and status code.',
       labelNames: ['route', 'method', 'status'],
@@ -74,7 +75,7 @@ export class GatewayMetrics implements CompletionObserver {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.chatRequests = new Counter({
+    this.chatRequests = new TalliedCounter({
       name: 'gateway_chat_requests_total',
       help: 'Chat completion requests, by the model and provider that served them (none: refused before routing) and status.',
       labelNames: ['model', 'provider', 'status', 'streamed'],
@@ -94,7 +95,7 @@ export class GatewayMetrics implements CompletionObserver {
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.upstreamAttempts = new Counter({
+    this.upstreamAttempts = new TalliedCounter({
       name: 'gateway_upstream_attempts_total',
       help: 'Calls to upstream providers, fallbacks and retries included, by upstream status (0: no answer).',
       labelNames: ['provider', 'status'],
@@ -159,21 +160,21 @@ export class GatewayMetrics implements CompletionObserver {
 
   observeHttp(route: string | undefined, method: string, status: number, seconds: number): void {
     const routeLabel = route ?? NONE;
-    this.httpRequests.inc({ route: routeLabel, method, status: String(status) });
+    this.httpRequests.inc(routeLabel, method, String(status));
     this.httpDuration.observe({ route: routeLabel, method }, seconds);
   }
 
   onCompletion(outcome: CompletionOutcome): void {
     const model = outcome.modelId ?? NONE;
     const provider = outcome.providerId ?? NONE;
-    this.chatRequests.inc({ model, provider, status: String(outcome.status), streamed: String(outcome.streamed) });
+    this.chatRequests.inc(model, provider, String(outcome.status), String(outcome.streamed));
     if (outcome.attempts.length > 0) {
       this.chatDuration.observe({ model, provider }, outcome.latencyMs / 1000);
       if (outcome.timeToFirstTokenMs !== null)
         this.timeToFirstToken.observe({ model, provider }, outcome.timeToFirstTokenMs / 1000);
     }
     for (const attempt of outcome.attempts) {
-      this.upstreamAttempts.inc({ provider: attempt.providerId, status: String(attempt.status) });
+      this.upstreamAttempts.inc(attempt.providerId, String(attempt.status));
       this.upstreamDuration.observe({ provider: attempt.providerId }, attempt.latencyMs / 1000);
     }
     if (outcome.errorCode && outcome.attempts.length === 0 && REFUSAL_CODES.has(outcome.errorCode))
