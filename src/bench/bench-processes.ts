@@ -126,6 +126,14 @@ export interface OurGatewayOptions {
   cpuProfileDir?: string;
 }
 
+/**
+ * Node flags our gateway runs with, as the Dockerfile's ENTRYPOINT starts `gateway serve`
+ * (docs/deploy.md "Memory"): V8's young generation capped at 2 × 16 MB. Node 24's V8 sizes it from
+ * the machine's memory (2 × 64 MB on this 24 GB machine) and a busy gateway grows it to that and
+ * keeps it; the maximum is fixed when the heap is set up, so it is a start flag, not a setting.
+ */
+const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=16'];
+
 export async function startOurGateway(options: OurGatewayOptions): Promise<BenchTarget> {
   const env: Record<string, string | undefined> = {
     BENCH_UPSTREAM_URL: options.upstreamUrl,
@@ -136,7 +144,10 @@ export async function startOurGateway(options: OurGatewayOptions): Promise<Bench
     CHILD_REDIS_PREFIX: options.schema ? `${options.schema}:` : undefined,
     NODE_ENV: 'production',
   };
-  const execArgv = options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : [];
+  const execArgv = [
+    ...GATEWAY_NODE_FLAGS,
+    ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
+  ];
   const forked = await forkReady<{ url: string; apiKey: string }>('gateway-child', env, execArgv);
   return {
     id: options.id,

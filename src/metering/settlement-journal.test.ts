@@ -1,5 +1,5 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -10,6 +10,7 @@ import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
 import type { SettlementRecord } from './settlement-record.js';
 import { UsageWriter } from './usage-writer.js';
 import { SettlementJournal } from './settlement-journal.js';
+import { journalLine, parseJournalLine } from './settlement-journal-line.js';
 
 const NOW = Date.UTC(2026, 10, 26, 8);
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -48,6 +49,9 @@ describe('UsageWriter with a settlement journal', () => {
     return made;
   }
 
+  const journaledIds = () =>
+    existsSync(journalFile) ? SettlementJournal.read([journalFile]).map((each) => each.event.id) : [];
+
   const eventCount = async (store: TestStore['store']) =>
     Number(
       (
@@ -75,8 +79,8 @@ describe('UsageWriter with a settlement journal', () => {
     await journaled.flush();
     expect(await eventCount(store)).toBe(2);
     expect(await getBalance(store, 'user-1')).toBe(1_000_000 - 300);
-    // Committed: the journal holds nothing the store lacks.
-    expect(existsSync(journalFile)).toBe(false);
+    // Committed: the journal holds nothing the store lacks (the file is kept open, emptied).
+    expect(journaledIds()).toEqual([]);
   });
 
   it('a batch started in the same turn as the settlements journals them first and tells who waits once', async () => {
@@ -92,7 +96,7 @@ describe('UsageWriter with a settlement journal', () => {
     expect(await getBalance(store, 'user-1')).toBe(1_000_000 - 300);
     // Told when journaled, then again when committed; never before either.
     expect(written.map((each) => each.event.id)).toEqual(['usage_e', 'usage_f', 'usage_e', 'usage_f']);
-    expect(existsSync(journalFile)).toBe(false);
+    expect(journaledIds()).toEqual([]);
   });
 
   it('a journal that cannot be written: the answers wait for the commit, charged once', async () => {
@@ -135,5 +139,87 @@ describe('UsageWriter with a settlement journal', () => {
     await again.start();
     expect(await eventCount(store)).toBe(2);
     expect(await getBalance(store, 'user-1')).toBe(1_000_000 - 300);
+  });
+});
+
+describe('settlement journal lines and file', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'settlement-journal-file-'));
+  const journalFile = join(folder, 'gateway.db-settlement-journal.jsonl');
+  beforeEach(() => mkdirSync(folder, { recursive: true }));
+  afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+  const full: SettlementRecord = {
+    charge: false,
+    storeHold: { id: 'hold_1', userId: 'user-1' },
+    event: {
+      ...usageEventRow({ id: 'usage_x', user_id: 'user-1', key_id: 'key-1', cost_nanos: 123_456, created_at: NOW }),
+      request_id: 'req "quoted"\nnew line',
+      cache_write_tokens: 7,
+      time_to_first_token_ms: 12,
+      tokens_per_second: 41.25,
+      status: 502,
+      error_code: 'upstream_error',
+      attempts: JSON.stringify([{ provider: 'p', status: 502 }]),
+      surface: 'chat',
+      app: 'Mon appli ✓ \u2028',
+      app_url: 'https://example.com/?a=1&b="2"',
+    },
+  };
+
+  it('a line is one line and reads back as the record it was made from', () => {
+    const line = journalLine(full);
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.slice(0, -1)).not.toContain('\n');
+    expect(parseJournalLine(line.slice(0, -1))).toEqual(full);
+    const plain: SettlementRecord = {
+      charge: true,
+      storeHold: null,
+      event: usageEventRow({ id: 'usage_y', created_at: NOW }),
+    };
+    // Absent optional fields come back as null (what the store write makes of them too).
+    expect(parseJournalLine(journalLine(plain).slice(0, -1))).toEqual({
+      ...plain,
+      event: { ...plain.event, cache_write_tokens: null, surface: null, app: null, app_url: null },
+    });
+  });
+
+  it('reads the JSON object lines of earlier versions, skips a cut line, refuses an unknown format', () => {
+    writeFileSync(journalFile, `${JSON.stringify(full)}\n${journalLine(full)}${journalLine(full).slice(0, 40)}`);
+    expect(SettlementJournal.read([journalFile])).toEqual([full, full]);
+    writeFileSync(journalFile, '[2,1,null,null,"usage_z"]\n');
+    expect(() => SettlementJournal.read([journalFile])).toThrow(/unknown format/);
+  });
+
+  it('is emptied after a batch only if nothing was appended since the batch started', () => {
+    const journal = new SettlementJournal(journalFile);
+    const a = record('usage_a', 1);
+    const b = record('usage_b', 2);
+    journal.append([a]);
+    const first = journal.seal();
+    journal.append([b]);
+    journal.discardSealed(first);
+    expect(SettlementJournal.read([journalFile]).map((each) => each.event.id)).toEqual(['usage_a', 'usage_b']);
+    const second = journal.seal();
+    journal.discardSealed(second);
+    expect(SettlementJournal.read([journalFile])).toEqual([]);
+    // A mark from before the file was emptied does not apply to what came after.
+    journal.append([a]);
+    journal.discardSealed(first);
+    expect(SettlementJournal.read([journalFile]).map((each) => each.event.id)).toEqual(['usage_a']);
+    journal.discardSealed(journal.seal());
+    journal.close();
+    expect(existsSync(journalFile)).toBe(false);
+  });
+
+  it('a file grown past its size is sealed under another name when a batch starts, removed once committed', () => {
+    const journal = new SettlementJournal(journalFile, 1);
+    journal.append([record('usage_a', 1)]);
+    const mark = journal.seal();
+    expect(journal.leftovers()).toHaveLength(1);
+    journal.append([record('usage_b', 2)]);
+    expect(SettlementJournal.read(journal.leftovers()).map((each) => each.event.id)).toEqual(['usage_a', 'usage_b']);
+    journal.discardSealed(mark);
+    expect(SettlementJournal.read(journal.leftovers()).map((each) => each.event.id)).toEqual(['usage_b']);
+    journal.close();
   });
 });

@@ -1,6 +1,7 @@
 import {
   closeSync,
   existsSync,
+  ftruncateSync,
   mkdirSync,
   openSync,
   readdirSync,
@@ -11,26 +12,50 @@ import {
 } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { SettlementRecord } from './settlement-record.js';
+import { journalLine, parseJournalLine, UnknownJournalFormatError } from './settlement-journal-line.js';
 
 /**
- * Settled records appended to a local file, one JSON line each, before their answers end: the
- * answer then waits for one write(2) (shared by the records settled in the same turn of the
- * event loop) instead of a store commit, and the store is written in
+ * Past this size (bytes) the open file is sealed under another name when a batch starts instead of being
+ * emptied after it (only when lines were appended while a batch was being committed).
+ */
+const ROTATE_BYTES = 8 * 1024 * 1024;
+
+/** What was in the journal when a batch started: emptied once that batch is committed (see `seal`). */
+export interface JournalMark {
+  readonly generation: number;
+  readonly bytes: number;
+}
+
+/**
+ * Settled records appended to a local file, one line each (settlement-journal-line.ts), before
+ * their answers end: the answer then waits for one write(2) (shared by the records settled in the
+ * same turn of the event loop) instead of a store commit, and the store is written in
  * larger batches behind it (UsageWriter). No fsync: like SQLite's WAL under `synchronous =
  * NORMAL`, what is written survives the process being killed (the kernel holds it), not a power
- * cut. The file is sealed (renamed) when a batch starts, and a sealed file is removed once every
- * record in it is committed or spilled; a process that dies leaves its files behind, and the next
- * start writes them to the store before serving (the store write is idempotent: a record written
- * twice charges nothing the second time).
+ * cut. The file stays open: when a batch starts, `seal` marks how much of it that batch covers
+ * (every record appended so far), and once the batch is committed or spilled `discardSealed`
+ * empties the file (ftruncate) if nothing was appended since; a file that grew past ROTATE_BYTES
+ * that way is instead renamed when a batch starts and removed once it is committed, as every
+ * batch did before (issue 31: the open, close, rename and unlink per batch). A process that dies
+ * leaves its file (and any sealed ones) behind, and the next start writes them to the store
+ * before serving; the store write is idempotent (a record written twice charges nothing the
+ * second time), so a record committed just before a kill, still in the file, costs nothing.
  */
 export class SettlementJournal {
   private fd: number | null = null;
+  /** Bytes appended to the open file since it was last emptied. */
+  private bytes = 0;
+  /** Counts the times the open file was emptied or replaced: a mark from before no longer applies. */
+  private generation = 0;
   private sealedCount = 0;
   private readonly sealed: string[] = [];
   private readonly folder: string;
   private readonly prefix: string;
 
-  constructor(readonly path: string) {
+  constructor(
+    readonly path: string,
+    private readonly rotateBytes = ROTATE_BYTES,
+  ) {
     this.folder = dirname(path);
     this.prefix = `${basename(path)}.sealed-`;
   }
@@ -44,25 +69,42 @@ export class SettlementJournal {
     if (this.fd === null) {
       mkdirSync(this.folder, { recursive: true });
       this.fd = openSync(this.path, 'a');
+      this.bytes = 0;
+      this.generation++;
     }
     let lines = '';
-    for (const record of records) lines += `${JSON.stringify(record)}\n`;
-    writeSync(this.fd, lines);
+    for (const record of records) lines += journalLine(record);
+    this.bytes += writeSync(this.fd, lines);
   }
 
-  /** Closes the current file under a sealed name: every record appended so far is in a sealed file. */
-  seal(): void {
-    if (this.fd === null) return;
-    closeSync(this.fd);
-    this.fd = null;
-    const sealed = join(this.folder, `${this.prefix}${process.pid}-${Date.now()}-${this.sealedCount++}`);
-    renameSync(this.path, sealed);
-    this.sealed.push(sealed);
+  /**
+   * A batch starts: every record appended so far is in it (or already committed). Returns the
+   * mark `discardSealed` empties the file to once the batch is in the store; a file grown large
+   * is closed under a sealed name now instead.
+   */
+  seal(): JournalMark {
+    if (this.fd !== null && this.bytes >= this.rotateBytes) {
+      closeSync(this.fd);
+      this.fd = null;
+      const sealed = join(this.folder, `${this.prefix}${process.pid}-${Date.now()}-${this.sealedCount++}`);
+      renameSync(this.path, sealed);
+      this.sealed.push(sealed);
+    }
+    return { generation: this.generation, bytes: this.fd === null ? 0 : this.bytes };
   }
 
-  /** Every sealed file's records are in the store (or the spill file): they go. */
-  discardSealed(): void {
+  /**
+   * Every record up to `mark` is in the store (or the spill file): the sealed files go, and the
+   * open file is emptied if it holds nothing appended after the mark (otherwise it waits for a
+   * later batch's mark).
+   */
+  discardSealed(mark: JournalMark): void {
     for (const file of this.sealed.splice(0)) rmSync(file, { force: true });
+    if (this.fd === null || mark.generation !== this.generation || mark.bytes !== this.bytes || this.bytes === 0)
+      return;
+    ftruncateSync(this.fd, 0);
+    this.bytes = 0;
+    this.generation++;
   }
 
   /** Files left by an earlier process (or by this one before start), oldest first. */
@@ -76,7 +118,10 @@ export class SettlementJournal {
     return files;
   }
 
-  /** The records of some files; a line cut by a crash mid-append is skipped (its answer never ended). */
+  /**
+   * The records of some files; a line cut by a crash mid-append is skipped (its answer never
+   * ended). Reads both the current line format and the JSON objects of earlier versions.
+   */
   static read(files: string[]): SettlementRecord[] {
     return files.flatMap((file) =>
       readFileSync(file, 'utf8')
@@ -84,8 +129,9 @@ export class SettlementJournal {
         .filter((line) => line.trim() !== '')
         .flatMap((line) => {
           try {
-            return [JSON.parse(line) as SettlementRecord];
-          } catch {
+            return [parseJournalLine(line)];
+          } catch (error) {
+            if (error instanceof UnknownJournalFormatError) throw error;
             return [];
           }
         }),
@@ -96,8 +142,12 @@ export class SettlementJournal {
     for (const file of files) rmSync(file, { force: true });
   }
 
+  /** Closes the file; an empty one (everything committed) is removed. */
   close(): void {
-    if (this.fd !== null) closeSync(this.fd);
+    if (this.fd === null) return;
+    closeSync(this.fd);
     this.fd = null;
+    if (this.bytes === 0) rmSync(this.path, { force: true });
+    this.generation++;
   }
 }

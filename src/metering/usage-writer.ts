@@ -195,15 +195,17 @@ export class UsageWriter {
       }
     }
     // Everything is committed: the journal holds nothing the store lacks.
-    this.journal?.seal();
-    this.journal?.discardSealed();
+    if (this.journal) {
+      this.journal.discardSealed(this.journal.seal());
+      this.journal.close();
+    }
   }
 
   private async writeAll(): Promise<void> {
-    // Every record queued so far is in a sealed journal file (those of this turn written first);
-    // those arriving meanwhile go to a new one.
+    // Every record queued so far is in the journal (those of this turn written first) up to the
+    // mark; once they are committed the journal is emptied up to it (settlement-journal.ts).
     if (this.journal) this.writeJournal();
-    this.journal?.seal();
+    const journaled = this.journal?.seal();
     if (this.downSince !== null) {
       // The store was down: new records go to disk at once (the answers waiting for them go
       // out), and one attempt drains the spill; success means the store is back.
@@ -232,7 +234,7 @@ export class UsageWriter {
       this.queue = this.queue.slice(batch.length);
       this.onWritten?.(batch);
     }
-    this.journal?.discardSealed();
+    if (journaled) this.journal!.discardSealed(journaled);
   }
 
   private async writeBatch(batch: SettlementRecord[]): Promise<void> {
@@ -253,8 +255,7 @@ export class UsageWriter {
     this.spilledDuringOutage += records.length;
     this.onWritten?.(records);
     // Every journaled record not committed was in the queue: it is in the spill file now.
-    this.journal?.seal();
-    this.journal?.discardSealed();
+    this.journal?.discardSealed(this.journal.seal());
   }
 
   /** Records an earlier process journaled and may not have committed: to the store (or the spill) first. */

@@ -79,7 +79,7 @@ describe('Dockerfile', () => {
     for (const entry of ['node_modules', 'dist', 'data', '.git']) expect(ignored).toContain(entry);
 
     const entrypoint = JSON.parse(ops(runtime, 'ENTRYPOINT')[0].args) as string[];
-    expect(entrypoint).toEqual(['node', 'dist/cli/main.js']);
+    expect(entrypoint).toEqual(['node', '--max-semi-space-size=16', 'dist/cli/main.js']);
     expect(existsSync(join(ROOT, 'src/cli/main.ts'))).toBe(true);
     expect(CLI_COMMANDS).toContain(JSON.parse(ops(runtime, 'CMD')[0].args)[0]);
     expect(ops(runtime, 'HEALTHCHECK')[0].args).toContain('/health/ready');

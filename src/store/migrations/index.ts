@@ -14,6 +14,7 @@ import * as admin from './0630-admin.js';
 import * as creditHolds from './0640-credit-holds.js';
 import * as activity from './0700-activity.js';
 import * as activityFailedIndex from './0701-activity-failed-index.js';
+import * as activityPartialNullIndexes from './0702-activity-partial-null-indexes.js';
 import * as balanceAlerts from './0710-balance-alerts.js';
 import * as requestContent from './0720-request-content.js';
 import * as keySpendAlerts from './0730-key-spend-alerts.js';
@@ -40,6 +41,7 @@ export const MIGRATIONS: FeatureMigration[] = [
   { name: '0640-credit-holds', up: creditHolds.up },
   { name: '0700-activity', up: activity.up },
   { name: '0701-activity-failed-index', up: activityFailedIndex.up },
+  { name: '0702-activity-partial-null-indexes', up: activityPartialNullIndexes.up },
   { name: '0710-balance-alerts', up: balanceAlerts.up },
   { name: '0720-request-content', up: requestContent.up },
   { name: '0730-key-spend-alerts', up: keySpendAlerts.up },

@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import SqliteDatabase from 'better-sqlite3';
+import { Kysely, SqliteDialect, type CompiledQuery } from 'kysely';
+import type { Database } from '../store/schema.js';
+import { openStore } from '../store/database.js';
+import { migrateToLatest } from '../store/migrate.js';
+import { usageEventRow } from '../../test/helpers/usage-events.js';
+import { listActivity, type ActivityFilter } from './activity-query.js';
+
+/**
+ * SQLite's indexes of the error-code and app filters hold only rows that have one (migration
+ * 0702): the filters' queries must still be answered from them, and find the rows.
+ */
+describe('activity filters on SQLite and their partial indexes', () => {
+  const folder = mkdtempSync(join(tmpdir(), 'activity-indexes-'));
+  afterEach(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('the error-code and app filters read their partial index and find their rows', async () => {
+    const file = join(folder, 'gateway.db');
+    const store = openStore(`sqlite:${file}`);
+    await migrateToLatest(store);
+    const now = Date.UTC(2026, 10, 26);
+    await store.db
+      .insertInto('usage_events')
+      .values([
+        usageEventRow({ id: 'usage_1', user_id: 'user-1', created_at: now }),
+        usageEventRow({
+          id: 'usage_2',
+          user_id: 'user-1',
+          created_at: now + 1,
+          status: 502,
+          error_code: 'upstream_error',
+        }),
+        usageEventRow({ id: 'usage_3', user_id: 'user-1', created_at: now + 2, app: 'Cline' }),
+      ])
+      .execute();
+    await store.destroy();
+
+    const sqlite = new SqliteDatabase(file);
+    const queries: CompiledQuery[] = [];
+    const db = new Kysely<Database>({
+      dialect: new SqliteDialect({ database: sqlite }),
+      log: (event) => {
+        if (event.level === 'query') queries.push(event.query);
+      },
+    });
+    const cases: Array<[ActivityFilter, string, string[]]> = [
+      [{ status: 'upstream_error' }, 'usage_events_user_error_page', ['usage_2']],
+      [{ app: 'Cline' }, 'usage_events_user_app_page', ['usage_3']],
+    ];
+    try {
+      for (const [filter, index, ids] of cases) {
+        queries.length = 0;
+        const page = await listActivity(db, 'user-1', filter, { limit: 10 });
+        expect(page.rows.map((row) => row.id)).toEqual(ids);
+        const [query] = queries;
+        const plan = sqlite.prepare(`explain query plan ${query.sql}`).all(...query.parameters) as { detail: string }[];
+        expect(plan.map((row) => row.detail).join('\n')).toContain(`USING INDEX ${index} (user_id=? AND`);
+      }
+      // Only the rows that have one are in each index.
+      const partial = sqlite
+        .prepare(`select name from sqlite_master where type = 'index' and sql like '%is not null%' order by name`)
+        .all() as { name: string }[];
+      expect(partial.map((row) => row.name)).toEqual(['usage_events_user_app_page', 'usage_events_user_error_page']);
+    } finally {
+      await db.destroy();
+    }
+  });
+});
