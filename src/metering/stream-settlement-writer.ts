@@ -169,7 +169,17 @@ export class StreamSettlementWriter {
    * two reads per shard one after another, 32 round trips per pass for one shard with entries);
    * the store writes then go one shard after another, as before.
    */
-  private async drainOnce(): Promise<number> {
+  private drainOnce(): Promise<number> {
+    // One pass at a time (the loop's, a flush's, the stop's): a pass no longer reads this
+    // consumer's pending entries every time, so a flush that overlapped a pass still writing
+    // would find nothing new and return before those entries are in the store.
+    const pass = this.lastPass.then(() => this.passOnce());
+    this.lastPass = pass.catch(() => undefined);
+    return pass;
+  }
+  private lastPass: Promise<unknown> = Promise.resolve();
+
+  private async passOnce(): Promise<number> {
     await this.connected();
     // A shard that fails (its node down, its group lost) does not hold up the others this pass.
     let written = 0;
