@@ -1,4 +1,4 @@
-import { Cluster, type ClusterNode, type Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterNode, type Redis } from 'ioredis';
 import { DEFAULT_REDIS_SETTINGS, type RedisSettings } from '../config/gateway-config.js';
 import { openRedis, type GatewayRedisOptions } from './open-redis.js';
 
