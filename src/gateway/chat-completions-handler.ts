@@ -60,6 +60,7 @@ export function createChatCompletionsHandler(deps: ChatHandlerDeps) {
         }
         const completion = await readChatCompletion(opened, outcome, deps.clock);
         if (run.costIncluded) completion.usage = run.answerUsage(outcome.usage) ?? undefined;
+        run.finish();
         reply.headers(headers).send(completion);
       },
     });

@@ -62,8 +62,9 @@ export class RedisHotCounters implements HotCounters {
     this.guardGeneration = options.guardGeneration ?? false;
     // The installation's client (openRedis) already fails fast: its command timeout
     // (redis.command_timeout_ms), no offline queue, no resend after a reconnect, a background
-    // reconnect; duplicate() keeps all of it, so this connection sets none of its own.
-    const redis = deriveRedis(base, { lazyConnect: false });
+    // reconnect; duplicate() keeps all of it. Its own: the commands of every request in one turn
+    // of the event loop leave in one write (admissions and settlements of many requests).
+    const redis = deriveRedis(base, { lazyConnect: false, batchWrites: true });
     // Errors are reported per command to the caller; this only keeps ioredis from crashing the process.
     redis.on('error', () => undefined);
     for (const script of HOT_SCRIPTS) script.install(redis);

@@ -3,7 +3,10 @@
  * helpers each is given as its `prelude`, and the names of an account's keys.
  */
 
-/** Drops expired holds of one account (a request whose instance died never settles them). */
+/**
+ * Drops expired holds of one account (a request whose instance died never settles them). Returns
+ * what it took off the account's held (its caller may have read held before).
+ */
 export const SWEEP = `
 local function sweep(owner, hash, zset, now)
   local expired = redis.call('ZRANGEBYSCORE', zset, '-inf', now, 'LIMIT', 0, 500)
@@ -20,6 +23,7 @@ local function sweep(owner, hash, zset, now)
   end
   if freed > 0 then redis.call('HINCRBY', owner, 'held', -freed) end
   if leased > 0 then redis.call('HINCRBY', owner, 'lsum', -leased) end
+  return freed
 end
 local function num(key, field)
   return tonumber(redis.call('HGET', key, field) or '0')
@@ -29,17 +33,18 @@ end
 /**
  * An instance's outage lease on a user: a hold with the id `lease:<instance>` (so it expires
  * like one), also summed in `lsum` so the balance shown leaves it out. setLease moves the
- * difference in and out of `held`. Returns the lease after.
+ * difference in and out of `held`. Returns the lease after. `known`: the lease as the caller
+ * just read it (saves reading it again); an unchanged amount is not written again.
  */
 export const LEASE = `
-local function setLease(owner, hash, zset, id, amount, expiresAt)
-  local before = tonumber(redis.call('HGET', hash, id) or '0')
+local function setLease(owner, hash, zset, id, amount, expiresAt, known)
+  local before = known or tonumber(redis.call('HGET', hash, id) or '0')
   if amount <= 0 then
     redis.call('HDEL', hash, id)
     redis.call('ZREM', zset, id)
     amount = 0
   else
-    redis.call('HSET', hash, id, string.format('%d', amount))
+    if amount ~= before then redis.call('HSET', hash, id, string.format('%d', amount)) end
     if expiresAt then redis.call('ZADD', zset, expiresAt, id) end
   end
   if amount ~= before then

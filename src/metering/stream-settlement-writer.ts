@@ -11,6 +11,11 @@ export interface StreamWriterOptions {
   maxBatch?: number;
   /** How long the writer waits after a pass over every shard's stream found nothing new. */
   blockMs?: number;
+  /**
+   * How long the writer waits after a pass that wrote less than a full batch, so the next batch
+   * gathers what settled meanwhile (the SQLite writer's 50 ms, for the same reason).
+   */
+  gatherMs?: number;
 }
 
 export const SETTLEMENT_GROUP = 'settlement-writers';
@@ -23,7 +28,8 @@ const GROUP = SETTLEMENT_GROUP;
  * written twice changes nothing twice). Entries a dead instance had read and not acknowledged are
  * claimed by a live one after `claimIdleMs`. Streams of different shards may be on different
  * nodes of a Redis Cluster, so each is read on its own (no read blocks across them): a pass reads
- * every shard without waiting, and the writer pauses `blockMs` after a pass that found nothing.
+ * every shard without waiting, and the writer pauses `blockMs` after a pass that found nothing
+ * and `gatherMs` after one that wrote less than a full batch.
  */
 export class StreamSettlementWriter {
   private readonly reader: RedisClient;
@@ -33,7 +39,14 @@ export class StreamSettlementWriter {
   private readonly claimIdleMs: number;
   private readonly maxBatch: number;
   private readonly blockMs: number;
+  private readonly gatherMs: number;
   private readonly lastClaim = new Map<number, number>();
+  /**
+   * Shards where this consumer may have read entries it has not acknowledged: their pending list
+   * is read first. Every shard at start; a shard leaves once that read finds none, and comes back
+   * when a batch fails or a read's reply is lost (only then can entries stay this consumer's).
+   */
+  private readonly mayHaveOwn: Set<number>;
   private failing = false;
   private failedSince = 0;
   /** Entries written since the store last failed (for the recovery log line). */
@@ -56,13 +69,17 @@ export class StreamSettlementWriter {
     options: StreamWriterOptions = {},
   ) {
     this.consumer = consumer;
+    this.mayHaveOwn = new Set(counters.keys.shards);
     this.claimIdleMs = options.claimIdleMs ?? 30_000;
     this.maxBatch = options.maxBatch ?? 500;
     this.blockMs = options.blockMs ?? 200;
+    this.gatherMs = Math.min(options.gatherMs ?? 50, this.blockMs);
     // The reader has a connection of its own (a long batch must not hold up admissions); it keeps
-    // the installation's fail-fast options, with a little more time for a batch of 500 entries.
+    // the installation's fail-fast options, with a little more time for a batch of 500 entries,
+    // and sends the reads of every shard in one write.
     this.reader = deriveRedis(base, {
       lazyConnect: false,
+      batchWrites: true,
       commandTimeout: this.blockMs + (commandTimeoutOf(base) ?? 1000),
     });
     this.reader.on('error', () => undefined);
@@ -122,7 +139,9 @@ export class StreamSettlementWriter {
       try {
         const drained = await this.drainOnce();
         this.lastProgress = this.clock.now();
-        if (drained === 0 && this.running) await this.idle();
+        // Issue 31: a pass right after a small batch wrote one store transaction (and a begin, a
+        // read and an acknowledgement in Redis) for every few settlements, in this process.
+        if (this.running && drained < this.maxBatch) await this.idle(drained === 0 ? this.blockMs : this.gatherMs);
       } catch (error) {
         this.lastError = error;
         this.onFailure(error);
@@ -135,10 +154,10 @@ export class StreamSettlementWriter {
     }
   }
 
-  /** Waits blockMs after an empty pass (cut short by stop()). */
-  private idle(): Promise<void> {
+  /** Waits after a pass that found nothing or little (cut short by stop()). */
+  private idle(ms: number): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, this.blockMs);
+      const timer = setTimeout(resolve, ms);
       this.wake = () => {
         clearTimeout(timer);
         resolve();
@@ -154,17 +173,43 @@ export class StreamSettlementWriter {
     return total;
   }
 
-  /** One pass over every shard's stream. Returns how many entries were written. */
-  private async drainOnce(): Promise<number> {
+  /**
+   * One pass over every shard's stream. Returns how many entries were written. The reads of all
+   * shards are sent at once (one round trip, and one write(2) on a batching connection: before,
+   * two reads per shard one after another, 32 round trips per pass for one shard with entries);
+   * the store writes then go one shard after another, as before.
+   */
+  private drainOnce(): Promise<number> {
+    // One pass at a time (the loop's, a flush's, the stop's): a pass no longer reads this
+    // consumer's pending entries every time, so a flush that overlapped a pass still writing
+    // would find nothing new and return before those entries are in the store.
+    const pass = this.lastPass.then(() => this.passOnce());
+    this.lastPass = pass.catch(() => undefined);
+    return pass;
+  }
+  private lastPass: Promise<unknown> = Promise.resolve();
+
+  private async passOnce(): Promise<number> {
     await this.connected();
     // A shard that fails (its node down, its group lost) does not hold up the others this pass.
     let written = 0;
     let failure: { error: unknown } | null = null;
-    for (const shard of this.counters.keys.shards) {
+    const reads = await Promise.all(
+      this.counters.keys.shards.map((shard) =>
+        this.readShard(shard).then(
+          (entries) => ({ shard, entries, error: null }),
+          (error: unknown) => ({ shard, entries: [], error: { error } }),
+        ),
+      ),
+    );
+    for (const { shard, entries, error } of reads) {
+      if (error) failure ??= error;
+      if (entries.length === 0) continue;
       try {
-        written += await this.drainShard(shard);
-      } catch (error) {
-        failure ??= { error };
+        await this.write(shard, entries);
+        written += entries.length;
+      } catch (writeError) {
+        failure ??= { error: writeError };
       }
     }
     if (failure) throw failure.error;
@@ -172,33 +217,48 @@ export class StreamSettlementWriter {
   }
 
   /**
-   * One shard: this consumer's own unacknowledged entries (left by a failed write), entries idle
-   * too long at another consumer, then new ones.
+   * One shard: this consumer's own unacknowledged entries (left by a failed write or a lost
+   * reply; only read while there may be some), entries idle too long at another consumer, then
+   * new ones.
    */
-  private async drainShard(shard: number): Promise<number> {
-    await this.ensureGroup(shard);
-    let entries = await this.read(shard, '0');
-    const now = this.clock.now();
-    if (entries.length === 0 && now - (this.lastClaim.get(shard) ?? 0) >= Math.min(this.claimIdleMs, 1000)) {
-      this.lastClaim.set(shard, now);
-      entries = await this.claim(shard);
+  private async readShard(shard: number): Promise<Array<{ id: string; record: SettlementRecord }>> {
+    try {
+      await this.ensureGroup(shard);
+      if (this.mayHaveOwn.has(shard)) {
+        const own = await this.read(shard, '0');
+        if (own.length > 0) return own;
+        this.mayHaveOwn.delete(shard);
+      }
+      const now = this.clock.now();
+      if (now - (this.lastClaim.get(shard) ?? 0) >= Math.min(this.claimIdleMs, 1000)) {
+        this.lastClaim.set(shard, now);
+        const claimed = await this.claim(shard);
+        if (claimed.length > 0) return claimed;
+      }
+      return await this.read(shard, '>');
+    } catch (error) {
+      // A read whose reply was lost may have made entries this consumer's: read them next pass.
+      this.mayHaveOwn.add(shard);
+      throw error;
     }
-    if (entries.length === 0) entries = await this.read(shard, '>');
-    if (entries.length === 0) return 0;
-    await this.write(shard, entries);
-    return entries.length;
   }
 
   private async write(shard: number, entries: Array<{ id: string; record: SettlementRecord }>): Promise<void> {
     const records = entries.map((entry) => entry.record);
     const now = this.clock.now();
-    const storeWrite = await this.counters.beginWrite(shard, records);
-    let committed = false;
     try {
-      await writeSettlements(this.store, this.logger, records, now);
-      committed = true;
-    } finally {
-      await this.counters.endWrite(GROUP, entries, committed, storeWrite);
+      const storeWrite = await this.counters.beginWrite(shard, records);
+      let committed = false;
+      try {
+        await writeSettlements(this.store, this.logger, records, now);
+        committed = true;
+      } finally {
+        await this.counters.endWrite(GROUP, entries, committed, storeWrite);
+      }
+    } catch (error) {
+      // Not acknowledged (or not known to be): they stay this consumer's, read again next pass.
+      this.mayHaveOwn.add(shard);
+      throw error;
     }
     this.written += entries.length;
     if (this.failing) {

@@ -1,6 +1,6 @@
-import { Cluster, type ClusterNode, type Redis, type RedisOptions } from 'ioredis';
+import { Cluster, type ClusterNode, type Redis } from 'ioredis';
 import { DEFAULT_REDIS_SETTINGS, type RedisSettings } from '../config/gateway-config.js';
-import { openRedis } from './open-redis.js';
+import { openRedis, type GatewayRedisOptions } from './open-redis.js';
 
 /**
  * The installation's Redis as features see it: one server (REDIS_URL=redis://…) or a Redis
@@ -95,7 +95,7 @@ export function parseClusterUrl(url: string): {
  * A new connection to the same Redis (server or cluster) with the same fail-fast options, some
  * of them changed: features derive the connections they need (a subscriber, a blocking reader).
  */
-export function deriveRedis(base: RedisClient, override: Partial<RedisOptions> = {}): RedisClient {
+export function deriveRedis(base: RedisClient, override: Partial<GatewayRedisOptions> = {}): RedisClient {
   if (!(base instanceof Cluster)) return base.duplicate(override);
   // Node connections are the cluster's: it reconnects them and queues (or not) for them.
   const { lazyConnect, enableOfflineQueue, retryStrategy: _retry, ...node } = override;

@@ -40,6 +40,7 @@ export async function renderNative(
     const answer = JSON.parse(Buffer.from(opened.bytes).toString('utf8')) as Record<string, unknown>;
     if (typeof answer.model === 'string') answer.model = opened.candidate.model.id;
     if (run.costIncluded) addCost(answer, run.answerUsage(outcome.usage));
+    run.finish();
     reply.headers(headers).header('content-type', 'application/json').send(answer);
     return;
   }

@@ -76,6 +76,13 @@ export interface EngineRun {
   answerUsage(usage: Usage | null): Usage | null;
   /** Whether this answer reports its cost (a stream then always ends with its usage). */
   costIncluded: boolean;
+  /**
+   * A whole answer is built (usage final) and about to be sent: the observers see the outcome
+   * now rather than after the send, so metering's settlement (a Redis round trip on PostgreSQL +
+   * Redis) runs while the answer is serialised and written; the response's end still waits for
+   * it (deferResponseEnd). Once only; the engine calls it at the end for answers that do not.
+   */
+  finish(): void;
 }
 
 /** What one surface hands the engine: how to route and meter it, how to open it, how to answer. */
@@ -136,6 +143,13 @@ export async function runRequest<T extends OpenedAnswer>(
   reply.raw.once('close', onClientClose);
   let opened: T | undefined;
   let deadline: RequestDeadline | undefined;
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    outcome.latencyMs = deps.clock.now() - startedAt;
+    for (const observer of deps.observers) observer.onCompletion(outcome);
+  };
   try {
     const dropped = [...(call.dropped ?? [])];
     const { routed, planned } = plan(deps, call, key, dropped);
@@ -164,6 +178,7 @@ export async function runRequest<T extends OpenedAnswer>(
       routed,
       answerUsage,
       costIncluded,
+      finish,
     };
     opened = await call.open(run);
     const { candidate } = opened;
@@ -193,9 +208,8 @@ export async function runRequest<T extends OpenedAnswer>(
     throw gatewayError ?? error;
   } finally {
     deadline?.clear();
-    outcome.latencyMs = deps.clock.now() - startedAt;
     reply.raw.removeListener('close', onClientClose);
-    for (const observer of deps.observers) observer.onCompletion(outcome);
+    finish();
   }
 }
 
