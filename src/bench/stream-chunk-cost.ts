@@ -16,7 +16,7 @@ import { openAIAdapter } from '../providers/openai/openai-adapter.js';
 import { SseDecoder } from '../providers/framing/sse-decoder.js';
 import type { NativeSupport, TranslationContext } from '../providers/provider-adapter.js';
 import { conformChunk } from '../gateway/conform-chat-answer.js';
-import { sseData } from '../gateway/sse.js';
+import { sseChunk } from '../gateway/sse.js';
 import { HiddenEventFilter } from '../gateway/engine/hidden-event-filter.js';
 import { MessagesStreamTranslator } from '../gateway/messages/messages-stream-translator.js';
 import { median } from './percentiles.js';
@@ -139,14 +139,19 @@ function messagesTranslated(frames: Uint8Array[]): number {
   return written;
 }
 
-/** Chat before pass-through: every chunk parsed, renamed, conformed and serialised again. */
+/**
+ * Chat through the translating decoder, as every OpenAI-compatible server that is not OpenAI is
+ * read (Groq, Together, vLLM, Ollama…): each chunk parsed and checked, then written as the
+ * stream writer does (stream-completion.ts): the upstream's text renamed where the chunk needs
+ * nothing else, else conformed and serialised again.
+ */
 function chatTranslated(frames: Uint8Array[]): number {
   const decoder = new OpenAIStreamDecoder(contextFor('openai', 'gpt-up', 'test/gpt'));
   let written = 0;
   let usage = false;
   for (const frame of frames)
     for (const decoded of decoder.push(frame)) {
-      if (decoded.type === 'chunk') written += sseData(conformChunk(decoded.chunk)).length;
+      if (decoded.type === 'chunk') written += sseChunk(decoded.chunk, decoded.json).length;
       else if (decoded.type === 'usage') usage = true;
     }
   decoder.end();

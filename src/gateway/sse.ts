@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { UpstreamError, type GatewayError } from '../shared/errors.js';
+import type { ChatCompletionChunk } from '../shared/openai-types.js';
+import { conformChunk } from './conform-chat-answer.js';
 
 /** The SSE framing of our answers, written once. */
 export const SSE_HEADERS = {
@@ -11,6 +13,14 @@ export const SSE_HEADERS = {
 
 export function sseData(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
+}
+
+/**
+ * One decoded chat chunk as its SSE event: the decoder's ready JSON when it has it (the
+ * upstream's text, renamed, already conforming), else the chunk conformed and serialised.
+ */
+export function sseChunk(chunk: ChatCompletionChunk, json: string | undefined): string {
+  return json === undefined ? sseData(conformChunk(chunk)) : 'data: ' + json + '\n\n';
 }
 
 export const SSE_DONE = 'data: [DONE]\n\n';

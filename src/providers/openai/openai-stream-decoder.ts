@@ -7,6 +7,7 @@ import { upstreamChecker } from '../shared/upstream-schema.js';
 import { OpenAIChunkSchema } from './openai-chunk-schema.js';
 import { mapOpenAIError } from './openai-error.js';
 import { normalizeDelta, readUsage } from './normalize-openai-compatible.js';
+import { renameInPlace, splicedChunkText, type SplicedIdentity } from './openai-chunk-splice.js';
 
 /**
  * OpenAI-compatible SSE → our events. Usage is pulled out of whatever chunk carries it (the
@@ -19,8 +20,11 @@ export class OpenAIStreamDecoder implements StreamDecoder {
   private finished = false;
   /** An error met after other events in the same read (Groq's mid-stream error): those go out first. */
   private pendingError: GatewayError | undefined;
+  private readonly identity: SplicedIdentity;
 
-  constructor(private readonly context: TranslationContext) {}
+  constructor(private readonly context: TranslationContext) {
+    this.identity = { idJson: JSON.stringify(context.completionId), modelJson: JSON.stringify(context.publicModel) };
+  }
 
   push(bytes: Uint8Array): StreamEvent[] {
     if (this.pendingError) throw this.pendingError;
@@ -75,7 +79,15 @@ export class OpenAIStreamDecoder implements StreamDecoder {
     if (event.event === 'error' || payload.error !== undefined) {
       throw streamError(payload, this.context);
     }
-    this.translateChunk(chunkChecker.read(payload, this.context.provider.name, 'a stream chunk'), out);
+    const wire = chunkChecker.read(payload, this.context.provider.name, 'a stream chunk');
+    const json = splicedChunkText(data, payload, this.identity);
+    if (json === undefined) {
+      this.translateChunk(wire, out);
+      return;
+    }
+    renameInPlace(payload, this.context.completionId, this.context.publicModel);
+    // Checked, and by splicedChunkText already the chunk the translation would make.
+    out.push({ type: 'chunk', chunk: payload as unknown as ChatCompletionChunk, json });
   }
 
   /** The checked chunk as ours: shallow copies with our ids (fields not read go along untouched), usage apart. */
