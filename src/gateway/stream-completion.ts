@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { GatewayError, UpstreamError } from '../shared/errors.js';
 import type { ChatCompletionChunk, ChatCompletionRequest, Usage } from '../shared/openai-types.js';
 import type { Clock } from '../shared/clock.js';
-import { SSE_DONE, SSE_HEADERS, clientStalled, sseChunk, sseData, sseError, waitForDrain } from './sse.js';
+import { SSE_DONE, clientStalled, openSseStream, sseChunk, sseData, sseError, waitForDrain } from './sse.js';
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
 import type { OpenedAttempt } from '../routing/open-with-fallback.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
@@ -32,12 +32,8 @@ export interface StreamCompletionInput {
  */
 export async function streamCompletion(input: StreamCompletionInput): Promise<void> {
   const { reply, opened, outcome, clock } = input;
-  const raw = reply.raw;
   const decoder = opened.adapter.createStreamDecoder(opened.context);
-  reply.hijack();
-  raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': input.requestId, ...input.headers });
-  // Headers out at once: clients see the stream open before the first token.
-  raw.flushHeaders();
+  const raw = openSseStream(reply, input.requestId, input.headers);
 
   let done = false;
   let finishSeen = false;

@@ -1,9 +1,9 @@
 /**
- * The cheap path of the OpenAI-compatible stream decoder. Most chunks vLLM, Groq, Together,
- * Ollama or DeepSeek send are already the chunk the gateway sends but for their `id` and
- * `model`: then the upstream's own JSON text is passed on with ours spliced in, and the parsed
- * chunk is renamed in place, instead of a translated copy being built and serialised again
- * (that copy and its JSON.stringify were most of a chunk's CPU). Anything else (usage to take
+ * The second cheap path of the OpenAI-compatible stream decoder, for chunks the compact reader
+ * (openai-compact-chunk.ts) turns down: other keys, several choices, tool call deltas. Many of
+ * those are still the chunk the gateway sends but for their `id` and `model`: then the parsed
+ * chunk is renamed in place and the upstream's own JSON text passed on with ours spliced in,
+ * instead of a translated copy being built and serialised again. Anything else (usage to take
  * out, quirks to smooth, another key order, escapes in the id or model) returns undefined, and
  * the decoder translates the chunk in full.
  */

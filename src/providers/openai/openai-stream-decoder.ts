@@ -7,7 +7,8 @@ import { upstreamChecker } from '../shared/upstream-schema.js';
 import { OpenAIChunkSchema } from './openai-chunk-schema.js';
 import { mapOpenAIError } from './openai-error.js';
 import { normalizeDelta, readUsage } from './normalize-openai-compatible.js';
-import { renameInPlace, splicedChunkText, type SplicedIdentity } from './openai-chunk-splice.js';
+import { renameInPlace, splicedChunkText } from './openai-chunk-splice.js';
+import { readCompactChunk, type CompactIdentity } from './openai-compact-chunk.js';
 
 /**
  * OpenAI-compatible SSE → our events. Usage is pulled out of whatever chunk carries it (the
@@ -20,10 +21,16 @@ export class OpenAIStreamDecoder implements StreamDecoder {
   private finished = false;
   /** An error met after other events in the same read (Groq's mid-stream error): those go out first. */
   private pendingError: GatewayError | undefined;
-  private readonly identity: SplicedIdentity;
+  /** Our id and model, as values and as JSON, for the chunks passed on as their text. */
+  private readonly identity: CompactIdentity;
 
   constructor(private readonly context: TranslationContext) {
-    this.identity = { idJson: JSON.stringify(context.completionId), modelJson: JSON.stringify(context.publicModel) };
+    this.identity = {
+      id: context.completionId,
+      model: context.publicModel,
+      idJson: JSON.stringify(context.completionId),
+      modelJson: JSON.stringify(context.publicModel),
+    };
   }
 
   push(bytes: Uint8Array): StreamEvent[] {
@@ -59,6 +66,14 @@ export class OpenAIStreamDecoder implements StreamDecoder {
       return;
     }
     if (data === '') return;
+    // The commonest chunk, read from its text; the rest parsed, then spliced or translated.
+    if (event.event === null) {
+      const compact = readCompactChunk(data, this.identity);
+      if (compact !== undefined) {
+        out.push({ type: 'chunk', chunk: compact.chunk, json: compact.json });
+        return;
+      }
+    }
     let payload: Record<string, unknown>;
     try {
       payload = JSON.parse(data) as Record<string, unknown>;

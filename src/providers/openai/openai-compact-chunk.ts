@@ -1,0 +1,209 @@
+import type { ChatCompletionChunk } from '../../shared/openai-types.js';
+
+/**
+ * The commonest chunk of OpenAI-compatible streams (vLLM, Groq, Ollama, DeepSeek, Mistral, and
+ * the benchmark's upstream), read straight from its text without JSON.parse, which was half of
+ * what a chunk cost even once the re-serialising was gone (openai-chunk-splice.ts):
+ *
+ *   {"id":"…","object":"chat.completion.chunk","created":N,"model":"…"[,"system_fingerprint":"…"],
+ *    "choices":[{"index":N,"delta":{…},"logprobs":null,"finish_reason":null|"…"}][,"usage":null]}
+ *
+ * compact (no whitespace), in that order, one choice, a delta of `role: "assistant"`, `content`
+ * (string or null) and `refusal` (string or null) in any order. Every byte is accounted for: the
+ * fixed parts are compared whole, strings are scanned (a control character or, outside content,
+ * an escape turns the chunk down; content with escapes is decoded by JSON.parse of its literal),
+ * and the text must end where the shape does. So a chunk read here is valid JSON and is what the
+ * full translation would make of it; anything else returns undefined and is parsed as before.
+ */
+
+/** Our `id` and `model` for one stream: as values, and as JSON string literals (quotes included). */
+export interface CompactIdentity {
+  id: string;
+  model: string;
+  idJson: string;
+  modelJson: string;
+}
+
+export interface CompactChunk {
+  chunk: ChatCompletionChunk;
+  /** The chunk's text with our id and model in, and OpenAI's `"usage":null` left out. */
+  json: string;
+}
+
+type Delta = ChatCompletionChunk['choices'][number]['delta'];
+type FinishReason = ChatCompletionChunk['choices'][number]['finish_reason'];
+
+const OPENING = '{"id":"';
+const AFTER_ID = '","object":"chat.completion.chunk","created":';
+const MODEL_KEY = ',"model":"';
+const FINGERPRINT_KEY = ',"system_fingerprint":"';
+const CHOICE_OPENING = ',"choices":[{"index":';
+const DELTA_KEY = ',"delta":{';
+const AFTER_DELTA = ',"logprobs":null,"finish_reason":';
+const CLOSING = '}]}';
+const CLOSING_USAGE_NULL = '}],"usage":null}';
+
+export function readCompactChunk(data: string, ours: CompactIdentity): CompactChunk | undefined {
+  if (!textAt(data, 0, OPENING)) return undefined;
+  const idEnd = plainStringEnd(data, OPENING.length);
+  if (idEnd === -1 || !textAt(data, idEnd, AFTER_ID)) return undefined;
+  const createdStart = idEnd + AFTER_ID.length;
+  const createdEnd = digitsEnd(data, createdStart);
+  if (createdEnd === -1 || !textAt(data, createdEnd, MODEL_KEY)) return undefined;
+  const modelStart = createdEnd + MODEL_KEY.length;
+  const modelEnd = plainStringEnd(data, modelStart);
+  if (modelEnd === -1) return undefined;
+  let at = modelEnd + 1;
+  let fingerprint: string | undefined;
+  if (textAt(data, at, FINGERPRINT_KEY)) {
+    const start = at + FINGERPRINT_KEY.length;
+    const end = plainStringEnd(data, start);
+    if (end === -1) return undefined;
+    fingerprint = data.slice(start, end);
+    at = end + 1;
+  }
+  if (!textAt(data, at, CHOICE_OPENING)) return undefined;
+  const indexStart = at + CHOICE_OPENING.length;
+  const indexEnd = digitsEnd(data, indexStart);
+  if (indexEnd === -1 || !textAt(data, indexEnd, DELTA_KEY)) return undefined;
+  const delta: Delta = {};
+  at = readDelta(data, indexEnd + DELTA_KEY.length, delta);
+  if (at === -1 || !textAt(data, at, AFTER_DELTA)) return undefined;
+  at += AFTER_DELTA.length;
+  let finishReason: FinishReason;
+  if (textAt(data, at, 'null')) {
+    finishReason = null;
+    at += 4;
+  } else {
+    if (data.charCodeAt(at) !== 34 /* " */) return undefined;
+    const end = plainStringEnd(data, at + 1);
+    if (end === -1) return undefined;
+    finishReason = data.slice(at + 1, end) as FinishReason;
+    at = end + 1;
+  }
+  // The text ends where the shape does: nothing unread can hide after it.
+  let tail: string;
+  if (data.length - at === CLOSING.length && textAt(data, at, CLOSING)) tail = data.slice(modelEnd + 1);
+  else if (data.length - at === CLOSING_USAGE_NULL.length && textAt(data, at, CLOSING_USAGE_NULL))
+    tail = data.slice(modelEnd + 1, at + 2) + '}';
+  else return undefined;
+  const choices = [
+    { index: readInteger(data, indexStart, indexEnd), delta, logprobs: null, finish_reason: finishReason },
+  ];
+  const created = readInteger(data, createdStart, createdEnd);
+  const chunk: ChatCompletionChunk =
+    fingerprint === undefined
+      ? { id: ours.id, object: 'chat.completion.chunk', created, model: ours.model, choices }
+      : {
+          id: ours.id,
+          object: 'chat.completion.chunk',
+          created,
+          model: ours.model,
+          system_fingerprint: fingerprint,
+          choices,
+        };
+  return { chunk, json: '{"id":' + ours.idJson + data.slice(idEnd + 1, modelStart - 1) + ours.modelJson + tail };
+}
+
+/** The delta's members from `at` (just inside its `{`) into `delta`; the index just past its `}`, or -1. */
+function readDelta(data: string, at: number, delta: Delta): number {
+  if (data.charCodeAt(at) === 125 /* } */) return at + 1;
+  for (;;) {
+    if (textAt(data, at, '"content":')) {
+      if (delta.content !== undefined) return -1;
+      at += 10;
+      if (textAt(data, at, 'null')) {
+        delta.content = null;
+        at += 4;
+      } else {
+        const end = contentEnd(data, at);
+        if (end === -1) return -1;
+        const content = decodeContent(data, at, end);
+        if (content === undefined) return -1;
+        delta.content = content;
+        at = end + 1;
+      }
+    } else if (textAt(data, at, '"role":"assistant"')) {
+      if (delta.role !== undefined) return -1;
+      delta.role = 'assistant';
+      at += 18;
+    } else if (textAt(data, at, '"refusal":')) {
+      if (delta.refusal !== undefined) return -1;
+      at += 10;
+      if (textAt(data, at, 'null')) {
+        delta.refusal = null;
+        at += 4;
+      } else {
+        if (data.charCodeAt(at) !== 34) return -1;
+        const end = plainStringEnd(data, at + 1);
+        if (end === -1) return -1;
+        delta.refusal = data.slice(at + 1, end);
+        at = end + 1;
+      }
+    } else {
+      return -1;
+    }
+    const code = data.charCodeAt(at);
+    if (code === 125 /* } */) return at + 1;
+    if (code !== 44 /* , */) return -1;
+    at++;
+  }
+}
+
+/** From an opening quote at `at`: the index of the closing quote (escapes skipped), or -1. */
+function contentEnd(data: string, at: number): number {
+  if (data.charCodeAt(at) !== 34) return -1;
+  for (let index = at + 1; index < data.length; index++) {
+    const code = data.charCodeAt(index);
+    if (code === 34) return index;
+    if (code === 92 /* \ */) index++;
+    else if (code < 32) return -1;
+  }
+  return -1;
+}
+
+/** The literal `data[start..end]` (quotes included) as its value; undefined when an escape is not JSON's. */
+function decodeContent(data: string, start: number, end: number): string | undefined {
+  const backslash = data.indexOf('\\', start);
+  if (backslash === -1 || backslash > end) return data.slice(start + 1, end);
+  try {
+    return JSON.parse(data.slice(start, end + 1)) as string;
+  } catch {
+    return undefined;
+  }
+}
+
+/** From just after an opening quote: the index of the closing quote of a string with no escape nor control character, or -1. */
+function plainStringEnd(data: string, at: number): number {
+  for (let index = at; index < data.length; index++) {
+    const code = data.charCodeAt(index);
+    if (code === 34) return index;
+    if (code === 92 || code < 32) return -1;
+  }
+  return -1;
+}
+
+/** The end of a JSON non-negative integer at `at` (no leading zero, at most 15 digits: exact as a number), or -1. */
+function digitsEnd(data: string, at: number): number {
+  let index = at;
+  while (index < data.length && index - at < 16) {
+    const code = data.charCodeAt(index);
+    if (code < 48 || code > 57) break;
+    index++;
+  }
+  const digits = index - at;
+  // What follows (a fraction, an exponent) fails the caller's check of the next fixed part.
+  if (digits === 0 || digits > 15 || (digits > 1 && data.charCodeAt(at) === 48)) return -1;
+  return index;
+}
+
+function readInteger(data: string, start: number, end: number): number {
+  let value = 0;
+  for (let index = start; index < end; index++) value = value * 10 + (data.charCodeAt(index) - 48);
+  return value;
+}
+
+/** `data.startsWith(text, at)`, written as slice and compare: three times faster in V8 for these lengths. */
+function textAt(data: string, at: number, text: string): boolean {
+  return data.slice(at, at + text.length) === text;
+}
