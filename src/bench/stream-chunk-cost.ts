@@ -2,7 +2,9 @@
  * CPU per streamed chunk, translated against native pass-through, for the two APIs agents use
  * most: a Messages stream answered by an Anthropic endpoint, and a chat completions stream
  * answered by an OpenAI endpoint. "Translated" is the path the gateway took before pass-through
- * (provider events parsed, turned into chat chunks, serialised again); "native" writes the
+ * (provider events decoded into chat chunks and written again), and still takes for every
+ * OpenAI-compatible server that is not OpenAI: for chat that is now mostly the upstream's own
+ * chunk text, renamed (openai-compact-chunk.ts, openai-chunk-splice.ts); "native" writes the
  * upstream's bytes and decodes the SSE framing only to feed the usage reader. Chat is measured a
  * third way: native for a client that did not ask for the usage chunk (the bytes still, but the
  * last read, which holds the usage chunk, framed again without it). Pure CPU in one process (process.cpuUsage, median of rounds):

@@ -6,7 +6,7 @@ import type { ChatCompletionChunk } from '../shared/openai-types.js';
 import { conformChunk } from './conform-chat-answer.js';
 
 /** The SSE framing of our answers, written once. */
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
   connection: 'keep-alive',
