@@ -103,6 +103,9 @@ describe('a chunk that needs only our id and model is passed on as written, rena
     ],
     ['null content', chunk({}, { delta: { content: null } })],
     ['fields the gateway does not read', chunk({ service_tier: 'default', obfuscation: 'x' }, { stop_reason: null })],
+    ['DeepSeek reasoning', chunk({ usage: null }, { delta: { content: null, reasoning_content: 'Hmm' } })],
+    ['DeepSeek content after reasoning', chunk({ usage: null }, { delta: { content: 'x', reasoning_content: null } })],
+    ['no logprobs', chunk({}, { logprobs: undefined })],
   ])('spliced: %s', (_, data) => {
     expect(agreesWithTranslation(data)).toBe(true);
   });
@@ -115,7 +118,10 @@ describe('a chunk that needs only our id and model is passed on as written, rena
     ['a choice without index', chunk({}, { index: undefined })],
     ['a choice without finish_reason', chunk({}, { finish_reason: undefined })],
     ['a null delta', chunk({}, { delta: null })],
-    ['reasoning_content', chunk({}, { delta: { reasoning_content: 'hmm' } })],
+    [
+      'reasoning_content beside other keys',
+      chunk({ service_tier: 'default' }, { delta: { reasoning_content: 'hmm' } }),
+    ],
     ['content parts', chunk({}, { delta: { content: [{ type: 'text', text: 'a' }] } })],
     ['a tool call without index', chunk({}, { delta: { tool_calls: [{ function: { arguments: '{' } }] } })],
     [

@@ -24,10 +24,18 @@ const chunk = (overrides: Record<string, unknown> = {}, choice: Record<string, u
     ...overrides,
   });
 
-/** JSON.parse's reading of `data`, renamed as the gateway sends it (no `usage: null`). */
+/** JSON.parse's reading of `data`, renamed as the gateway sends it (no `usage: null`, reasoning_content as reasoning). */
 function expected(data: string): Record<string, unknown> {
-  const parsed = JSON.parse(data) as Record<string, unknown>;
+  const parsed = JSON.parse(data) as Record<string, any>;
   delete parsed.usage;
+  for (const choice of parsed.choices ?? []) {
+    const delta = choice?.delta;
+    if (delta && typeof delta === 'object' && 'reasoning_content' in delta) {
+      if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '')
+        delta.reasoning = delta.reasoning_content;
+      delete delta.reasoning_content;
+    }
+  }
   return { ...parsed, id: ours.id, model: ours.model };
 }
 
@@ -50,6 +58,12 @@ describe('the compact chunk reader', () => {
     ['a refusal', chunk({}, { delta: { refusal: 'No.' } })],
     ['"usage":null last', chunk({ usage: null })],
     ['another choice index', chunk({}, { index: 3 })],
+    ['no logprobs (Ollama, Mistral)', chunk({}, { logprobs: undefined })],
+    ['DeepSeek reasoning', chunk({ usage: null }, { delta: { content: null, reasoning_content: 'The "plan"' } })],
+    ['DeepSeek reasoning opening', chunk({}, { delta: { role: 'assistant', content: null, reasoning_content: '' } })],
+    ['reasoning_content null after content', chunk({}, { delta: { content: 'x', reasoning_content: null } })],
+    ['reasoning_content first and empty', chunk({}, { delta: { reasoning_content: '', content: 'x' } })],
+    ['reasoning_content alone, null', chunk({}, { delta: { reasoning_content: null } })],
   ])('reads %s as JSON.parse does', (_, data) => {
     expect(readsAsJsonParse(data)).toBe(true);
   });
@@ -71,7 +85,11 @@ describe('the compact chunk reader', () => {
       }),
     ],
     ['a tool call', chunk({}, { delta: { tool_calls: [{ index: 0, function: { arguments: '{' } }] } })],
-    ['reasoning_content', chunk({}, { delta: { reasoning_content: 'hmm' } })],
+    [
+      'a second reasoning_content',
+      chunk().replace('{"content":"Hi"}', '{"reasoning_content":"a","reasoning_content":"b"}'),
+    ],
+    ['reasoning beside reasoning_content', chunk({}, { delta: { reasoning: 'a', reasoning_content: 'b' } })],
     ['content parts', chunk({}, { delta: { content: [{ type: 'text', text: 'a' }] } })],
     ['a role other than assistant', chunk({}, { delta: { role: 'tool' } })],
     ['a usage object', chunk({ usage: { prompt_tokens: 1 } })],
@@ -121,11 +139,13 @@ describe('the compact chunk reader', () => {
     ];
     const bases = [
       chunk({ usage: null }, { delta: { role: 'assistant', content: 'two words', refusal: null } }),
-      chunk({ system_fingerprint: undefined }, { finish_reason: 'stop', delta: {} }),
+      chunk({ system_fingerprint: undefined }, { finish_reason: 'stop', delta: {}, logprobs: undefined }),
+      chunk({ usage: null }, { delta: { content: null, reasoning_content: 'a thought' } }),
+      chunk({}, { delta: { reasoning_content: '', content: 'x' } }),
     ];
     let read = 0;
     let tried = 0;
-    for (let round = 0; round < 6000; round++) {
+    for (let round = 0; round < 8000; round++) {
       let data = bases[round % bases.length];
       for (let edits = 1 + random(2); edits > 0; edits--) {
         const at = random(data.length + 1);

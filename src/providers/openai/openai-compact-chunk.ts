@@ -6,10 +6,12 @@ import type { ChatCompletionChunk } from '../../shared/openai-types.js';
  * what a chunk cost even once the re-serialising was gone (openai-chunk-splice.ts):
  *
  *   {"id":"…","object":"chat.completion.chunk","created":N,"model":"…"[,"system_fingerprint":"…"],
- *    "choices":[{"index":N,"delta":{…},"logprobs":null,"finish_reason":null|"…"}][,"usage":null]}
+ *    "choices":[{"index":N,"delta":{…}[,"logprobs":null],"finish_reason":null|"…"}][,"usage":null]}
  *
  * compact (no whitespace), in that order, one choice, a delta of `role: "assistant"`, `content`
- * (string or null) and `refusal` (string or null) in any order. Every byte is accounted for: the
+ * and `refusal` (string or null) and `reasoning_content` (string or null: DeepSeek's, vLLM's and
+ * SGLang's reasoning, which becomes our `reasoning` as the translation makes it) in any order.
+ * Every byte is accounted for: the
  * fixed parts are compared whole, strings are scanned (a control character or, outside content,
  * an escape turns the chunk down; content with escapes is decoded by JSON.parse of its literal),
  * and the text must end where the shape does. So a chunk read here is valid JSON and is what the
@@ -39,7 +41,9 @@ const MODEL_KEY = ',"model":"';
 const FINGERPRINT_KEY = ',"system_fingerprint":"';
 const CHOICE_OPENING = ',"choices":[{"index":';
 const DELTA_KEY = ',"delta":{';
-const AFTER_DELTA = ',"logprobs":null,"finish_reason":';
+const LOGPROBS_NULL = ',"logprobs":null';
+const FINISH_REASON_KEY = ',"finish_reason":';
+const REASONING_CONTENT_KEY = '"reasoning_content":';
 const CLOSING = '}]}';
 const CLOSING_USAGE_NULL = '}],"usage":null}';
 
@@ -67,9 +71,14 @@ export function readCompactChunk(data: string, ours: CompactIdentity): CompactCh
   const indexEnd = digitsEnd(data, indexStart);
   if (indexEnd === -1 || !textAt(data, indexEnd, DELTA_KEY)) return undefined;
   const delta: Delta = {};
-  at = readDelta(data, indexEnd + DELTA_KEY.length, delta);
-  if (at === -1 || !textAt(data, at, AFTER_DELTA)) return undefined;
-  at += AFTER_DELTA.length;
+  const edit: DeltaEdit = { start: -1, end: -1, text: '' };
+  at = readDelta(data, indexEnd + DELTA_KEY.length, delta, edit);
+  if (at === -1) return undefined;
+  // Ollama and Mistral leave `logprobs` out; the translation does not add it either.
+  const logprobs = textAt(data, at, LOGPROBS_NULL);
+  if (logprobs) at += LOGPROBS_NULL.length;
+  if (!textAt(data, at, FINISH_REASON_KEY)) return undefined;
+  at += FINISH_REASON_KEY.length;
   let finishReason: FinishReason;
   if (textAt(data, at, 'null')) {
     finishReason = null;
@@ -82,13 +91,21 @@ export function readCompactChunk(data: string, ours: CompactIdentity): CompactCh
     at = end + 1;
   }
   // The text ends where the shape does: nothing unread can hide after it.
-  let tail: string;
-  if (data.length - at === CLOSING.length && textAt(data, at, CLOSING)) tail = data.slice(modelEnd + 1);
-  else if (data.length - at === CLOSING_USAGE_NULL.length && textAt(data, at, CLOSING_USAGE_NULL))
-    tail = data.slice(modelEnd + 1, at + 2) + '}';
+  let end: number;
+  if (data.length - at === CLOSING.length && textAt(data, at, CLOSING)) end = data.length;
+  else if (data.length - at === CLOSING_USAGE_NULL.length && textAt(data, at, CLOSING_USAGE_NULL)) end = at + 2;
   else return undefined;
+  // From the model's closing quote to the end, less `"usage":null` and with the delta's edit made.
+  let tail =
+    edit.start === -1
+      ? data.slice(modelEnd + 1, end)
+      : data.slice(modelEnd + 1, edit.start) + edit.text + data.slice(edit.end, end);
+  if (end !== data.length) tail += '}';
+  const index = readInteger(data, indexStart, indexEnd);
   const choices = [
-    { index: readInteger(data, indexStart, indexEnd), delta, logprobs: null, finish_reason: finishReason },
+    logprobs
+      ? { index, delta, logprobs: null, finish_reason: finishReason }
+      : { index, delta, finish_reason: finishReason },
   ];
   const created = readInteger(data, createdStart, createdEnd);
   const chunk: ChatCompletionChunk =
@@ -105,49 +122,80 @@ export function readCompactChunk(data: string, ours: CompactIdentity): CompactCh
   return { chunk, json: '{"id":' + ours.idJson + data.slice(idEnd + 1, modelStart - 1) + ours.modelJson + tail };
 }
 
-/** The delta's members from `at` (just inside its `{`) into `delta`; the index just past its `}`, or -1. */
-function readDelta(data: string, at: number, delta: Delta): number {
+/** The one change a delta's text may need: `data[start, end)` becomes `text`. */
+interface DeltaEdit {
+  start: number;
+  end: number;
+  text: string;
+}
+
+/**
+ * The delta's members from `at` (just inside its `{`) into `delta`; the index just past its `}`,
+ * or -1. `reasoning_content` becomes `reasoning` when it has text and goes when it has none (as
+ * the translation's moveReasoningContent does): `edit` says how its text changes.
+ */
+function readDelta(data: string, at: number, delta: Delta, edit: DeltaEdit): number {
+  const opening = at;
   if (data.charCodeAt(at) === 125 /* } */) return at + 1;
+  const read: StringRead = { value: null };
+  let sawReasoning = false;
   for (;;) {
+    const memberStart = at;
     if (textAt(data, at, '"content":')) {
       if (delta.content !== undefined) return -1;
-      at += 10;
-      if (textAt(data, at, 'null')) {
-        delta.content = null;
-        at += 4;
-      } else {
-        const end = contentEnd(data, at);
-        if (end === -1) return -1;
-        const content = decodeContent(data, at, end);
-        if (content === undefined) return -1;
-        delta.content = content;
-        at = end + 1;
-      }
+      at = readNullableString(data, at + 10, read);
+      delta.content = read.value;
     } else if (textAt(data, at, '"role":"assistant"')) {
       if (delta.role !== undefined) return -1;
       delta.role = 'assistant';
       at += 18;
     } else if (textAt(data, at, '"refusal":')) {
       if (delta.refusal !== undefined) return -1;
-      at += 10;
-      if (textAt(data, at, 'null')) {
-        delta.refusal = null;
-        at += 4;
+      at = readNullableString(data, at + 10, read);
+      delta.refusal = read.value;
+    } else if (textAt(data, at, REASONING_CONTENT_KEY)) {
+      if (sawReasoning) return -1;
+      sawReasoning = true;
+      at = readNullableString(data, at + REASONING_CONTENT_KEY.length, read);
+      if (at === -1) return -1;
+      if (read.value !== null && read.value !== '') {
+        delta.reasoning = read.value;
+        // The key renamed where it stands.
+        edit.start = memberStart;
+        edit.end = memberStart + REASONING_CONTENT_KEY.length;
+        edit.text = '"reasoning":';
       } else {
-        if (data.charCodeAt(at) !== 34) return -1;
-        const end = plainStringEnd(data, at + 1);
-        if (end === -1) return -1;
-        delta.refusal = data.slice(at + 1, end);
-        at = end + 1;
+        // Null or empty: the member goes, with the comma before it, or after it when it is first.
+        edit.start = memberStart > opening ? memberStart - 1 : memberStart;
+        edit.end = memberStart > opening || data.charCodeAt(at) !== 44 /* , */ ? at : at + 1;
       }
     } else {
       return -1;
     }
+    if (at === -1) return -1;
     const code = data.charCodeAt(at);
     if (code === 125 /* } */) return at + 1;
     if (code !== 44 /* , */) return -1;
     at++;
   }
+}
+
+interface StringRead {
+  value: string | null;
+}
+
+/** A string (escapes decoded) or null at `at` into `read.value`; the index just past it, or -1. */
+function readNullableString(data: string, at: number, read: StringRead): number {
+  if (textAt(data, at, 'null')) {
+    read.value = null;
+    return at + 4;
+  }
+  const end = contentEnd(data, at);
+  if (end === -1) return -1;
+  const value = decodeContent(data, at, end);
+  if (value === undefined) return -1;
+  read.value = value;
+  return end + 1;
 }
 
 /** From an opening quote at `at`: the index of the closing quote (escapes skipped), or -1. */
