@@ -64,6 +64,10 @@ describe('the compact chunk reader', () => {
     ['reasoning_content null after content', chunk({}, { delta: { content: 'x', reasoning_content: null } })],
     ['reasoning_content first and empty', chunk({}, { delta: { reasoning_content: '', content: 'x' } })],
     ['reasoning_content alone, null', chunk({}, { delta: { reasoning_content: null } })],
+    [
+      'tool call arguments',
+      chunk({}, { delta: { tool_calls: [{ index: 1, function: { arguments: '{"city": "Par' } }] } }),
+    ],
   ])('reads %s as JSON.parse does', (_, data) => {
     expect(readsAsJsonParse(data)).toBe(true);
   });
@@ -84,7 +88,30 @@ describe('the compact chunk reader', () => {
         ],
       }),
     ],
-    ['a tool call', chunk({}, { delta: { tool_calls: [{ index: 0, function: { arguments: '{' } }] } })],
+    [
+      'a tool call with its id',
+      chunk(
+        {},
+        {
+          delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '' } }] },
+        },
+      ),
+    ],
+    [
+      'two tool calls',
+      chunk(
+        {},
+        {
+          delta: {
+            tool_calls: [
+              { index: 0, function: { arguments: '{' } },
+              { index: 1, function: { arguments: '{' } },
+            ],
+          },
+        },
+      ),
+    ],
+    ['null arguments', chunk({}, { delta: { tool_calls: [{ index: 0, function: { arguments: null } }] } })],
     [
       'a second reasoning_content',
       chunk().replace('{"content":"Hi"}', '{"reasoning_content":"a","reasoning_content":"b"}'),
@@ -142,10 +169,11 @@ describe('the compact chunk reader', () => {
       chunk({ system_fingerprint: undefined }, { finish_reason: 'stop', delta: {}, logprobs: undefined }),
       chunk({ usage: null }, { delta: { content: null, reasoning_content: 'a thought' } }),
       chunk({}, { delta: { reasoning_content: '', content: 'x' } }),
+      chunk({ usage: null }, { delta: { tool_calls: [{ index: 0, function: { arguments: '{"a": 1' } }] } }),
     ];
     let read = 0;
     let tried = 0;
-    for (let round = 0; round < 8000; round++) {
+    for (let round = 0; round < 10000; round++) {
       let data = bases[round % bases.length];
       for (let edits = 1 + random(2); edits > 0; edits--) {
         const at = random(data.length + 1);

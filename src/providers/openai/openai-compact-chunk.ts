@@ -9,8 +9,9 @@ import type { ChatCompletionChunk } from '../../shared/openai-types.js';
  *    "choices":[{"index":N,"delta":{…}[,"logprobs":null],"finish_reason":null|"…"}][,"usage":null]}
  *
  * compact (no whitespace), in that order, one choice, a delta of `role: "assistant"`, `content`
- * and `refusal` (string or null) and `reasoning_content` (string or null: DeepSeek's, vLLM's and
- * SGLang's reasoning, which becomes our `reasoning` as the translation makes it) in any order.
+ * and `refusal` (string or null), `reasoning_content` (string or null: DeepSeek's, vLLM's and
+ * SGLang's reasoning, which becomes our `reasoning` as the translation makes it) and one tool
+ * call's arguments piece (`"tool_calls":[{"index":N,"function":{"arguments":"…"}}]`) in any order.
  * Every byte is accounted for: the
  * fixed parts are compared whole, strings are scanned (a control character or, outside content,
  * an escape turns the chunk down; content with escapes is decoded by JSON.parse of its literal),
@@ -44,6 +45,9 @@ const DELTA_KEY = ',"delta":{';
 const LOGPROBS_NULL = ',"logprobs":null';
 const FINISH_REASON_KEY = ',"finish_reason":';
 const REASONING_CONTENT_KEY = '"reasoning_content":';
+const TOOL_CALL_OPENING = '"tool_calls":[{"index":';
+const ARGUMENTS_KEY = ',"function":{"arguments":';
+const TOOL_CALL_CLOSING = '}}]';
 const CLOSING = '}]}';
 const CLOSING_USAGE_NULL = '}],"usage":null}';
 
@@ -153,6 +157,16 @@ function readDelta(data: string, at: number, delta: Delta, edit: DeltaEdit): num
       if (delta.refusal !== undefined) return -1;
       at = readNullableString(data, at + 10, read);
       delta.refusal = read.value;
+    } else if (textAt(data, at, TOOL_CALL_OPENING)) {
+      // One call's next piece of arguments, as OpenAI and vLLM stream them after the call's first chunk.
+      if (delta.tool_calls !== undefined) return -1;
+      const indexStart = at + TOOL_CALL_OPENING.length;
+      const indexEnd = digitsEnd(data, indexStart);
+      if (indexEnd === -1 || !textAt(data, indexEnd, ARGUMENTS_KEY)) return -1;
+      at = readNullableString(data, indexEnd + ARGUMENTS_KEY.length, read);
+      if (at === -1 || read.value === null || !textAt(data, at, TOOL_CALL_CLOSING)) return -1;
+      delta.tool_calls = [{ index: readInteger(data, indexStart, indexEnd), function: { arguments: read.value } }];
+      at += TOOL_CALL_CLOSING.length;
     } else if (textAt(data, at, REASONING_CONTENT_KEY)) {
       if (sawReasoning) return -1;
       sawReasoning = true;
