@@ -14,7 +14,9 @@ import { readCompactChunk, type CompactIdentity } from './openai-compact-chunk.j
  * OpenAI-compatible SSE → our events. Usage is pulled out of whatever chunk carries it (the
  * trailing choices:[] chunk, or the finish chunk as some providers do) and reported separately,
  * so the core decides whether the client sees it. An `error` payload or `event: error` ends the
- * stream with an error.
+ * stream with an error. A chunk that needs nothing but our id and model comes with its text
+ * ready (`json`): read without JSON.parse when it has the commonest layout (openai-compact-chunk.ts),
+ * else parsed and spliced (openai-chunk-splice.ts); any other chunk is translated in full.
  */
 export class OpenAIStreamDecoder implements StreamDecoder {
   private readonly sse = new SseDecoder();
