@@ -2,7 +2,9 @@
  * CPU per streamed chunk, translated against native pass-through, for the two APIs agents use
  * most: a Messages stream answered by an Anthropic endpoint, and a chat completions stream
  * answered by an OpenAI endpoint. "Translated" is the path the gateway took before pass-through
- * (provider events parsed, turned into chat chunks, serialised again); "native" writes the
+ * (provider events decoded into chat chunks and written again), and still takes for every
+ * OpenAI-compatible server that is not OpenAI: for chat that is now mostly the upstream's own
+ * chunk text, renamed (openai-compact-chunk.ts, openai-chunk-splice.ts); "native" writes the
  * upstream's bytes and decodes the SSE framing only to feed the usage reader. Chat is measured a
  * third way: native for a client that did not ask for the usage chunk (the bytes still, but the
  * last read, which holds the usage chunk, framed again without it). Pure CPU in one process (process.cpuUsage, median of rounds):
@@ -16,7 +18,7 @@ import { openAIAdapter } from '../providers/openai/openai-adapter.js';
 import { SseDecoder } from '../providers/framing/sse-decoder.js';
 import type { NativeSupport, TranslationContext } from '../providers/provider-adapter.js';
 import { conformChunk } from '../gateway/conform-chat-answer.js';
-import { sseData } from '../gateway/sse.js';
+import { sseChunk } from '../gateway/sse.js';
 import { HiddenEventFilter } from '../gateway/engine/hidden-event-filter.js';
 import { MessagesStreamTranslator } from '../gateway/messages/messages-stream-translator.js';
 import { median } from './percentiles.js';
@@ -139,14 +141,19 @@ function messagesTranslated(frames: Uint8Array[]): number {
   return written;
 }
 
-/** Chat before pass-through: every chunk parsed, renamed, conformed and serialised again. */
+/**
+ * Chat through the translating decoder, as every OpenAI-compatible server that is not OpenAI is
+ * read (Groq, Together, vLLM, Ollama…): each chunk parsed and checked, then written as the
+ * stream writer does (stream-completion.ts): the upstream's text renamed where the chunk needs
+ * nothing else, else conformed and serialised again.
+ */
 function chatTranslated(frames: Uint8Array[]): number {
   const decoder = new OpenAIStreamDecoder(contextFor('openai', 'gpt-up', 'test/gpt'));
   let written = 0;
   let usage = false;
   for (const frame of frames)
     for (const decoded of decoder.push(frame)) {
-      if (decoded.type === 'chunk') written += sseData(conformChunk(decoded.chunk)).length;
+      if (decoded.type === 'chunk') written += sseChunk(decoded.chunk, decoded.json).length;
       else if (decoded.type === 'usage') usage = true;
     }
   decoder.end();

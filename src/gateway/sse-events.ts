@@ -1,9 +1,9 @@
 import type { FastifyReply } from 'fastify';
-import { SSE_HEADERS, clientStalled, waitForDrain } from './sse.js';
+import { clientStalled, openSseStream, waitForDrain } from './sse.js';
 
 /**
  * Named SSE events (`event: <type>` + `data: <json>`), as the Responses and Anthropic Messages
- * streams frame them. Takes over the reply and sends the headers at once.
+ * streams frame them. Takes over the reply and sends the headers at once (openSseStream).
  */
 export class SseEventWriter {
   private sequence = 0;
@@ -14,9 +14,7 @@ export class SseEventWriter {
   ) {}
 
   open(requestId: string, headers: Record<string, string>): void {
-    this.reply.hijack();
-    this.reply.raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': requestId, ...headers });
-    this.reply.raw.flushHeaders();
+    openSseStream(this.reply, requestId, headers);
   }
 
   /** Writes the events; waits when the socket is full (a client that stops reading is cut). */

@@ -1,16 +1,52 @@
 import type { ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyReply } from 'fastify';
 import { UpstreamError, type GatewayError } from '../shared/errors.js';
+import type { ChatCompletionChunk } from '../shared/openai-types.js';
+import { conformChunk } from './conform-chat-answer.js';
 
 /** The SSE framing of our answers, written once. */
-export const SSE_HEADERS = {
+const SSE_HEADERS = {
   'content-type': 'text/event-stream; charset=utf-8',
   'cache-control': 'no-cache',
   connection: 'keep-alive',
   'x-accel-buffering': 'no',
 } as const;
 
+/**
+ * Takes over the reply and starts an SSE answer. The headers are written at once into a corked
+ * socket that is uncorked on the next turn of the event loop: when the upstream's first bytes
+ * are already here (a fast answer comes whole) they leave in the same socket write as the
+ * headers, one write a stream fewer; when they are not, the headers still leave before the
+ * first token, as clients expect of a stream.
+ */
+export function openSseStream(reply: FastifyReply, requestId: string, headers: Record<string, string>): ServerResponse {
+  reply.hijack();
+  const raw = reply.raw;
+  raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': requestId, ...headers });
+  const socket = raw.socket;
+  if (socket) {
+    socket.cork();
+    setImmediate(uncork, socket);
+  }
+  raw.flushHeaders();
+  return raw;
+}
+
+function uncork(socket: Socket): void {
+  socket.uncork();
+}
+
 export function sseData(payload: unknown): string {
   return `data: ${JSON.stringify(payload)}\n\n`;
+}
+
+/**
+ * One decoded chat chunk as its SSE event: the decoder's ready JSON when it has it (the
+ * upstream's text, renamed, already conforming), else the chunk conformed and serialised.
+ */
+export function sseChunk(chunk: ChatCompletionChunk, json: string | undefined): string {
+  return json === undefined ? sseData(conformChunk(chunk)) : 'data: ' + json + '\n\n';
 }
 
 export const SSE_DONE = 'data: [DONE]\n\n';

@@ -2,12 +2,11 @@ import type { FastifyReply } from 'fastify';
 import { GatewayError, UpstreamError } from '../shared/errors.js';
 import type { ChatCompletionChunk, ChatCompletionRequest, Usage } from '../shared/openai-types.js';
 import type { Clock } from '../shared/clock.js';
-import { SSE_DONE, SSE_HEADERS, clientStalled, sseData, sseError, waitForDrain } from './sse.js';
+import { SSE_DONE, clientStalled, openSseStream, sseChunk, sseData, sseError, waitForDrain } from './sse.js';
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
 import type { OpenedAttempt } from '../routing/open-with-fallback.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
 import { guardUpstreamError } from '../providers/provider-secrets.js';
-import { conformChunk } from './conform-chat-answer.js';
 
 export interface StreamCompletionInput {
   request: ChatCompletionRequest;
@@ -33,12 +32,8 @@ export interface StreamCompletionInput {
  */
 export async function streamCompletion(input: StreamCompletionInput): Promise<void> {
   const { reply, opened, outcome, clock } = input;
-  const raw = reply.raw;
   const decoder = opened.adapter.createStreamDecoder(opened.context);
-  reply.hijack();
-  raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': input.requestId, ...input.headers });
-  // Headers out at once: clients see the stream open before the first token.
-  raw.flushHeaders();
+  const raw = openSseStream(reply, input.requestId, input.headers);
 
   let done = false;
   let finishSeen = false;
@@ -50,8 +45,8 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
       if (event.type === 'chunk') {
         if (outcome.timeToFirstTokenMs === null) outcome.timeToFirstTokenMs = clock.now() - outcome.startedAt;
         outcome.outputCharacters += countCharacters(event.chunk);
-        if (event.chunk.choices.some((choice) => choice.finish_reason)) finishSeen = true;
-        out += sseData(conformChunk(event.chunk));
+        if (!finishSeen && hasFinishReason(event.chunk)) finishSeen = true;
+        out += sseChunk(event.chunk, event.json);
       } else if (event.type === 'usage') {
         outcome.usage = event.usage;
       } else {
@@ -117,9 +112,18 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
   }
 }
 
+/** Plain loops: these run for every chunk, and a callback or iterator per chunk is garbage. */
+function hasFinishReason(chunk: ChatCompletionChunk): boolean {
+  const choices = chunk.choices;
+  for (let index = 0; index < choices.length; index++) if (choices[index].finish_reason) return true;
+  return false;
+}
+
 function countCharacters(chunk: ChatCompletionChunk): number {
   let total = 0;
-  for (const choice of chunk.choices) {
+  const choices = chunk.choices;
+  for (let index = 0; index < choices.length; index++) {
+    const choice = choices[index];
     const delta = choice.delta;
     if (typeof delta.content === 'string') total += delta.content.length;
     if (typeof delta.reasoning === 'string') total += delta.reasoning.length;

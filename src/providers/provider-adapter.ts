@@ -38,7 +38,16 @@ export interface UpstreamHttpRequest {
 
 /** What a stream decoder yields as it reads upstream bytes. */
 export type StreamEvent =
-  | { type: 'chunk'; chunk: ChatCompletionChunk }
+  | {
+      type: 'chunk';
+      chunk: ChatCompletionChunk;
+      /**
+       * The chunk's JSON as the client gets it, when the decoder had it without serialising
+       * (the upstream's text with our id and model spliced in). Valid only while `chunk` is
+       * unchanged and already conforms: a consumer that changes the chunk writes it out itself.
+       */
+      json?: string;
+    }
   /** Usage so far; the last one seen counts (providers send running totals). */
   | { type: 'usage'; usage: Usage }
   /** The upstream said the answer is complete ([DONE], message_stop, …). */

@@ -3,7 +3,7 @@ import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
 import type { Clock } from '../../shared/clock.js';
 import { GatewayError, UpstreamError } from '../../shared/errors.js';
-import { SSE_HEADERS, clientStalled, waitForDrain } from '../sse.js';
+import { clientStalled, openSseStream, waitForDrain } from '../sse.js';
 import type { OpenedNative } from './open-native.js';
 import type { EngineRun } from './request-engine.js';
 import type { Usage } from '../../shared/openai-types.js';
@@ -44,10 +44,7 @@ export async function renderNative(
     reply.headers(headers).header('content-type', 'application/json').send(answer);
     return;
   }
-  const raw = reply.raw;
-  reply.hijack();
-  raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': run.request.id, ...headers });
-  raw.flushHeaders();
+  const raw = openSseStream(reply, run.request.id, headers);
   const sse = new SseDecoder();
   const body = opened.response.body;
   // Asked for the cost: events are written again so the final usage event can carry it. Else the

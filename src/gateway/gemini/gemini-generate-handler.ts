@@ -8,7 +8,7 @@ import {
   translateForPolicy,
   untranslatedChat,
 } from '../engine/dropped-params.js';
-import { SSE_HEADERS, clientStalled, waitForDrain } from '../sse.js';
+import { clientStalled, openSseStream, waitForDrain } from '../sse.js';
 import type { GeminiApiRequest } from './gemini-api-types.js';
 import { geminiToChat, type GeminiTranslation } from './gemini-to-chat.js';
 import { GeminiStreamTranslator, chatToGemini } from './chat-to-gemini.js';
@@ -55,10 +55,7 @@ export async function handleGenerateContent(
       },
       async stream(chunks, headers, fail, usage) {
         const translator = new GeminiStreamTranslator(headers['x-gateway-model'] ?? model, responseId);
-        const raw = reply.raw;
-        reply.hijack();
-        raw.writeHead(200, { ...SSE_HEADERS, 'x-request-id': request.id, ...headers });
-        raw.flushHeaders();
+        const raw = openSseStream(reply, request.id, headers);
         const write = async (payloads: unknown[]) => {
           if (payloads.length === 0 || raw.destroyed) return;
           if (

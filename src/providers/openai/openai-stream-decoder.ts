@@ -7,20 +7,33 @@ import { upstreamChecker } from '../shared/upstream-schema.js';
 import { OpenAIChunkSchema } from './openai-chunk-schema.js';
 import { mapOpenAIError } from './openai-error.js';
 import { normalizeDelta, readUsage } from './normalize-openai-compatible.js';
+import { renameInPlace, splicedChunkText } from './openai-chunk-splice.js';
+import { readCompactChunk, type CompactIdentity } from './openai-compact-chunk.js';
 
 /**
  * OpenAI-compatible SSE → our events. Usage is pulled out of whatever chunk carries it (the
  * trailing choices:[] chunk, or the finish chunk as some providers do) and reported separately,
  * so the core decides whether the client sees it. An `error` payload or `event: error` ends the
- * stream with an error.
+ * stream with an error. A chunk that needs nothing but our id and model comes with its text
+ * ready (`json`): read without JSON.parse when it has the commonest layout (openai-compact-chunk.ts),
+ * else parsed and spliced (openai-chunk-splice.ts); any other chunk is translated in full.
  */
 export class OpenAIStreamDecoder implements StreamDecoder {
   private readonly sse = new SseDecoder();
   private finished = false;
   /** An error met after other events in the same read (Groq's mid-stream error): those go out first. */
   private pendingError: GatewayError | undefined;
+  /** Our id and model, as values and as JSON, for the chunks passed on as their text. */
+  private readonly identity: CompactIdentity;
 
-  constructor(private readonly context: TranslationContext) {}
+  constructor(private readonly context: TranslationContext) {
+    this.identity = {
+      id: context.completionId,
+      model: context.publicModel,
+      idJson: JSON.stringify(context.completionId),
+      modelJson: JSON.stringify(context.publicModel),
+    };
+  }
 
   push(bytes: Uint8Array): StreamEvent[] {
     if (this.pendingError) throw this.pendingError;
@@ -55,6 +68,14 @@ export class OpenAIStreamDecoder implements StreamDecoder {
       return;
     }
     if (data === '') return;
+    // The commonest chunk, read from its text; the rest parsed, then spliced or translated.
+    if (event.event === null) {
+      const compact = readCompactChunk(data, this.identity);
+      if (compact !== undefined) {
+        out.push({ type: 'chunk', chunk: compact.chunk, json: compact.json });
+        return;
+      }
+    }
     let payload: Record<string, unknown>;
     try {
       payload = JSON.parse(data) as Record<string, unknown>;
@@ -75,7 +96,15 @@ export class OpenAIStreamDecoder implements StreamDecoder {
     if (event.event === 'error' || payload.error !== undefined) {
       throw streamError(payload, this.context);
     }
-    this.translateChunk(chunkChecker.read(payload, this.context.provider.name, 'a stream chunk'), out);
+    const wire = chunkChecker.read(payload, this.context.provider.name, 'a stream chunk');
+    const json = splicedChunkText(data, payload, this.identity);
+    if (json === undefined) {
+      this.translateChunk(wire, out);
+      return;
+    }
+    renameInPlace(payload, this.context.completionId, this.context.publicModel);
+    // Checked, and by splicedChunkText already the chunk the translation would make.
+    out.push({ type: 'chunk', chunk: payload as unknown as ChatCompletionChunk, json });
   }
 
   /** The checked chunk as ours: shallow copies with our ids (fields not read go along untouched), usage apart. */

@@ -1,0 +1,193 @@
+import { describe, expect, it } from 'vitest';
+import { readCompactChunk, type CompactIdentity } from './openai-compact-chunk.js';
+
+/**
+ * The compact reader against JSON.parse: whatever it reads must be valid JSON that parses to
+ * the chunk it made (renamed), and its text must parse to the same. The decoder-level agreement
+ * with the full translation is in openai-chunk-splice.test.ts.
+ */
+const ours: CompactIdentity = {
+  id: 'chatcmpl-ours',
+  model: 'test/public',
+  idJson: '"chatcmpl-ours"',
+  modelJson: '"test/public"',
+};
+
+const chunk = (overrides: Record<string, unknown> = {}, choice: Record<string, unknown> = {}) =>
+  JSON.stringify({
+    id: 'chatcmpl-up',
+    object: 'chat.completion.chunk',
+    created: 1_770_000_000,
+    model: 'up-model',
+    system_fingerprint: 'fp_1',
+    choices: [{ index: 0, delta: { content: 'Hi' }, logprobs: null, finish_reason: null, ...choice }],
+    ...overrides,
+  });
+
+/** JSON.parse's reading of `data`, renamed as the gateway sends it (no `usage: null`, reasoning_content as reasoning). */
+function expected(data: string): Record<string, unknown> {
+  const parsed = JSON.parse(data) as Record<string, any>;
+  delete parsed.usage;
+  for (const choice of parsed.choices ?? []) {
+    const delta = choice?.delta;
+    if (delta && typeof delta === 'object' && 'reasoning_content' in delta) {
+      if (typeof delta.reasoning_content === 'string' && delta.reasoning_content !== '')
+        delta.reasoning = delta.reasoning_content;
+      delete delta.reasoning_content;
+    }
+  }
+  return { ...parsed, id: ours.id, model: ours.model };
+}
+
+function readsAsJsonParse(data: string): boolean {
+  const read = readCompactChunk(data, ours);
+  if (read === undefined) return false;
+  expect(read.chunk).toEqual(expected(data));
+  expect(JSON.parse(read.json)).toEqual(expected(data));
+  return true;
+}
+
+describe('the compact chunk reader', () => {
+  it.each([
+    ['a content delta', chunk()],
+    ['no fingerprint', chunk({ system_fingerprint: undefined })],
+    ['the role chunk', chunk({}, { delta: { role: 'assistant', content: '', refusal: null } })],
+    ['the finish chunk', chunk({}, { delta: {}, finish_reason: 'stop' })],
+    ['content with escapes', chunk({}, { delta: { content: 'a "quoted"\nline \\ \t \u0001 é 😀' } })],
+    ['null content', chunk({}, { delta: { content: null } })],
+    ['a refusal', chunk({}, { delta: { refusal: 'No.' } })],
+    ['"usage":null last', chunk({ usage: null })],
+    ['another choice index', chunk({}, { index: 3 })],
+    ['no logprobs (Ollama, Mistral)', chunk({}, { logprobs: undefined })],
+    ['DeepSeek reasoning', chunk({ usage: null }, { delta: { content: null, reasoning_content: 'The "plan"' } })],
+    ['DeepSeek reasoning opening', chunk({}, { delta: { role: 'assistant', content: null, reasoning_content: '' } })],
+    ['reasoning_content null after content', chunk({}, { delta: { content: 'x', reasoning_content: null } })],
+    ['reasoning_content first and empty', chunk({}, { delta: { reasoning_content: '', content: 'x' } })],
+    ['reasoning_content alone, null', chunk({}, { delta: { reasoning_content: null } })],
+    [
+      'tool call arguments',
+      chunk({}, { delta: { tool_calls: [{ index: 1, function: { arguments: '{"city": "Par' } }] } }),
+    ],
+  ])('reads %s as JSON.parse does', (_, data) => {
+    expect(readsAsJsonParse(data)).toBe(true);
+  });
+
+  it('writes the upstream text with only the id and model changed', () => {
+    const read = readCompactChunk(chunk({ usage: null }), ours);
+    expect(read?.json).toBe(chunk().replace('"chatcmpl-up"', ours.idJson).replace('"up-model"', ours.modelJson));
+  });
+
+  it.each([
+    ['another key', chunk({ service_tier: 'default' })],
+    [
+      'two choices',
+      chunk({
+        choices: [
+          { index: 0, delta: {}, logprobs: null, finish_reason: null },
+          { index: 1, delta: {}, logprobs: null, finish_reason: null },
+        ],
+      }),
+    ],
+    [
+      'a tool call with its id',
+      chunk(
+        {},
+        {
+          delta: { tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'f', arguments: '' } }] },
+        },
+      ),
+    ],
+    [
+      'two tool calls',
+      chunk(
+        {},
+        {
+          delta: {
+            tool_calls: [
+              { index: 0, function: { arguments: '{' } },
+              { index: 1, function: { arguments: '{' } },
+            ],
+          },
+        },
+      ),
+    ],
+    ['null arguments', chunk({}, { delta: { tool_calls: [{ index: 0, function: { arguments: null } }] } })],
+    [
+      'a second reasoning_content',
+      chunk().replace('{"content":"Hi"}', '{"reasoning_content":"a","reasoning_content":"b"}'),
+    ],
+    ['reasoning beside reasoning_content', chunk({}, { delta: { reasoning: 'a', reasoning_content: 'b' } })],
+    ['content parts', chunk({}, { delta: { content: [{ type: 'text', text: 'a' }] } })],
+    ['a role other than assistant', chunk({}, { delta: { role: 'tool' } })],
+    ['a usage object', chunk({ usage: { prompt_tokens: 1 } })],
+    ['an escape in the id', chunk({ id: 'a"b' })],
+    ['an escape in the fingerprint', chunk({ system_fingerprint: 'a\\b' })],
+    ['a null fingerprint', chunk({ system_fingerprint: null })],
+    ['whitespace', chunk().replace('"created":', '"created": ')],
+    ['a fractional created', chunk().replace('1770000000', '1770000000.5')],
+    ['an exponent', chunk().replace('1770000000', '1770000000e0')],
+    ['a leading zero', chunk({}, { index: 0 }).replace('"index":0', '"index":00')],
+    ['a negative index', chunk({}, { index: -1 })],
+    ['a raw control character in content', chunk().replace('"Hi"', '"H\u0001i"')],
+    ['an invalid escape in content', chunk().replace('"Hi"', '"H\\xi"')],
+    ['a duplicate content', chunk().replace('{"content":"Hi"}', '{"content":"Hi","content":"Ho"}')],
+    ['text after the end', chunk() + ' '],
+    ['a cut text', chunk().slice(0, -2)],
+  ])('turns down %s', (_, data) => {
+    expect(readCompactChunk(data, ours)).toBeUndefined();
+  });
+
+  it('random edits (seeded): whatever it reads, JSON.parse reads the same', () => {
+    let seed = 7;
+    const random = (below: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % below;
+    };
+    const pieces = [
+      '"',
+      '\\',
+      '\\n',
+      '\\u00',
+      '\u0001',
+      ',',
+      ':',
+      '}',
+      ']',
+      '{',
+      ' ',
+      'null',
+      '0',
+      '1',
+      '.5',
+      'e1',
+      '-',
+      'é',
+      '"role":"assistant",',
+    ];
+    const bases = [
+      chunk({ usage: null }, { delta: { role: 'assistant', content: 'two words', refusal: null } }),
+      chunk({ system_fingerprint: undefined }, { finish_reason: 'stop', delta: {}, logprobs: undefined }),
+      chunk({ usage: null }, { delta: { content: null, reasoning_content: 'a thought' } }),
+      chunk({}, { delta: { reasoning_content: '', content: 'x' } }),
+      chunk({ usage: null }, { delta: { tool_calls: [{ index: 0, function: { arguments: '{"a": 1' } }] } }),
+    ];
+    let read = 0;
+    let tried = 0;
+    for (let round = 0; round < 10000; round++) {
+      let data = bases[round % bases.length];
+      for (let edits = 1 + random(2); edits > 0; edits--) {
+        const at = random(data.length + 1);
+        data = data.slice(0, at) + pieces[random(pieces.length)] + data.slice(at);
+      }
+      tried++;
+      const compact = readCompactChunk(data, ours);
+      if (compact === undefined) continue;
+      read++;
+      expect(compact.chunk).toEqual(expected(data));
+      expect(JSON.parse(compact.json)).toEqual(expected(data));
+    }
+    // Both ways taken: edits inside strings keep the shape, most others break it.
+    expect(read).toBeGreaterThan(100);
+    expect(read).toBeLessThan(tried);
+  });
+});
