@@ -4,6 +4,7 @@ import { testTranslationContext } from '../../../test/helpers/translation-contex
 import type { ChatCompletionChunk } from '../../shared/openai-types.js';
 import type { StreamEvent } from '../provider-adapter.js';
 import { OpenAIStreamDecoder } from './openai-stream-decoder.js';
+import { seededIntegers } from '../../../test/helpers/seeded-integers.js';
 
 /**
  * The spliced path must give what the full translation gives. The reference is the same decoder
@@ -149,11 +150,7 @@ describe('a chunk that needs only our id and model is passed on as written, rena
 
 describe('mutated chunks (seeded): the spliced path never disagrees with the translation', () => {
   it('random characters put into the common chunk, wherever the result still parses', () => {
-    let seed = 31;
-    const random = (below: number) => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed % below;
-    };
+    const random = seededIntegers(31);
     const pieces = [
       '"',
       '\\',

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readCompactChunk, type CompactIdentity } from './openai-compact-chunk.js';
+import { seededIntegers } from '../../../test/helpers/seeded-integers.js';
 
 /**
  * The compact reader against JSON.parse: whatever it reads must be valid JSON that parses to
@@ -138,11 +139,7 @@ describe('the compact chunk reader', () => {
   });
 
   it('random edits (seeded): whatever it reads, JSON.parse reads the same', () => {
-    let seed = 7;
-    const random = (below: number) => {
-      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
-      return seed % below;
-    };
+    const random = seededIntegers(7);
     const pieces = [
       '"',
       '\\',
