@@ -5,6 +5,7 @@ import type { ChatCompletionChunk } from '../../shared/openai-types.js';
 import type { StreamEvent } from '../provider-adapter.js';
 import { OpenAIStreamDecoder } from './openai-stream-decoder.js';
 import { seededIntegers } from '../../../test/helpers/seeded-integers.js';
+import { upstreamChunk as chunk } from '../../../test/helpers/openai-chunk-text.js';
 
 /**
  * The spliced path must give what the full translation gives. The reference is the same decoder
@@ -60,17 +61,6 @@ function recordedPayloads(): string[] {
   // Error events end a stream whichever way; they are the decoder's own tests.
   return payloads.filter((data) => (JSON.parse(data) as { error?: unknown }).error === undefined);
 }
-
-const chunk = (overrides: Record<string, unknown> = {}, choice: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    id: 'chatcmpl-up',
-    object: 'chat.completion.chunk',
-    created: 1_770_000_000,
-    model: 'up-model',
-    system_fingerprint: 'fp_1',
-    choices: [{ index: 0, delta: { content: 'Hi' }, logprobs: null, finish_reason: null, ...choice }],
-    ...overrides,
-  });
 
 describe('a chunk that needs only our id and model is passed on as written, renamed', () => {
   it('every recorded OpenAI-compatible chunk: spliced or translated, the same chunk (and most are spliced)', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readCompactChunk, type CompactIdentity } from './openai-compact-chunk.js';
 import { seededIntegers } from '../../../test/helpers/seeded-integers.js';
+import { upstreamChunk as chunk } from '../../../test/helpers/openai-chunk-text.js';
 
 /**
  * The compact reader against JSON.parse: whatever it reads must be valid JSON that parses to
@@ -13,17 +14,6 @@ const ours: CompactIdentity = {
   idJson: '"chatcmpl-ours"',
   modelJson: '"test/public"',
 };
-
-const chunk = (overrides: Record<string, unknown> = {}, choice: Record<string, unknown> = {}) =>
-  JSON.stringify({
-    id: 'chatcmpl-up',
-    object: 'chat.completion.chunk',
-    created: 1_770_000_000,
-    model: 'up-model',
-    system_fingerprint: 'fp_1',
-    choices: [{ index: 0, delta: { content: 'Hi' }, logprobs: null, finish_reason: null, ...choice }],
-    ...overrides,
-  });
 
 /** JSON.parse's reading of `data`, renamed as the gateway sends it (no `usage: null`, reasoning_content as reasoning). */
 function expected(data: string): Record<string, unknown> {
