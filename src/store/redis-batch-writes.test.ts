@@ -20,6 +20,8 @@ function countWrites(redis: Redis): { writes: number } {
   return counts;
 }
 
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 async function connected(batchWrites: boolean): Promise<Redis> {
   const redis = deriveRedis(openRedis(REDIS_URL), { lazyConnect: false, batchWrites }) as Redis;
   await new Promise((resolve) => redis.once('ready', resolve));
@@ -60,6 +62,8 @@ describe('batchWrites: commands sent behind others in flight leave together, in 
     const redis = await connected(true);
     open.push(redis);
     const counts = countWrites(redis);
+    // A turn after the last reply: the connection is idle.
+    await nextTurn();
     const first = redis.ping();
     // Written before the turn goes on: it does not wait for whatever else the turn does.
     expect(counts.writes).toBe(1);
@@ -67,10 +71,25 @@ describe('batchWrites: commands sent behind others in flight leave together, in 
     expect(counts.writes).toBe(1);
     expect(await Promise.all([first, ...behind])).toEqual(['PONG', 'a', 'b']);
     expect(counts.writes).toBe(2);
-    // Nothing in flight again: the next one leaves at once too.
+    // Idle again: the next one leaves at once too.
+    await nextTurn();
     const next = redis.ping();
     expect(counts.writes).toBe(3);
     expect(await next).toBe('PONG');
+  });
+
+  it('holds the commands sent on a reply (the queue just emptied) to the turn’s end, together', async () => {
+    const redis = await connected(true);
+    open.push(redis);
+    const counts = countWrites(redis);
+    const replies = await redis.ping().then(() => {
+      // Sent by the reply's caller: nothing is in flight, but the connection is busy this turn.
+      const next = [redis.echo('a'), redis.echo('b')];
+      expect(counts.writes).toBe(1);
+      return Promise.all(next);
+    });
+    expect(replies).toEqual(['a', 'b']);
+    expect(counts.writes).toBe(2);
   });
 
   it('without it, each command is a write of its own', async () => {
