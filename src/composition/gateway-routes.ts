@@ -25,12 +25,16 @@ export function registerGatewayRoutes(
 ): void {
   const { directory, upstream, clock, ids, routing, metering, observability, keyCache } = core;
   const authenticate = apiKeyAuth(keyCache, clock);
+  // Metering first: its settlement (a Redis round trip on PostgreSQL + Redis, which the answer's
+  // end waits for) is sent before the other observers run, so their work overlaps the round
+  // trip instead of delaying it (issue 31: ~20 µs of one request at a time); and an observer
+  // that throws cannot keep a request from being charged.
   const observers = [
+    ...(metering ? [metering] : []),
     ...extraObservers,
     ...observability.observers,
     routing.stats,
     core.catalogFeatures.recorder,
-    ...(metering ? [metering] : []),
   ];
   const renderError = (error: unknown) => toGatewayError(error, server.bodyLimitBytes);
   const chatDeps = {

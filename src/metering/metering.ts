@@ -240,7 +240,6 @@ export class Metering implements RequestAdmission, CompletionObserver, AnswerPri
         pricing: this.pricingOf(outcome),
         estimatePrompt: () => (metered ? estimatePromptTokens(metered.request) : 0),
       });
-      this.deps.onUsage?.(event);
       const charge = this.settings.requireCredits && event.user_id !== null && event.cost_nanos > 0;
       const settlement: Settlement = {
         hold: metered?.hold ?? null,
@@ -258,6 +257,8 @@ export class Metering implements RequestAdmission, CompletionObserver, AnswerPri
       };
       if (metered) this.endsAwaitingWrite.set(event.id, metered.releaseEnd);
       this.backend.settle(settlement, metered?.fromLease === true);
+      // After the settlement is sent (issue 31): the metrics' counting overlaps its round trip.
+      this.deps.onUsage?.(event);
     } catch (error) {
       metered?.releaseEnd();
       this.deps.logger.error({ err: error, requestId: outcome.requestId }, 'could not meter a request');

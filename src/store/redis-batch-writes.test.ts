@@ -20,6 +20,8 @@ function countWrites(redis: Redis): { writes: number } {
   return counts;
 }
 
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
 async function connected(batchWrites: boolean): Promise<Redis> {
   const redis = deriveRedis(openRedis(REDIS_URL), { lazyConnect: false, batchWrites }) as Redis;
   await new Promise((resolve) => redis.once('ready', resolve));
@@ -28,20 +30,20 @@ async function connected(batchWrites: boolean): Promise<Redis> {
   return redis;
 }
 
-describe('batchWrites: the commands of one event-loop turn leave in one write', () => {
+describe('batchWrites: commands sent behind others in flight leave together, in one write', () => {
   const open: Redis[] = [];
   afterEach(() => {
     for (const redis of open.splice(0)) redis.disconnect();
   });
 
-  it('sends a turn’s commands, from separate callbacks, in one write, each getting its own reply', async () => {
+  it('sends a turn’s commands, from separate callbacks, in one write behind the first, each getting its own reply', async () => {
     const redis = await connected(true);
     open.push(redis);
     const key = `test:${randomId(10)}:batch`;
     const counts = countWrites(redis);
     // Three callbacks of one turn, each sending two commands. Immediates queued together run in
     // one check phase whatever the machine's load (three timers may expire a millisecond apart
-    // and run in two turns), and the uncork the first command queues runs after them.
+    // and run in two turns), and the uncork the second command queues runs after them.
     const replies = await new Promise<unknown[]>((resolve) => {
       const all: Array<Promise<unknown>> = [];
       for (let index = 0; index < 3; index++)
@@ -51,8 +53,43 @@ describe('batchWrites: the commands of one event-loop turn leave in one write', 
         });
     });
     expect(replies).toEqual([1, '1', 2, '2', 3, '3']);
-    expect(counts.writes).toBe(1);
+    // The first found nothing in flight and left at once; the five behind it, together.
+    expect(counts.writes).toBe(2);
     await redis.del(key);
+  });
+
+  it('writes a command at once when nothing is in flight, and holds the ones behind it to the turn’s end', async () => {
+    const redis = await connected(true);
+    open.push(redis);
+    const counts = countWrites(redis);
+    // A turn after the last reply: the connection is idle.
+    await nextTurn();
+    const first = redis.ping();
+    // Written before the turn goes on: it does not wait for whatever else the turn does.
+    expect(counts.writes).toBe(1);
+    const behind = [redis.echo('a'), redis.echo('b')];
+    expect(counts.writes).toBe(1);
+    expect(await Promise.all([first, ...behind])).toEqual(['PONG', 'a', 'b']);
+    expect(counts.writes).toBe(2);
+    // Idle again: the next one leaves at once too.
+    await nextTurn();
+    const next = redis.ping();
+    expect(counts.writes).toBe(3);
+    expect(await next).toBe('PONG');
+  });
+
+  it('holds the commands sent on a reply (the queue just emptied) to the turn’s end, together', async () => {
+    const redis = await connected(true);
+    open.push(redis);
+    const counts = countWrites(redis);
+    const replies = await redis.ping().then(() => {
+      // Sent by the reply's caller: nothing is in flight, but the connection is busy this turn.
+      const next = [redis.echo('a'), redis.echo('b')];
+      expect(counts.writes).toBe(1);
+      return Promise.all(next);
+    });
+    expect(replies).toEqual(['a', 'b']);
+    expect(counts.writes).toBe(2);
   });
 
   it('without it, each command is a write of its own', async () => {
