@@ -31,7 +31,9 @@ VOLUME ["/data"]
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8080)+'/health/ready').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-# V8's young generation capped at 2 × 16 MB (Node 24 sizes it from the host's memory, up to
-# 2 × 64 MB, and keeps it once grown): docs/deploy.md "Memory".
-ENTRYPOINT ["node", "--max-semi-space-size=16", "dist/cli/main.js"]
+# V8's young generation capped at 2 × 32 MB (Node 24 sizes it from the host's memory, up to
+# 2 × 64 MB, and keeps it once grown): docs/deploy.md "Memory". In NODE_OPTIONS rather than on the
+# command line, so a deployment can change it (a flag on node's command line would win over it).
+ENV NODE_OPTIONS="--max-semi-space-size=32"
+ENTRYPOINT ["node", "dist/cli/main.js"]
 CMD ["serve"]

@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { UpstreamGaps } from './bench-models.js';
+import { GATEWAY_NODE_FLAGS } from '../cli/gateway-node-flags.js';
 
 /** Something the load generator can aim at: a gateway under test, or the upstream itself. */
 export interface BenchTarget {
@@ -124,15 +125,9 @@ export interface OurGatewayOptions {
   metering: boolean;
   /** Write a V8 CPU profile of the gateway into this folder. */
   cpuProfileDir?: string;
+  /** Node flags instead of those the gateway ships with (GATEWAY_NODE_FLAGS, as `gateway serve` starts), for A/B runs. */
+  nodeFlags?: readonly string[];
 }
-
-/**
- * Node flags our gateway runs with, as the Dockerfile's ENTRYPOINT starts `gateway serve`
- * (docs/deploy.md "Memory"): V8's young generation capped at 2 × 16 MB. Node 24's V8 sizes it from
- * the machine's memory (2 × 64 MB on this 24 GB machine) and a busy gateway grows it to that and
- * keeps it; the maximum is fixed when the heap is set up, so it is a start flag, not a setting.
- */
-const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=16'];
 
 export async function startOurGateway(options: OurGatewayOptions): Promise<BenchTarget> {
   const env: Record<string, string | undefined> = {
@@ -145,7 +140,8 @@ export async function startOurGateway(options: OurGatewayOptions): Promise<Bench
     NODE_ENV: 'production',
   };
   const execArgv = [
-    ...GATEWAY_NODE_FLAGS,
+    // As the Dockerfile's ENTRYPOINT and `npm start` start `gateway serve`.
+    ...(options.nodeFlags ?? GATEWAY_NODE_FLAGS),
     ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
   ];
   const forked = await forkReady<{ url: string; apiKey: string }>('gateway-child', env, execArgv);

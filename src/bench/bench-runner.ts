@@ -20,11 +20,22 @@ import { measureOneAtATime } from './one-at-a-time.js';
 import { findSustainedRate } from './sustained-rate.js';
 import { measureStreamChunkCost, renderStreamChunkCost } from './stream-chunk-cost.js';
 
+/** The figures measured once per target, after the saturation rounds (measureAlone). */
+export const ALONE_MEASURES = ['one-at-a-time', 'fixed-rate', 'first-token', 'open-streams', 'sustained-rate'] as const;
+export type AloneMeasure = (typeof ALONE_MEASURES)[number];
+
 export interface BenchOptions {
   plan: BenchPlan;
   targets: TargetId[];
   outFile: string;
   cpuProfileDir?: string;
+  /**
+   * Measure only this (after the warm-up, without the saturation rounds): a figure that needs a
+   * closer look is run alone and repeated for minutes instead of the whole plan (`--only`).
+   */
+  only?: AloneMeasure;
+  /** Node flags for our gateway instead of its shipped ones (A/B runs, `--semi-space`). */
+  gatewayNodeFlags?: readonly string[];
   log: (line: string) => void;
 }
 
@@ -64,36 +75,42 @@ async function measureAlone(
   plan: BenchPlan,
   result: TargetResult,
   log: (line: string) => void,
+  only?: AloneMeasure,
 ): Promise<void> {
   const whole = chatBody(BENCH_MODELS.fast, false);
-  if (target.id !== 'direct') {
+  const wanted = (measure: AloneMeasure) => only === undefined || only === measure;
+  if (target.id !== 'direct' && wanted('one-at-a-time')) {
     log(`  one at a time: ${plan.oneAtATime.samples} requests, interleaved with as many direct`);
     result.oneAtATime = await measureOneAtATime(target, direct, whole, plan.oneAtATime);
     log(
       `    added p50 ${Math.round(result.oneAtATime.addedP50Micros)} µs, p99 ${Math.round(result.oneAtATime.addedP99Micros)} µs`,
     );
   }
-  log(`  fixed rate: ${plan.fixedRate} req/s, ${plan.fixedRateSeconds} s`);
-  result.fixedRate = await runFixedRate(
-    target,
-    chatBody(BENCH_MODELS.fast, false),
-    plan.fixedRate,
-    plan.fixedRateSeconds,
-  );
-  log(`  time to first token: ${plan.firstTokenStreams} streams, ${plan.firstTokenConcurrency} at a time`);
-  result.firstToken = await measureFirstToken(
-    target,
-    chatBody(BENCH_MODELS.firstToken, true),
-    plan.firstTokenStreams,
-    plan.firstTokenConcurrency,
-  );
+  if (wanted('fixed-rate')) {
+    log(`  fixed rate: ${plan.fixedRate} req/s, ${plan.fixedRateSeconds} s`);
+    result.fixedRate = await runFixedRate(
+      target,
+      chatBody(BENCH_MODELS.fast, false),
+      plan.fixedRate,
+      plan.fixedRateSeconds,
+    );
+  }
+  if (wanted('first-token')) {
+    log(`  time to first token: ${plan.firstTokenStreams} streams, ${plan.firstTokenConcurrency} at a time`);
+    result.firstToken = await measureFirstToken(
+      target,
+      chatBody(BENCH_MODELS.firstToken, true),
+      plan.firstTokenStreams,
+      plan.firstTokenConcurrency,
+    );
+  }
   // The fake upstream's memory is nobody's figure; only gateways are measured holding streams open.
-  if (target.pid && target.id !== 'direct') {
+  if (target.pid && target.id !== 'direct' && wanted('open-streams')) {
     log(`  memory: ${plan.openStreams} streams open at once`);
     result.openStreams = await measureOpenStreams(target, chatBody(BENCH_MODELS.longOpen, true), plan.openStreams);
   }
   // Last: its top steps overload the target on purpose.
-  if (target.id !== 'direct') {
+  if (target.id !== 'direct' && wanted('sustained-rate')) {
     log(`  sustained rate: highest with added p99 ≤ ${plan.sustainedRate.limitMs} ms`);
     result.sustainedRate = await findSustainedRate(target, direct, whole, plan.sustainedRate, log);
   }
@@ -153,7 +170,12 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       const opened =
         id === 'direct'
           ? { target: directTarget(upstream), close: async () => undefined }
-          : await openTarget(id, { upstreamUrl: upstream.url, scratch, cpuProfileDir: options.cpuProfileDir });
+          : await openTarget(id, {
+              upstreamUrl: upstream.url,
+              scratch,
+              cpuProfileDir: options.cpuProfileDir,
+              gatewayNodeFlags: options.gatewayNodeFlags,
+            });
       entry.target = opened.target;
       entry.result.label = opened.target.label;
       entry.close = opened.close;
@@ -164,6 +186,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     return entry;
   };
   const saturationRounds = async (entries: Running[]) => {
+    if (options.only) return;
     for (let round = 0; round < plan.rounds; round++) {
       log(
         `round ${round + 1} of ${plan.rounds}: saturation, ${plan.connections} connections, whole answers ${plan.saturationSeconds} s, streams ${plan.streamSaturationSeconds} s`,
@@ -194,7 +217,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     if (!entry.result.error && !isMeteringOff(entry.result.id)) {
       log(`${entry.result.id}:`);
       try {
-        await measureAlone(entry.target!, directTarget(upstream), plan, entry.result, log);
+        await measureAlone(entry.target!, directTarget(upstream), plan, entry.result, log, options.only);
       } catch (error) {
         fail(entry, error);
       }

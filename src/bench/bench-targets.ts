@@ -27,6 +27,8 @@ export interface TargetContext {
   /** A scratch folder for SQLite files. */
   scratch: string;
   cpuProfileDir?: string;
+  /** Node flags for our gateway instead of its shipped ones (A/B runs). */
+  gatewayNodeFlags?: readonly string[];
 }
 
 export interface OpenedTarget {
@@ -52,7 +54,12 @@ export async function openTarget(id: Exclude<TargetId, 'direct'>, context: Targe
     return { target, close: () => target.stop() };
   }
   const metering = !isMeteringOff(id);
-  const common = { upstreamUrl: context.upstreamUrl, metering, cpuProfileDir: context.cpuProfileDir };
+  const common = {
+    upstreamUrl: context.upstreamUrl,
+    metering,
+    cpuProfileDir: context.cpuProfileDir,
+    nodeFlags: context.gatewayNodeFlags,
+  };
   const suffix = metering ? '' : ', metering off';
   if (id === 'gateway-sqlite' || id === 'gateway-sqlite-off') {
     const folder = mkdtempSync(join(context.scratch, 'sqlite-'));

@@ -1,13 +1,16 @@
 /**
- * `npm run bench [-- --smoke] [--targets a,b] [--cpu-prof] [--out file]`
+ * `npm run bench [-- --smoke] [--targets a,b] [--cpu-prof] [--out file] [--only measure] [--semi-space MB]`
  * Prints a table of every figure next to its target and writes bench/results/latest.json.
+ * `--only sustained-rate` (or one-at-a-time, fixed-rate, first-token, open-streams) warms each
+ * target up and measures just that; `--semi-space MB` starts our gateway with
+ * `--max-semi-space-size=MB` (0: V8's own sizing) instead of its shipped flags, for A/B runs.
  */
 import { cpus } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { FULL_PLAN, SMOKE_PLAN } from './bench-plan.js';
 import { TARGET_IDS, type TargetId } from './bench-targets.js';
-import { runBench, type BenchOptions } from './bench-runner.js';
+import { ALONE_MEASURES, runBench, type AloneMeasure, type BenchOptions } from './bench-runner.js';
 
 function parseCommandLine(argv: string[]): BenchOptions {
   const { values } = parseArgs({
@@ -18,6 +21,8 @@ function parseCommandLine(argv: string[]): BenchOptions {
       targets: { type: 'string' },
       'cpu-prof': { type: 'boolean', default: false },
       out: { type: 'string' },
+      only: { type: 'string' },
+      'semi-space': { type: 'string' },
     },
   });
   const targets = (
@@ -26,12 +31,20 @@ function parseCommandLine(argv: string[]): BenchOptions {
   for (const target of targets)
     if (!TARGET_IDS.includes(target))
       throw new Error(`--targets: unknown target "${target}" (known: ${TARGET_IDS.join(', ')})`);
+  const only = values.only as AloneMeasure | undefined;
+  if (only !== undefined && !ALONE_MEASURES.includes(only))
+    throw new Error(`--only: unknown measure "${only}" (known: ${ALONE_MEASURES.join(', ')})`);
+  const semiSpace = values['semi-space'];
+  if (semiSpace !== undefined && !/^\d+$/.test(semiSpace))
+    throw new Error(`--semi-space: a size in MB, 0 for V8's own (got "${semiSpace}")`);
   const results = resolve('bench', 'results');
   return {
     plan: values.smoke ? SMOKE_PLAN : FULL_PLAN,
     targets,
     outFile: resolve(values.out ?? join(results, 'latest.json')),
     cpuProfileDir: values['cpu-prof'] ? join(results, 'profiles') : undefined,
+    only,
+    gatewayNodeFlags: semiSpace === undefined ? undefined : [`--max-semi-space-size=${semiSpace}`],
     log: (line) => process.stdout.write(`${line}\n`),
   };
 }

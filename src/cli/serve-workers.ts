@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { CliError } from './cli-context.js';
+import { workerExecArgv } from './gateway-node-flags.js';
 
 /**
  * Why `gateway serve --workers N` (N > 1) cannot run with this config, or null when it can.
@@ -34,6 +35,7 @@ export async function runPrimary(workers: number, write: (text: string) => void)
   let stopping = false;
   let started = false;
   const live = new Set<Worker>();
+  cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
   const fork = (): Promise<void> =>
     new Promise((resolve, reject) => {
       const worker = cluster.fork();

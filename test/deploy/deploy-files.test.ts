@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/load-config.js';
+import { GATEWAY_NODE_FLAGS } from '../../src/cli/gateway-node-flags.js';
 import { renderChart } from '../helpers/render-helm-chart.js';
 
 // No container engine or helm here: these tests read the deployment files the way the tools
@@ -79,11 +80,19 @@ describe('Dockerfile', () => {
     for (const entry of ['node_modules', 'dist', 'data', '.git']) expect(ignored).toContain(entry);
 
     const entrypoint = JSON.parse(ops(runtime, 'ENTRYPOINT')[0].args) as string[];
-    expect(entrypoint).toEqual(['node', '--max-semi-space-size=16', 'dist/cli/main.js']);
+    expect(entrypoint).toEqual(['node', 'dist/cli/main.js']);
     expect(existsSync(join(ROOT, 'src/cli/main.ts'))).toBe(true);
     expect(CLI_COMMANDS).toContain(JSON.parse(ops(runtime, 'CMD')[0].args)[0]);
     expect(ops(runtime, 'HEALTHCHECK')[0].args).toContain('/health/ready');
     expect(ops(runtime, 'EXPOSE')[0].args).toBe('8080');
+  });
+
+  it('starts node with the young generation the benchmark and serve --workers use, as npm start does', () => {
+    // The value's one home is GATEWAY_NODE_FLAGS; the image and package.json carry its text.
+    const flags = GATEWAY_NODE_FLAGS.join(' ');
+    expect(ops(runtime, 'ENV').map((item) => item.args)).toContain(`NODE_OPTIONS="${flags}"`);
+    const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start;
+    expect(start).toBe(`node ${flags} scripts/start.mjs`);
   });
 });
 
