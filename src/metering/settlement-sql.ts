@@ -90,10 +90,13 @@ export class SettlementSql {
     ) as CompiledQuery<{ id: string }>;
   }
 
-  /** Inserts ledger rows (a repeated reference is skipped); returns what was written. */
-  insertLedgerRows(rows: LedgerRowValues[]): CompiledQuery<{ id: number | string; reference: string }> {
+  /**
+   * Inserts ledger rows (a repeated reference is skipped), given as their values one row after
+   * another (LEDGER_COLUMNS order, as LedgerRowValues each); returns what was written.
+   */
+  insertLedgerValues(values: LedgerRowValues[number][]): CompiledQuery<{ id: number | string; reference: string }> {
     return CompiledQuery.raw(
-      this.cached(this.ledgerInserts, rows.length, (count) =>
+      this.cached(this.ledgerInserts, values.length / LEDGER_COLUMNS.length, (count) =>
         this.multiRowInsert(
           'credit_ledger',
           LEDGER_COLUMNS,
@@ -101,7 +104,7 @@ export class SettlementSql {
           ' on conflict (reference) do nothing returning id, reference',
         ),
       ),
-      rows.flat(),
+      values,
     ) as CompiledQuery<{ id: number | string; reference: string }>;
   }
 

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { Store } from '../store/database.js';
 import { cutToBalance } from '../credits/credit-ledger.js';
 import { monthOf } from './key-spend.js';
-import { SETTLEMENT_SQL } from './settlement-sql.js';
+import { SETTLEMENT_SQL, type LedgerRowValues } from './settlement-sql.js';
 import type { UsageEventsTable } from './metering-schema.js';
 import { releaseStoreHolds } from '../credits/store-holds.js';
 import type { SettlementRecord } from './settlement-record.js';
@@ -34,8 +34,7 @@ export async function writeSettlements(
     const spend = new Map<string, { keyId: string; month: string; amount: number }>();
     for (const event of events) {
       if (!inserted.has(event.id) || event.cost_nanos <= 0) continue;
-      if (records.get(event.id)!.charge && event.user_id)
-        charges.set(event.user_id, [...(charges.get(event.user_id) ?? []), event]);
+      if (records.get(event.id)!.charge && event.user_id) appendTo(charges, event.user_id, event);
       if (event.key_id) {
         const month = monthOf(event.created_at);
         const slot = `${event.key_id}\u0000${month}`;
@@ -45,8 +44,7 @@ export async function writeSettlements(
       }
     }
     const storeHolds = new Map<string, string[]>();
-    for (const { storeHold } of batch)
-      if (storeHold) storeHolds.set(storeHold.userId, [...(storeHolds.get(storeHold.userId) ?? []), storeHold.id]);
+    for (const { storeHold } of batch) if (storeHold) appendTo(storeHolds, storeHold.userId, storeHold.id);
     const users = [...new Set([...charges.keys(), ...storeHolds.keys()])].sort();
     for (const userId of users) {
       // Locks the user's balance row first (also with nothing to charge), then frees the store holds.
@@ -58,29 +56,24 @@ export async function writeSettlements(
         charged.map((event) => -event.cost_nanos),
       );
       if (charged.length > 0) {
-        const { rows } = await transaction.executeQuery(
-          sql.insertLedgerRows(
-            charged.map((event, index) => [
-              userId,
-              'usage',
-              amounts[index],
-              `usage:${event.id}`,
-              event.model_id ?? event.requested_model,
-              now,
-            ]),
-          ),
+        const references = charged.map((event) => `usage:${event.id}`);
+        // The rows' values in one flat list (LEDGER_COLUMNS order): no array per row to flatten.
+        const values: LedgerRowValues[number][] = [];
+        charged.forEach((event, index) =>
+          values.push(userId, 'usage', amounts[index], references[index], event.model_id ?? event.requested_model, now),
         );
+        const { rows } = await transaction.executeQuery(sql.insertLedgerValues(values));
         // Every reference is new (its event was inserted above), so every row is written.
         const written = new Set(rows.map((row) => row.reference));
-        const moved = charged.reduce(
-          (sum, event, index) => sum + (written.has(`usage:${event.id}`) ? amounts[index] : 0),
-          0,
-        );
+        let moved = 0;
+        references.forEach((reference, index) => {
+          if (written.has(reference)) moved += amounts[index];
+        });
         if (moved !== 0) await transaction.executeQuery(sql.setBalanceRow(userId, balance + moved, now));
         charged.forEach((event, index) => {
           if (-amounts[index] !== event.cost_nanos)
             logger.warn(
-              { userId, reference: `usage:${event.id}`, cost: event.cost_nanos, charged: -amounts[index] },
+              { userId, reference: references[index], cost: event.cost_nanos, charged: -amounts[index] },
               'usage cost exceeded the balance; charged what was left',
             );
         });
@@ -93,4 +86,11 @@ export async function writeSettlements(
     for (const entry of ordered)
       await transaction.executeQuery(sql.addKeySpend(entry.keyId, entry.month, entry.amount, now));
   });
+}
+
+/** Adds a value to its group's list in place (the batch's groups used to be copied per value: quadratic in a user's records). */
+function appendTo<Value>(groups: Map<string, Value[]>, group: string, value: Value): void {
+  const list = groups.get(group);
+  if (list) list.push(value);
+  else groups.set(group, [value]);
 }
