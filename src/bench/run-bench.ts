@@ -12,7 +12,11 @@ import { FULL_PLAN, SMOKE_PLAN } from './bench-plan.js';
 import { TARGET_IDS, type TargetId } from './bench-targets.js';
 import { ALONE_MEASURES, runBench, type AloneMeasure, type BenchOptions } from './bench-runner.js';
 
-function parseCommandLine(argv: string[]): BenchOptions {
+const USAGE =
+  'usage: npm run bench [-- --smoke] [--targets a,b] [--cpu-prof] [--out file] [--only measure] [--semi-space MB]\n' +
+  `  targets: ${TARGET_IDS.join(', ')}\n  measures for --only: ${ALONE_MEASURES.join(', ')}\n`;
+
+function parseCommandLine(argv: string[]): BenchOptions | 'help' {
   const { values } = parseArgs({
     args: argv,
     strict: true,
@@ -23,8 +27,10 @@ function parseCommandLine(argv: string[]): BenchOptions {
       out: { type: 'string' },
       only: { type: 'string' },
       'semi-space': { type: 'string' },
+      help: { type: 'boolean', default: false },
     },
   });
+  if (values.help) return 'help';
   const targets = (
     values.targets ? values.targets.split(',').map((item) => item.trim()) : [...TARGET_IDS]
   ) as TargetId[];
@@ -50,7 +56,22 @@ function parseCommandLine(argv: string[]): BenchOptions {
 }
 
 const began = Date.now();
-const options = parseCommandLine(process.argv.slice(2));
+/** A bad option is a one-line message and the usage (exit 2), not a stack trace. */
+function commandLineOrExit(): BenchOptions {
+  let parsed: BenchOptions | 'help';
+  try {
+    parsed = parseCommandLine(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`bench: ${(error as Error).message}\n${USAGE}`);
+    process.exit(2);
+  }
+  if (parsed === 'help') {
+    process.stdout.write(USAGE);
+    process.exit(0);
+  }
+  return parsed;
+}
+const options = commandLineOrExit();
 options.log(`benchmark (${options.plan.mode}), targets: ${options.targets.join(', ')}`);
 const report = await runBench(options);
 options.log(`\n${report.table}\n`);
