@@ -40,6 +40,37 @@ const ADDED_COLUMN_DEFAULTS: Partial<Record<keyof UsageEventsTable, number>> = {
 
 const LEDGER_COLUMNS = ['user_id', 'kind', 'amount_nanos', 'reference', 'description', 'created_at'] as const;
 
+/**
+ * The row counts an insert statement is written for: every count up to 16, then eight steps
+ * between each power of two and the next (18, 20, …, 32, 36, …, 64, 72, …, 240, 256): 48 SQL
+ * texts per table. A chunk of n rows runs the statement of the smallest count ≥ n (at most an
+ * eighth more), its last row repeated to fill it: the conflict clause skips a repeated row (same
+ * event id, same ledger reference) and returns only the rows written, so the result is the same.
+ * Before (issue 31, branch `sqlite-settle`) every batch size was a statement of its own: batches
+ * of 1 to 500 rows made up to a thousand SQL texts for a statement cache of 500, so under a
+ * varying load most batches prepared one, and the cached statements (~160 KB of SQLite's heap
+ * each at a hundred rows) held tens of MB. Padding rather than splitting a chunk into statements
+ * of powers of two: a repeated row costs a few µs, but each statement more costs tens.
+ */
+export function statementRows(rows: number): number {
+  if (rows <= 16) return rows;
+  const step = 2 ** (Math.floor(Math.log2(rows - 1)) - 3);
+  return Math.ceil(rows / step) * step;
+}
+
+/** The most rows one statement takes: 256 × 29 values stays under SQLite's 32,766 parameters. */
+export const MOST_ROWS_PER_INSERT = 256;
+
+/** `count` rows as chunks of at most MOST_ROWS_PER_INSERT, each with the row count of the statement it runs: 300 → 256 in 256, 44 in 48. */
+export function rowChunks(count: number): { rows: number; statementRows: number }[] {
+  const chunks: { rows: number; statementRows: number }[] = [];
+  for (let left = count; left > 0; left -= MOST_ROWS_PER_INSERT) {
+    const rows = Math.min(left, MOST_ROWS_PER_INSERT);
+    chunks.push({ rows, statementRows: statementRows(rows) });
+  }
+  return chunks;
+}
+
 /** One ledger row of a usage charge, values in LEDGER_COLUMNS order. */
 export type LedgerRowValues = [string, string, number, string, string, number];
 
@@ -75,37 +106,66 @@ export class SettlementSql {
   }
 
   /**
-   * Inserts the events (a repeated id is skipped); returns the ids written. No conflict target: on
-   * PostgreSQL the key is (id, created_at), the partitioned table's (migration 0740), on SQLite id.
+   * Inserts the events (a repeated id is skipped), one statement per chunk of `rowChunks`; each
+   * returns the ids it wrote. No conflict target: on PostgreSQL the key is (id, created_at), the
+   * partitioned table's (migration 0740), on SQLite id.
    */
-  insertUsageEvents(events: UsageEventsTable[]): CompiledQuery<{ id: string }> {
-    const parameters: unknown[] = [];
-    for (const event of events)
-      for (const column of USAGE_COLUMNS) parameters.push(event[column] ?? ADDED_COLUMN_DEFAULTS[column] ?? null);
-    return CompiledQuery.raw(
-      this.cached(this.usageInserts, events.length, (rows) =>
-        this.multiRowInsert('usage_events', USAGE_COLUMNS, rows, ' on conflict do nothing returning id'),
-      ),
-      parameters,
-    ) as CompiledQuery<{ id: string }>;
+  insertUsageEvents(events: UsageEventsTable[]): CompiledQuery<{ id: string }>[] {
+    const queries: CompiledQuery<{ id: string }>[] = [];
+    let start = 0;
+    for (const { rows, statementRows } of rowChunks(events.length)) {
+      const parameters: unknown[] = [];
+      for (let row = 0; row < statementRows; row++) {
+        // Past the chunk's rows, its last row again (skipped by the conflict clause).
+        const event = events[start + Math.min(row, rows - 1)];
+        for (const column of USAGE_COLUMNS) parameters.push(event[column] ?? ADDED_COLUMN_DEFAULTS[column] ?? null);
+      }
+      start += rows;
+      queries.push(
+        CompiledQuery.raw(
+          this.cached(this.usageInserts, statementRows, (count) =>
+            this.multiRowInsert('usage_events', USAGE_COLUMNS, count, ' on conflict do nothing returning id'),
+          ),
+          parameters,
+        ) as CompiledQuery<{ id: string }>,
+      );
+    }
+    return queries;
   }
 
   /**
    * Inserts ledger rows (a repeated reference is skipped), given as their values one row after
-   * another (LEDGER_COLUMNS order, as LedgerRowValues each); returns what was written.
+   * another (LEDGER_COLUMNS order, as LedgerRowValues each), one statement per chunk of
+   * `rowChunks`; each returns what it wrote.
    */
-  insertLedgerValues(values: LedgerRowValues[number][]): CompiledQuery<{ id: number | string; reference: string }> {
-    return CompiledQuery.raw(
-      this.cached(this.ledgerInserts, values.length / LEDGER_COLUMNS.length, (count) =>
-        this.multiRowInsert(
-          'credit_ledger',
-          LEDGER_COLUMNS,
-          count,
-          ' on conflict (reference) do nothing returning id, reference',
-        ),
-      ),
-      values,
-    ) as CompiledQuery<{ id: number | string; reference: string }>;
+  insertLedgerValues(values: LedgerRowValues[number][]): CompiledQuery<{ id: number | string; reference: string }>[] {
+    const queries: CompiledQuery<{ id: number | string; reference: string }>[] = [];
+    let start = 0;
+    for (const { rows, statementRows } of rowChunks(values.length / LEDGER_COLUMNS.length)) {
+      const end = start + rows * LEDGER_COLUMNS.length;
+      let parameters = start === 0 && end === values.length ? values : values.slice(start, end);
+      if (statementRows > rows) {
+        // Filled with the chunk's last row (the same reference: skipped by the conflict clause).
+        parameters = parameters.slice();
+        const last = parameters.slice(-LEDGER_COLUMNS.length);
+        for (let row = rows; row < statementRows; row++) parameters.push(...last);
+      }
+      queries.push(
+        CompiledQuery.raw(
+          this.cached(this.ledgerInserts, statementRows, (count) =>
+            this.multiRowInsert(
+              'credit_ledger',
+              LEDGER_COLUMNS,
+              count,
+              ' on conflict (reference) do nothing returning id, reference',
+            ),
+          ),
+          parameters,
+        ) as CompiledQuery<{ id: number | string; reference: string }>,
+      );
+      start = end;
+    }
+    return queries;
   }
 
   /** Makes sure the user's balance row exists and returns it, locked until commit (PostgreSQL; SQLite serializes writers). */

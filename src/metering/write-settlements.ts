@@ -24,8 +24,8 @@ export async function writeSettlements(
   await store.db.transaction().execute(async (transaction) => {
     const events = [...records.values()].map((record) => record.event);
     const inserted = new Set<string>();
-    for (let start = 0; start < events.length; start += 200) {
-      const { rows } = await transaction.executeQuery(sql.insertUsageEvents(events.slice(start, start + 200)));
+    for (const query of sql.insertUsageEvents(events)) {
+      const { rows } = await transaction.executeQuery(query);
       for (const row of rows) inserted.add(row.id);
     }
     // Charges and key spend move only with a newly written event: the event and its charge are
@@ -62,9 +62,10 @@ export async function writeSettlements(
         charged.forEach((event, index) =>
           values.push(userId, 'usage', amounts[index], references[index], event.model_id ?? event.requested_model, now),
         );
-        const { rows } = await transaction.executeQuery(sql.insertLedgerValues(values));
         // Every reference is new (its event was inserted above), so every row is written.
-        const written = new Set(rows.map((row) => row.reference));
+        const written = new Set<string>();
+        for (const query of sql.insertLedgerValues(values))
+          for (const row of (await transaction.executeQuery(query)).rows) written.add(row.reference);
         let moved = 0;
         references.forEach((reference, index) => {
           if (written.has(reference)) moved += amounts[index];
