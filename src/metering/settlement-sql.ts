@@ -48,11 +48,12 @@ const LEDGER_COLUMNS = ['user_id', 'kind', 'amount_nanos', 'reference', 'descrip
  * event id, same ledger reference) and returns only the rows written, so the result is the same.
  * Before (issue 31, branch `sqlite-settle`) every batch size was a statement of its own: batches
  * of 1 to 500 rows made up to a thousand SQL texts for a statement cache of 500, so under a
- * varying load most batches prepared one, and the cached statements (~160 KB of SQLite's heap
- * each at a hundred rows) held tens of MB. Padding rather than splitting a chunk into statements
- * of powers of two: a repeated row costs a few µs, but each statement more costs tens.
+ * varying load most batches prepared one, and the cached statements (~150 KB of SQLite's heap
+ * each at a hundred-odd rows) held tens of MB. Why padding, and by at most an eighth: splitting a
+ * chunk into statements of powers of two instead costs tens of µs per statement more, and a
+ * repeated record ~20 µs (docs/benchmarks.md).
  */
-export function statementRows(rows: number): number {
+function statementRows(rows: number): number {
   if (rows <= 16) return rows;
   const step = 2 ** (Math.floor(Math.log2(rows - 1)) - 3);
   return Math.ceil(rows / step) * step;
@@ -61,7 +62,7 @@ export function statementRows(rows: number): number {
 /** The most rows one statement takes: 256 × 29 values stays under SQLite's 32,766 parameters. */
 export const MOST_ROWS_PER_INSERT = 256;
 
-/** `count` rows as chunks of at most MOST_ROWS_PER_INSERT, each with the row count of the statement it runs: 300 → 256 in 256, 44 in 48. */
+/** `count` rows as chunks of at most MOST_ROWS_PER_INSERT, each with the row count of the statement it runs: 301 → 256 in 256, 45 in 48. */
 export function rowChunks(count: number): { rows: number; statementRows: number }[] {
   const chunks: { rows: number; statementRows: number }[] = [];
   for (let left = count; left > 0; left -= MOST_ROWS_PER_INSERT) {
