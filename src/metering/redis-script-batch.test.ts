@@ -103,7 +103,13 @@ describe.each(Object.keys(clients))('admissions and settlements of one turn in o
       const decided = await inOneTurn(() => [...holds, ...others].map((held) => hot.admit(check(held))));
       const outcomes = decided.map((result) => (result.status === 'fulfilled' ? result.value.hold : 'failed'));
       // In order, as pipelined calls would run: the first seven are held, the rest refused.
-      expect(outcomes).toEqual([...Array(7).fill('held'), ...Array(5).fill('insufficient_credits'), 'held', 'held', 'held']);
+      expect(outcomes).toEqual([
+        ...Array(7).fill('held'),
+        ...Array(5).fill('insufficient_credits'),
+        'held',
+        'held',
+        'held',
+      ]);
       for (const result of decided)
         if (result.status === 'fulfilled') expect(result.value.rate?.requests?.limit).toBe(1_000);
       // Fifteen calls: the first left at once (nothing in flight), the rest together at the turn's end.
