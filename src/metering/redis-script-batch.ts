@@ -85,6 +85,13 @@ return replies`,
   }
 }
 
+/**
+ * At most this many steps per call: a call runs atomically in Redis, blocking it meanwhile, and
+ * has one command timeout (redis.command_timeout_ms) for all its steps; a thousand streams ending
+ * in one turn leave as ten calls, not one.
+ */
+const MAX_STEPS = 100;
+
 interface Queued {
   script: AnyScript;
   wire: Wire[];
@@ -157,7 +164,7 @@ export class ScriptBatcher {
     this.flushing = false;
     for (const [group, queue] of this.queues) {
       this.queues.delete(group);
-      this.send(queue);
+      for (let start = 0; start < queue.length; start += MAX_STEPS) this.send(queue.slice(start, start + MAX_STEPS));
     }
     // Sent at the turn's end already: written now, not held for the next turn's (batchWrites).
     writeBatchedNow(this.client);
