@@ -12,7 +12,8 @@ import type {
 import type { CounterSource } from './counter-source.js';
 import { monthOf } from './key-spend.js';
 import type { SettlementRecord } from './settlement-record.js';
-import { ADMIT, HOT_SCRIPTS, SETTLE, SHRINK_LEASE, type AdmitReply } from './redis-hot-scripts.js';
+import { ADMIT, HOT_BATCH, HOT_SCRIPTS, SETTLE, SHRINK_LEASE, type AdmitReply } from './redis-hot-scripts.js';
+import { ScriptBatcher } from './redis-script-batch.js';
 import { BALANCE, GENERATION } from './redis-load-scripts.js';
 import { HotKeyLayout } from './redis-hot-keys.js';
 import { RedisStoreWrites, type StoreWrite } from './redis-store-writes.js';
@@ -55,6 +56,8 @@ export class RedisHotCounters implements HotCounters {
   private readonly writes: RedisStoreWrites;
   /** Accounts loaded from the store and reconciled (redis-account-loads.ts). */
   private readonly loads: RedisAccountLoads;
+  /** Admissions and settlements of one turn under load: one script call (redis-script-batch.ts). */
+  readonly batcher: ScriptBatcher;
 
   constructor(base: RedisClient, source: CounterSource, options: RedisHotCountersOptions = {}) {
     this.prefix = options.prefix ?? 'gateway:';
@@ -68,7 +71,9 @@ export class RedisHotCounters implements HotCounters {
     // Errors are reported per command to the caller; this only keeps ioredis from crashing the process.
     redis.on('error', () => undefined);
     for (const script of HOT_SCRIPTS) script.install(redis);
+    HOT_BATCH.install(redis);
     this.redis = redis;
+    this.batcher = new ScriptBatcher(redis, HOT_BATCH);
     const writeLeaseMs = options.writeLeaseMs ?? 30_000;
     this.writes = new RedisStoreWrites(redis, this.keys, writeLeaseMs);
     this.loads = new RedisAccountLoads(redis, this.keys, source, writeLeaseMs, () => this.writes.endUnanswered());
@@ -93,7 +98,7 @@ export class RedisHotCounters implements HotCounters {
     // The key's counters and rate windows live beside its user's (one slot).
     const shard = this.keys.shardOf(check.userId);
     for (let attempt = 0; ; attempt++) {
-      const reply = await ADMIT.run(this.redis, {
+      const reply = await this.batcher.run(shard, ADMIT, {
         keys: {
           rpmBucket: this.keys.bucket(shard, 'rpm', check.keyId),
           tpmBucket: this.keys.bucket(shard, 'tpm', check.keyId),
@@ -211,7 +216,7 @@ export class RedisHotCounters implements HotCounters {
   ): Promise<{ entryId: string; lease: number; shard: number }> {
     const { hold, userId, keyId } = settlement;
     const shard = this.shardOfSettlement(userId, keyId);
-    const { entryId, leaseAfter } = await SETTLE.run(this.redis, {
+    const { entryId, leaseAfter } = await this.batcher.run(shard, SETTLE, {
       keys: {
         tpmBucket: keyId ? this.keys.bucket(shard, 'tpm', keyId) : this.keys.none(shard),
         ...this.keys.user(shard, userId),

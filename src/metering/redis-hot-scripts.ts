@@ -15,6 +15,7 @@
 import { defineScript, replyList, replyNumber, replyText } from './redis-script.js';
 import { KEY_KEYS, LEASE, SWEEP, USER_KEYS } from './redis-script-parts.js';
 import { BALANCE, GENERATION, LOAD_KEY, LOAD_USER, PEEK } from './redis-load-scripts.js';
+import { BatchScript } from './redis-script-batch.js';
 
 /** How an admission ended. */
 type AdmitOutcome =
@@ -215,6 +216,18 @@ return answer('admitted')
   },
 });
 
+/** Releases one hold of an account (absent: nothing moves). */
+const RELEASE = `
+local function release(owner, hash, zset, id)
+  local amount = redis.call('HGET', hash, id)
+  if amount then
+    redis.call('HDEL', hash, id)
+    redis.call('ZREM', zset, id)
+    redis.call('HINCRBY', owner, 'held', -tonumber(amount))
+  end
+end
+`;
+
 /**
  * One settlement: the hold becomes the charge in the counters and the durable record is appended
  * to the settlement stream, in the same atomic step. Without a record only the hold (and the
@@ -238,15 +251,7 @@ export const SETTLE = defineScript({
     leaseId: 'text?',
     leaseDebit: 'int',
   },
-  prelude: `${SWEEP}${LEASE}
-local function release(owner, hash, zset, id)
-  local amount = redis.call('HGET', hash, id)
-  if amount then
-    redis.call('HDEL', hash, id)
-    redis.call('ZREM', zset, id)
-    redis.call('HINCRBY', owner, 'held', -tonumber(amount))
-  end
-end`,
+  prelude: `${SWEEP}${LEASE}${RELEASE}`,
   body: `
 if holdId then
   if hasUser then release(user, userHolds, userExpiry, holdId) end
@@ -293,6 +298,12 @@ return { redis.call('XADD', stream, '*', 'r', record), leaseAfter }
     return { entryId: replyText(entryId), leaseAfter: replyNumber(leaseAfter) };
   },
 });
+
+/**
+ * Admissions and settlements gathered in one turn of the event loop, run in one script call
+ * (redis-script-batch.ts, issue 31): each runs the very body of ADMIT or SETTLE, in order.
+ */
+export const HOT_BATCH = new BatchScript('hotBatch', `${SWEEP}${LEASE}${RELEASE}`, [ADMIT, SETTLE]);
 
 /**
  * Shrinks an instance's lease by an amount (the lease returned when idle, or a charge written to

@@ -101,6 +101,21 @@ export class RedisScript<Keys extends string, Args extends ArgSpec, Item extends
     return this.spec.decode(reply);
   }
 
+  /** How many KEYS and ARGV a call has (scripts without a key or argument list). */
+  get width(): { keys: number; args: number } {
+    if (this.variableKeys || this.spec.argList) throw new Error(`${this.spec.name} has no fixed width`);
+    return { keys: this.spec.keys.length, args: this.argNames.length };
+  }
+
+  /**
+   * The script as a Lua function of its own KEYS and ARGV (parameters that shadow the globals), for
+   * a script that runs several calls of it in one (redis-script-batch.ts). Its prelude is left out:
+   * the caller places the helpers once.
+   */
+  asFunction(): string {
+    return [`local function ${this.spec.name}(KEYS, ARGV)`, this.bindings(), this.spec.body, 'end'].join('\n');
+  }
+
   /** Runs the script on a client it was installed on. */
   async run(client: unknown, call: ScriptCall<Keys, Args, Item>): Promise<Reply> {
     const command = (client as ScriptHost)[this.spec.name];

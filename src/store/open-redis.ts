@@ -97,6 +97,14 @@ class GatewayRedis extends Redis {
     setImmediate(() => (this.readThisTurn = false));
   }
 
+  /** Writes what was corked for this turn now (its sender is already at the turn's end). */
+  writeNow(): void {
+    const stream = this.corked;
+    if (!stream) return;
+    this.corked = null;
+    stream.uncork();
+  }
+
   private corkForTurn(): void {
     const stream = this.stream;
     if (this.corked === stream || stream.writableCorked > 0) return;
@@ -140,6 +148,15 @@ class GatewayRedis extends Redis {
   override duplicate(override?: Partial<GatewayRedisOptions>): GatewayRedis {
     return new GatewayRedis({ ...this.options, ...override });
   }
+}
+
+/**
+ * Writes a connection's commands held for the turn's end (batchWrites) now: for a caller that
+ * gathered its own commands until the turn's end (redis-script-batch.ts), which would otherwise
+ * wait for the next turn's. Anything else (a cluster, a connection without batchWrites): nothing.
+ */
+export function writeBatchedNow(client: unknown): void {
+  if (client instanceof GatewayRedis) client.writeNow();
 }
 
 /**
