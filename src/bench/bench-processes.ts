@@ -62,6 +62,7 @@ async function forkReady<Ready>(
   file: string,
   env: Record<string, string | undefined>,
   execArgv: string[] = [],
+  onOutput?: (chunk: Buffer) => void,
 ): Promise<ForkedChild<Ready>> {
   const child = fork(join(HERE, `${file}${CHILD_EXTENSION}`), [], {
     env: { ...process.env, ...env },
@@ -69,6 +70,7 @@ async function forkReady<Ready>(
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });
   const tail = keepTail(child);
+  if (onOutput) child.stdout?.on('data', onOutput);
   const ready = await new Promise<Ready>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`${file} was not ready within ${READY_TIMEOUT_MS} ms:\n${tail()}`)),
@@ -127,6 +129,8 @@ export interface OurGatewayOptions {
   cpuProfileDir?: string;
   /** Node flags instead of those the gateway ships with (GATEWAY_NODE_FLAGS, as `gateway serve` starts), for A/B runs. */
   nodeFlags?: readonly string[];
+  /** Receives the gateway process's stdout (the GC probe reads V8's GC trace from it). */
+  onOutput?: (chunk: Buffer) => void;
 }
 
 export async function startOurGateway(options: OurGatewayOptions): Promise<BenchTarget> {
@@ -144,7 +148,7 @@ export async function startOurGateway(options: OurGatewayOptions): Promise<Bench
     ...(options.nodeFlags ?? GATEWAY_NODE_FLAGS),
     ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
   ];
-  const forked = await forkReady<{ url: string; apiKey: string }>('gateway-child', env, execArgv);
+  const forked = await forkReady<{ url: string; apiKey: string }>('gateway-child', env, execArgv, options.onOutput);
   return {
     id: options.id,
     label: options.label,

@@ -29,6 +29,8 @@ export interface TargetContext {
   cpuProfileDir?: string;
   /** Node flags for our gateway instead of its shipped ones (A/B runs). */
   gatewayNodeFlags?: readonly string[];
+  /** Receives our gateway's stdout. */
+  gatewayOutput?: (chunk: Buffer) => void;
 }
 
 export interface OpenedTarget {
@@ -59,6 +61,7 @@ export async function openTarget(id: Exclude<TargetId, 'direct'>, context: Targe
     metering,
     cpuProfileDir: context.cpuProfileDir,
     nodeFlags: context.gatewayNodeFlags,
+    onOutput: context.gatewayOutput,
   };
   const suffix = metering ? '' : ', metering off';
   if (id === 'gateway-sqlite' || id === 'gateway-sqlite-off') {

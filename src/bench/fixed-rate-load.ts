@@ -64,7 +64,15 @@ export async function runFixedRate(
     tick();
   });
   const elapsedSeconds = (performance.now() - started) / 1000;
-  await Promise.race([Promise.allSettled([...pending]), new Promise((resolve) => setTimeout(resolve, 30_000))]);
+  // The grace timer is cleared so a caller's process can exit as soon as its work is done.
+  let grace: NodeJS.Timeout | undefined;
+  await Promise.race([
+    Promise.allSettled([...pending]),
+    new Promise((resolve) => {
+      grace = setTimeout(resolve, 30_000);
+    }),
+  ]);
+  clearTimeout(grace);
   await pool.destroy();
   return {
     targetRate: rate,
