@@ -6,6 +6,7 @@
  * Writes the results as JSON.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { request } from 'undici';
 import { cpus, loadavg, totalmem, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { BenchPlan } from './bench-plan.js';
@@ -39,8 +40,28 @@ export interface BenchOptions {
   log: (line: string) => void;
 }
 
+/**
+ * One whole answer and one stream, each awaited however long it takes: a target has answered
+ * before anything is measured. Smoke mode has no warm-up, and on a loaded machine a gateway's
+ * first requests (cold code, pools still connecting) can outlast its 0.5 s saturation run, which
+ * then counted no answer and produced no figure.
+ */
+async function firstAnswers(target: BenchTarget): Promise<void> {
+  for (const stream of [false, true]) {
+    const response = await request(`${target.origin}${target.path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...target.headers },
+      body: chatBody(BENCH_MODELS.fast, stream),
+    });
+    await response.body.text();
+    if (response.statusCode !== 200)
+      throw new Error(`${target.id} answered its first ${stream ? 'stream' : 'request'} with ${response.statusCode}`);
+  }
+}
+
 /** Lets the JIT compile the hot path before anything is measured. */
 async function warmUp(target: BenchTarget, plan: BenchPlan, log: (line: string) => void): Promise<void> {
+  await firstAnswers(target);
   if (plan.warmupSeconds <= 0) return;
   log(`  warm-up ${plan.warmupSeconds} s`);
   await runSaturation(target, chatBody(BENCH_MODELS.fast, false), plan.connections, plan.warmupSeconds);
