@@ -31,23 +31,43 @@ const TARGETS: Record<string, Exclude<TargetId, 'direct' | 'floor' | 'portkey'>>
   'pg-off': 'gateway-postgres-off',
 };
 
-const { values, positionals } = parseArgs({
+const USAGE =
+  'usage: gc-probe.js sqlite|sqlite-off|pg|pg-off [--rate N] [--seconds N] [--warmup N] [--log FILE] [-- node flags]';
+
+/** One line saying what was wrong and the usage, exit 2: a stack trace tells a person nothing here. */
+function usageError(problem?: string): never {
+  console.error(problem ? `${problem}\n${USAGE}` : USAGE);
+  process.exit(2);
+}
+
+const OPTIONS = {
   allowPositionals: true,
   options: {
     rate: { type: 'string', default: '400' },
     seconds: { type: 'string', default: '8' },
     warmup: { type: 'string', default: '4' },
     log: { type: 'string' },
+    help: { type: 'boolean' },
   },
-});
-const [targetName, ...extraFlags] = positionals;
-const targetId = TARGETS[targetName ?? ''];
-if (!targetId) {
-  console.error(
-    'usage: gc-probe.js sqlite|sqlite-off|pg|pg-off [--rate N] [--seconds N] [--warmup N] [--log FILE] [-- node flags]',
-  );
-  process.exit(2);
+} as const;
+
+function parseCommandLine(): ReturnType<typeof parseArgs<typeof OPTIONS>> {
+  try {
+    return parseArgs(OPTIONS);
+  } catch (error) {
+    return usageError((error as Error).message.split('. ')[0]);
+  }
 }
+
+const { values, positionals } = parseCommandLine();
+if (values.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const [targetName, ...extraFlags] = positionals;
+const targetId = TARGETS[targetName ?? ''] ?? usageError(targetName ? `unknown target: ${targetName}` : undefined);
+for (const name of ['rate', 'seconds', 'warmup'] as const)
+  if (!(Number(values[name]) >= 0)) usageError(`--${name} must be a number ≥ 0, not ${values[name]}`);
 const rate = Number(values.rate);
 const seconds = Number(values.seconds);
 const warmupSeconds = Number(values.warmup);

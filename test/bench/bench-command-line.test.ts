@@ -5,20 +5,18 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 
-/** `npm run bench -- …` from its source (tsx as a loader); only options that end before any target starts. */
-function bench(args: string[]) {
+/** A bench command from its source (tsx as a loader); only options that end before any target starts. */
+function runScript(file: string, args: string[]) {
   const result = spawnSync(
     process.execPath,
-    [
-      '--import',
-      pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href,
-      join(ROOT, 'src/bench/run-bench.ts'),
-      ...args,
-    ],
+    ['--import', pathToFileURL(join(ROOT, 'node_modules/tsx/dist/loader.mjs')).href, join(ROOT, file), ...args],
     { cwd: ROOT, encoding: 'utf8', timeout: 60_000 },
   );
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
+
+/** `npm run bench -- …` */
+const bench = (args: string[]) => runScript('src/bench/run-bench.ts', args);
 
 describe('npm run bench: its command line', () => {
   it('--help prints the usage with every target and measure', () => {
@@ -40,6 +38,26 @@ describe('npm run bench: its command line', () => {
     const [first] = run.stderr.split('\n');
     expect(first.startsWith('bench: ') && first.includes(message)).toBe(true);
     expect(run.stderr).toContain('usage: npm run bench');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('gc-probe: its command line', () => {
+  it('--help prints the usage', () => {
+    const run = runScript('src/bench/gc-probe.ts', ['--help']);
+    expect(run.status).toBe(0);
+    expect(run.stdout).toMatch(/^usage: gc-probe\.js sqlite\|sqlite-off\|pg\|pg-off/);
+  });
+
+  it.each([
+    [['--bogus'], "Unknown option '--bogus'"],
+    [['nope'], 'unknown target: nope'],
+    [['sqlite', '--rate', 'fast'], '--rate must be a number ≥ 0, not fast'],
+  ])('%j is refused in one line and the usage (exit 2), not a stack trace', (args, message) => {
+    const run = runScript('src/bench/gc-probe.ts', args);
+    expect(run.status).toBe(2);
+    expect(run.stderr.split('\n')[0]).toBe(message);
+    expect(run.stderr).toContain('usage: gc-probe.js');
     expect(run.stderr).not.toMatch(/\n\s+at /);
   });
 });
