@@ -69,8 +69,9 @@ describe('UsageWriter with a settlement journal', () => {
     await journaled.start();
     journaled.enqueue(record('usage_a', 100));
     journaled.enqueue(record('usage_b', 200));
-    // Records settled in one turn are appended together right after it; nobody is told before.
-    expect(written).toEqual([]);
+    // The first record found the journal idle: written at once. The next one of the same turn is
+    // appended right after the turn, with any others; its answer is not told before.
+    expect(written.map((each) => each.event.id)).toEqual(['usage_a']);
     await nextTurn();
     expect(written.map((each) => each.event.id)).toEqual(['usage_a', 'usage_b']);
     expect(existsSync(journalFile)).toBe(true);
@@ -81,6 +82,38 @@ describe('UsageWriter with a settlement journal', () => {
     expect(await getBalance(store, 'user-1')).toBe(1_000_000 - 300);
     // Committed: the journal holds nothing the store lacks (the file is kept open, emptied).
     expect(journaledIds()).toEqual([]);
+  });
+
+  it('an idle journal takes a record at once; behind a write, records wait for the one write of the turn', async () => {
+    const store = await setUp();
+    const written: SettlementRecord[] = [];
+    const journaled = writer(store, written);
+    await journaled.start();
+    const told = () => written.map((each) => each.event.id);
+    // Nothing journaled this turn or the one before: written (and its answer told) before enqueue returns.
+    journaled.enqueue(record('usage_i1', 100));
+    expect(told()).toEqual(['usage_i1']);
+    expect(journaledIds()).toEqual(['usage_i1']);
+    // Same turn: held for the turn's write.
+    journaled.enqueue(record('usage_i2', 100));
+    journaled.enqueue(record('usage_i3', 100));
+    expect(told()).toEqual(['usage_i1']);
+    await nextTurn();
+    expect(told()).toEqual(['usage_i1', 'usage_i2', 'usage_i3']);
+    // The turn right after a write (a busy journal, as under load): held again, one write for the turn.
+    journaled.enqueue(record('usage_i4', 100));
+    expect(told()).toEqual(['usage_i1', 'usage_i2', 'usage_i3']);
+    await nextTurn();
+    expect(told()).toEqual(['usage_i1', 'usage_i2', 'usage_i3', 'usage_i4']);
+    // A turn with no write in between: idle again, written at once.
+    await nextTurn();
+    await nextTurn();
+    journaled.enqueue(record('usage_i5', 100));
+    expect(told()).toEqual(['usage_i1', 'usage_i2', 'usage_i3', 'usage_i4', 'usage_i5']);
+    expect(journaledIds()).toEqual(['usage_i1', 'usage_i2', 'usage_i3', 'usage_i4', 'usage_i5']);
+    await journaled.flush();
+    expect(await eventCount(store)).toBe(5);
+    expect(await getBalance(store, 'user-1')).toBe(1_000_000 - 500);
   });
 
   it('a batch started in the same turn as the settlements journals them first and tells who waits once', async () => {

@@ -104,3 +104,16 @@ describe('migrations on PostgreSQL', () => {
     expect(left.rows[0]?.name).toBeNull();
   });
 });
+
+describe('the SQLite connection', () => {
+  it('keeps temporary files in memory (a settlement batch no longer opens one for its statement journal)', async () => {
+    const store = openStore('sqlite::memory:');
+    try {
+      const { rows } = await sql<{ temp_store: number }>`pragma temp_store`.execute(store.db);
+      // 2 = MEMORY (0 = the build's default, which puts them in files).
+      expect(rows[0]?.temp_store).toBe(2);
+    } finally {
+      await store.destroy();
+    }
+  });
+});

@@ -19,6 +19,7 @@ import * as balanceAlerts from './0710-balance-alerts.js';
 import * as requestContent from './0720-request-content.js';
 import * as keySpendAlerts from './0730-key-spend-alerts.js';
 import * as usagePartitions from './0740-usage-partitions.js';
+import * as usageUserCreatedIndex from './0750-usage-user-created-index.js';
 
 export interface FeatureMigration {
   /** Sorted by name; features use their own number range (0001–0099 core, 0100 keys, 0200 metering, …). */
@@ -46,4 +47,5 @@ export const MIGRATIONS: FeatureMigration[] = [
   { name: '0720-request-content', up: requestContent.up },
   { name: '0730-key-spend-alerts', up: keySpendAlerts.up },
   { name: '0740-usage-partitions', up: usagePartitions.up },
+  { name: '0750-usage-user-created-index', up: usageUserCreatedIndex.up },
 ];
