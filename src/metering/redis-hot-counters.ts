@@ -113,7 +113,7 @@ export class RedisHotCounters implements HotCounters {
           tpmLimit: rate?.limits.tpmLimit ?? 0,
           holdId: hold?.id ?? null,
           amount: hold?.amount ?? 0,
-          expiresAt: hold?.expiresAt ?? 0,
+          expiresAt: String(hold?.expiresAt ?? 0),
           trackUser: hold?.trackUser ?? false,
           trackKey: hold?.trackKey ?? false,
           monthlyQuota: check.monthlyQuota,
@@ -122,7 +122,7 @@ export class RedisHotCounters implements HotCounters {
           leaseId,
           leaseFloor: lease?.floor ?? 0,
           leaseShare: lease?.share ?? 0,
-          leaseExpiresAt: lease?.expiresAt ?? 0,
+          leaseExpiresAt: String(lease?.expiresAt ?? 0),
           mayConvert: lease?.mayConvert ?? false,
           guardGeneration: this.guardGeneration,
         },
@@ -236,6 +236,10 @@ export class RedisHotCounters implements HotCounters {
         hasKey: keyId !== null,
         leaseId: settlement.leaseDebit?.id ?? null,
         leaseDebit: settlement.leaseDebit?.amount ?? 0,
+        // The admission put the hold only where it tracks it (the other accounts' keys were
+        // placeholders): nothing to release elsewhere.
+        holdOnUser: hold?.trackUser ?? false,
+        holdOnKey: hold?.trackKey ?? false,
       },
     });
     return { entryId, lease: leaseAfter, shard };

@@ -13,7 +13,7 @@
  * Money is integer nano-USD; Lua numbers are doubles, exact up to 2^53 (about $9 million).
  */
 import { defineScript, replyList, replyNumber, replyText } from './redis-script.js';
-import { KEY_KEYS, LEASE, SWEEP, USER_KEYS } from './redis-script-parts.js';
+import { DIGITS, KEY_KEYS, LEASE, SWEEP, USER_KEYS } from './redis-script-parts.js';
 import { BALANCE, GENERATION, LOAD_KEY, LOAD_USER, PEEK } from './redis-load-scripts.js';
 import { BatchScript } from './redis-script-batch.js';
 
@@ -65,7 +65,8 @@ export const ADMIT = defineScript({
     tpmLimit: 'int',
     holdId: 'text?',
     amount: 'int',
-    expiresAt: 'int',
+    // Only handed on to ZADD: kept as the caller's digits (no conversion either way).
+    expiresAt: 'text',
     trackUser: 'flag',
     trackKey: 'flag',
     monthlyQuota: 'int?',
@@ -74,11 +75,11 @@ export const ADMIT = defineScript({
     leaseId: 'text?',
     leaseFloor: 'int',
     leaseShare: 'int',
-    leaseExpiresAt: 'int',
+    leaseExpiresAt: 'text',
     mayConvert: 'flag',
     guardGeneration: 'flag',
   },
-  prelude: `${SWEEP}${LEASE}`,
+  prelude: `${DIGITS}${SWEEP}${LEASE}`,
   // Issue 31: each account's counters are read once (HMGET) and followed in locals after that,
   // the windows are checked without building tables, and an unchanged lease is not written
   // again: about half the commands of the version before, the same decisions and writes.
@@ -94,15 +95,16 @@ if holding and guardGeneration then
   -- Redis came back without its data: until every instance wrote the settlements the lost
   -- stream held, a balance loaded from the ledger would miss them.
   local fence = redis.call('HGET', generation, 'fence')
-  if not fence or tonumber(fence) > now then return answer('data_lost') end
+  if not fence or fence + 0 > now then return answer('data_lost') end
 end
 -- The user's balance and holds, and the key's lifetime and month spend and holds, as they are now.
 local bal, held, keyFields
 if countUser then
   local fields = redis.call('HMGET', user, 'bal', 'held')
   if not fields[1] then return answer('load_user') end
-  bal = tonumber(fields[1])
-  held = tonumber(fields[2] or '0')
+  -- Digits as numbers by arithmetic (one strtod; tonumber() takes two: see redis-script.ts).
+  bal = fields[1] + 0
+  held = (fields[2] or 0) + 0
 end
 if countKey then
   keyFields = redis.call('HMGET', key, 'tot', 'held', 'mo', 'm')
@@ -111,10 +113,9 @@ end
 local period = 60000
 local allowed = true
 -- One rate window (generic cell rate): its remaining and reset figures, and its next tat if it allows.
-local function window(bucket, limit, cost, name)
-  local stored = redis.call('GET', bucket)
+local function window(stored, limit, cost, name)
   local tat = now
-  if stored then tat = tonumber(stored) end
+  if stored then tat = stored + 0 end
   local interval = period / limit
   local start = math.max(tat, now)
   local nextTat = start + cost * interval
@@ -129,24 +130,33 @@ local function window(bucket, limit, cost, name)
   end
   return math.max(0, math.floor((period - (resetAt - now)) / interval)), math.ceil(resetAt - now), nextTat
 end
-local rpmNext, tpmNext
-if rpmLimit > 0 then rpmRemaining, rpmResetMs, rpmNext = window(rpmBucket, rpmLimit, 1, 'requests') end
-if tpmLimit > 0 then tpmRemaining, tpmResetMs, tpmNext = window(tpmBucket, tpmLimit, tokens, 'tokens') end
+local rpmNext, tpmNext, rpmStored, tpmStored
+-- Both windows (one slot) in one read when the key has both.
+if rpmLimit > 0 and tpmLimit > 0 then
+  local stored = redis.call('MGET', rpmBucket, tpmBucket)
+  rpmStored, tpmStored = stored[1], stored[2]
+elseif rpmLimit > 0 then
+  rpmStored = redis.call('GET', rpmBucket)
+elseif tpmLimit > 0 then
+  tpmStored = redis.call('GET', tpmBucket)
+end
+if rpmLimit > 0 then rpmRemaining, rpmResetMs, rpmNext = window(rpmStored, rpmLimit, 1, 'requests') end
+if tpmLimit > 0 then tpmRemaining, tpmResetMs, tpmNext = window(tpmStored, tpmLimit, tokens, 'tokens') end
 if not allowed then return answer('rate_limited') end
 if holding then
   if countKey then
-    local keyHeld = tonumber(keyFields[2] or '0') - sweep(key, keyHolds, keyExpiry, now)
+    local keyHeld = (keyFields[2] or 0) - sweep(key, keyHolds, keyExpiry, now)
     local monthSpend = 0
-    if keyFields[3] == month then monthSpend = tonumber(keyFields[4] or '0') end
+    if keyFields[3] == month then monthSpend = (keyFields[4] or 0) + 0 end
     if monthlyQuota and monthlyQuota - monthSpend - keyHeld <= 0 then return answer('quota_exceeded') end
-    if lifetimeLimit and lifetimeLimit - tonumber(keyFields[1]) - keyHeld <= 0 then return answer('credit_limit_exceeded') end
+    if lifetimeLimit and lifetimeLimit - keyFields[1] - keyHeld <= 0 then return answer('credit_limit_exceeded') end
   end
   local lease = 0
   local convert = 0
   if countUser then
     held = held - sweep(user, userHolds, userExpiry, now)
     local free = bal - held
-    if leaseId then lease = tonumber(redis.call('HGET', userHolds, leaseId) or '0') end
+    if leaseId then lease = (redis.call('HGET', userHolds, leaseId) or 0) + 0 end
     if free < amount then
       -- Short: only this instance's own lease, beyond what it already spent of it, may make up the rest.
       leaseAfter = lease
@@ -155,39 +165,56 @@ if holding then
       if not mayConvert then return answer('lease_could_cover') end
       convert = amount - free
     end
-    redis.call('HSET', userHolds, holdId, amount)
-    redis.call('ZADD', userExpiry, expiresAt, holdId)
-    redis.call('HINCRBY', user, 'held', amount)
     held = held + amount
   end
   if countKey then
-    redis.call('HSET', keyHolds, holdId, amount)
+    redis.call('HSET', keyHolds, holdId, digits(amount))
     redis.call('ZADD', keyExpiry, expiresAt, holdId)
-    redis.call('HINCRBY', key, 'held', amount)
+    redis.call('HINCRBY', key, 'held', digits(amount))
   end
-  if countUser and leaseId then
-    if convert > 0 then
-      local after = setLease(user, userHolds, userExpiry, leaseId, lease - convert, nil, lease)
-      held = held + after - lease
-      lease = after
+  if countUser then
+    -- The hold and the instance's lease after this step, written together: one HSET of the holds
+    -- hash, one ZADD of the expiry set, one HINCRBY of held (issue 31, branch redis-bodies: the
+    -- hold and the lease's refreshed expiry took a ZADD each). The lease: what the hold took from
+    -- it (convert), then topped up to 1/leaseShare of the free balance when below half of that,
+    -- never below leaseFloor; written (and its expiry refreshed) as setLease did.
+    local holdFields = { holdId, digits(amount) }
+    local expiries = { expiresAt, holdId }
+    local leaseTo = lease
+    if leaseId then
+      leaseTo = math.max(0, lease - convert)
+      local free = bal - (held + leaseTo - lease)
+      local want = math.max(leaseTo, leaseFloor)
+      if leaseShare > 0 and free > 0 then
+        local target = math.floor(free / leaseShare)
+        if leaseTo < target / 2 then want = math.max(want, target) end
+      end
+      leaseTo = want
+      if leaseTo > 0 then
+        if leaseTo ~= lease then
+          holdFields[#holdFields + 1] = leaseId
+          holdFields[#holdFields + 1] = digits(leaseTo)
+        end
+        expiries[#expiries + 1] = leaseExpiresAt
+        expiries[#expiries + 1] = leaseId
+      elseif lease > 0 then
+        redis.call('HDEL', userHolds, leaseId)
+        redis.call('ZREM', userExpiry, leaseId)
+      end
     end
-    local free = bal - held
-    local want = math.max(lease, leaseFloor)
-    if leaseShare > 0 and free > 0 then
-      local target = math.floor(free / leaseShare)
-      if lease < target / 2 then want = math.max(want, target) end
+    redis.call('HSET', userHolds, unpack(holdFields))
+    redis.call('ZADD', userExpiry, unpack(expiries))
+    redis.call('HINCRBY', user, 'held', digits(amount + leaseTo - lease))
+    if leaseTo ~= lease then redis.call('HINCRBY', user, 'lsum', digits(leaseTo - lease)) end
+    held = held + leaseTo - lease
+    if leaseId then
+      leaseAfter = leaseTo
+      freeAfter = bal - held
     end
-    if want > 0 or lease > 0 then
-      local after = setLease(user, userHolds, userExpiry, leaseId, want, leaseExpiresAt, lease)
-      held = held + after - lease
-      lease = after
-    end
-    leaseAfter = lease
-    freeAfter = bal - held
   end
 end
-if rpmNext then redis.call('SET', rpmBucket, string.format('%.3f', rpmNext), 'PX', math.ceil(rpmNext - now) + 1000) end
-if tpmNext then redis.call('SET', tpmBucket, string.format('%.3f', tpmNext), 'PX', math.ceil(tpmNext - now) + 1000) end
+if rpmNext then redis.call('SET', rpmBucket, string.format('%.3f', rpmNext), 'PX', digits(math.ceil(rpmNext - now) + 1000)) end
+if tpmNext then redis.call('SET', tpmBucket, string.format('%.3f', tpmNext), 'PX', digits(math.ceil(tpmNext - now) + 1000)) end
 return answer('admitted')
 `,
   decode(reply): AdmitReply {
@@ -223,7 +250,7 @@ local function release(owner, hash, zset, id)
   if amount then
     redis.call('HDEL', hash, id)
     redis.call('ZREM', zset, id)
-    redis.call('HINCRBY', owner, 'held', -tonumber(amount))
+    redis.call('HINCRBY', owner, 'held', digits(-amount))
   end
 end
 `;
@@ -232,7 +259,10 @@ end
  * One settlement: the hold becomes the charge in the counters and the durable record is appended
  * to the settlement stream, in the same atomic step. Without a record only the hold (and the
  * other figures given) moves. leaseId/leaseDebit: a request admitted from the lease while Redis
- * was away; its charge leaves the lease.
+ * was away; its charge leaves the lease. holdOnUser / holdOnKey: the accounts the admission put
+ * the hold on (its trackUser / trackKey; the others' keys were placeholders): only those are
+ * looked at to release it (issue 31, branch redis-bodies: the bench's key has no quota, and its
+ * settlement read the key's holds for a hold that was never there).
  */
 export const SETTLE = defineScript({
   name: 'hotSettle',
@@ -250,37 +280,40 @@ export const SETTLE = defineScript({
     hasKey: 'flag',
     leaseId: 'text?',
     leaseDebit: 'int',
+    holdOnUser: 'flag',
+    holdOnKey: 'flag',
   },
-  prelude: `${SWEEP}${LEASE}${RELEASE}`,
+  prelude: `${DIGITS}${SWEEP}${LEASE}${RELEASE}`,
   body: `
 if holdId then
-  if hasUser then release(user, userHolds, userExpiry, holdId) end
-  if hasKey then release(key, keyHolds, keyExpiry, holdId) end
+  if hasUser and holdOnUser then release(user, userHolds, userExpiry, holdId) end
+  if hasKey and holdOnKey then release(key, keyHolds, keyExpiry, holdId) end
 end
 if hasUser and charge > 0 then
   local bal = redis.call('HGET', user, 'bal')
-  if bal then redis.call('HINCRBY', user, 'bal', -math.min(charge, math.max(0, tonumber(bal)))) end
-  redis.call('HINCRBY', user, 'pend', charge)
+  if bal then redis.call('HINCRBY', user, 'bal', digits(-math.min(charge, math.max(0, bal + 0)))) end
+  redis.call('HINCRBY', user, 'pend', digits(charge))
 end
 if hasKey and keySpend > 0 then
+  local spend = digits(keySpend)
   if redis.call('HEXISTS', key, 'tot') == 1 then
     local mo = redis.call('HGET', key, 'mo')
     if mo == month then
-      redis.call('HINCRBY', key, 'm', keySpend)
+      redis.call('HINCRBY', key, 'm', spend)
     elseif (not mo) or mo < month then
-      redis.call('HSET', key, 'mo', month, 'm', keySpend)
+      redis.call('HSET', key, 'mo', month, 'm', spend)
     end
-    redis.call('HINCRBY', key, 'tot', keySpend)
+    redis.call('HINCRBY', key, 'tot', spend)
   end
-  redis.call('HINCRBY', key, 'p:' .. month, keySpend)
+  redis.call('HINCRBY', key, 'p:' .. month, spend)
 end
 if tpmLimit > 0 and tpmDelta ~= 0 then
   local stored = redis.call('GET', tpmBucket)
   local tat = now
-  if stored then tat = tonumber(stored) end
+  if stored then tat = stored + 0 end
   local nextTat = math.max(tat, now) + tpmDelta * 60000 / tpmLimit
   if nextTat > now then
-    redis.call('SET', tpmBucket, string.format('%.3f', nextTat), 'PX', math.ceil(nextTat - now) + 1000)
+    redis.call('SET', tpmBucket, string.format('%.3f', nextTat), 'PX', digits(math.ceil(nextTat - now) + 1000))
   else
     redis.call('DEL', tpmBucket)
   end
@@ -303,7 +336,7 @@ return { redis.call('XADD', stream, '*', 'r', record), leaseAfter }
  * Admissions and settlements gathered in one turn of the event loop, run in one script call
  * (redis-script-batch.ts, issue 31): each runs the very body of ADMIT or SETTLE, in order.
  */
-export const HOT_BATCH = new BatchScript('hotBatch', `${SWEEP}${LEASE}${RELEASE}`, [ADMIT, SETTLE]);
+export const HOT_BATCH = new BatchScript('hotBatch', `${DIGITS}${SWEEP}${LEASE}${RELEASE}`, [ADMIT, SETTLE]);
 
 /**
  * Shrinks an instance's lease by an amount (the lease returned when idle, or a charge written to

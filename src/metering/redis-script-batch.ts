@@ -41,7 +41,7 @@ export class BatchScript {
       `local replies = {}
 local k, a = 1, 1
 while a <= #ARGV do
-  local member = tonumber(ARGV[a])
+  local member = ARGV[a] + 0
   local width = widths[member]
   local ok, reply = pcall(members[member], { unpack(KEYS, k, k + width[1] - 1) }, { unpack(ARGV, a + 1, a + width[2]) })
   if ok then

@@ -163,11 +163,13 @@ export function defineScript<Keys extends string, Args extends ArgSpec, Reply, I
 
 function luaRead(kind: ArgKind, slot: string): string {
   switch (kind) {
+    // Arithmetic coerces the digits once; Lua 5.1's tonumber() parses them twice (lua_isnumber, then
+    // lua_tonumber: two strtod calls), which callgrind of Redis 7.0 put among a script's larger
+    // costs (issue 31, branch redis-bodies). The encoder sends an int as digits, never ''.
     case 'int':
-      return `tonumber(${slot})`;
+      return `(${slot} + 0)`;
     case 'int?':
-      // tonumber('') is nil.
-      return `tonumber(${slot})`;
+      return `(${slot} ~= '' and ${slot} + 0 or nil)`;
     case 'text':
       return slot;
     case 'text?':
