@@ -39,6 +39,29 @@ describe('settlements sent to Redis and not yet seen written', () => {
     expect(compareEntryIds('9-5', '10-0')).toBeLessThan(0);
     expect(compareEntryIds('10-2', '10-10')).toBeLessThan(0);
     expect(compareEntryIds('10-0', '10-0')).toBe(0);
+    expect(compareEntryIds('1764212345678-3', '1764212345679-0')).toBeLessThan(0);
+    expect(compareEntryIds('1764212345679-0', '1764212345678-12')).toBeGreaterThan(0);
+    expect(compareEntryIds('10-1', '10')).toBeGreaterThan(0);
+  });
+
+  it('lets go, oldest first, of the written records only, stopping at the first one not written', () => {
+    const sent = new SentSettlements();
+    sent.checked('g1', '');
+    for (const id of ['10-0', '10-1', '11-0', '12-0']) sent.add(id, record(id));
+    expect(sent.checked('g1', '11-0')).toEqual([]);
+    expect(sent.size).toBe(2);
+    // Redis lost its data: exactly the two not yet written come back.
+    expect(sent.checked('g2', '').map((entry) => entry.event.id)).toEqual(['11-0', '12-0']);
+  });
+
+  it('never lets go early a record that arrived out of the stream order', () => {
+    const sent = new SentSettlements();
+    sent.checked('g1', '');
+    sent.add('20-0', record('late'));
+    sent.add('10-0', record('early'));
+    // Only 10-0 is written: 20-0 stays, and 10-0 behind it is let go at a later check.
+    expect(sent.checked('g1', '15-0')).toEqual([]);
+    expect(sent.checked('g2', '').map((entry) => entry.event.id)).toEqual(['late', 'early']);
   });
 });
 

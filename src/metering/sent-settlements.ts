@@ -61,18 +61,40 @@ export class SentSettlements {
       return lost;
     }
     this.generation = generation;
+    // Oldest first (insertion order, which is the stream's order: one shard's settlements take
+    // one connection and their replies come back in the order Redis appended them). Stops at the
+    // first record not known to be written: before, every check compared every held record (at
+    // saturation thousands a second, each comparison splitting two ids into arrays), issue 31.
+    // A record out of that order is only let go at a later check, never early.
     for (const [entryId, { seq }] of this.sent) {
-      if (seq > askedAt) continue;
-      if (oldest !== '' && compareEntryIds(entryId, oldest) >= 0) continue;
+      if (seq > askedAt) break;
+      if (oldest !== '' && compareEntryIds(entryId, oldest) >= 0) break;
       this.sent.delete(entryId);
     }
     return [];
   }
 }
 
-/** Orders stream entry ids ("<ms>-<seq>"). */
+/** Orders stream entry ids ("<ms>-<seq>", both decimal integers) without allocating. */
 export function compareEntryIds(a: string, b: string): number {
-  const [aMs, aSeq] = a.split('-').map(Number);
-  const [bMs, bSeq] = b.split('-').map(Number);
-  return aMs - bMs || aSeq - bSeq;
+  const aDash = entryIdDash(a);
+  const bDash = entryIdDash(b);
+  return compareDecimal(a, 0, aDash, b, 0, bDash) || compareDecimal(a, aDash + 1, a.length, b, bDash + 1, b.length);
+}
+
+/** Where an id's sequence starts (an id without one: its end). */
+function entryIdDash(id: string): number {
+  const dash = id.indexOf('-');
+  return dash < 0 ? id.length : dash;
+}
+
+/** Compares the decimal integers a[aFrom, aTo) and b[bFrom, bTo) (no leading zeros, as Redis writes them). */
+function compareDecimal(a: string, aFrom: number, aTo: number, b: string, bFrom: number, bTo: number): number {
+  const length = aTo - aFrom - (bTo - bFrom);
+  if (length !== 0) return length;
+  for (let offset = 0; offset < aTo - aFrom; offset++) {
+    const difference = a.charCodeAt(aFrom + offset) - b.charCodeAt(bFrom + offset);
+    if (difference !== 0) return difference;
+  }
+  return 0;
 }
