@@ -6,7 +6,11 @@ import { createLogger } from '../shared/logger.js';
 import { randomId } from '../shared/ids.js';
 import { openRedis } from '../store/open-redis.js';
 import { openRedisClient, type RedisClient } from '../store/redis-client.js';
-import { startOwnRedisCluster, type OwnRedisCluster } from '../../test/helpers/own-redis-cluster.js';
+import {
+  LOADED_MACHINE_TIMEOUTS,
+  startOwnRedisCluster,
+  type OwnRedisCluster,
+} from '../../test/helpers/own-redis-cluster.js';
 import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
 import type { Store } from '../store/database.js';
 import type { AdmissionCheck, Hold, HotCounters, Settlement } from './hot-counters.js';
@@ -95,7 +99,7 @@ const setups: Record<string, () => Promise<Setup>> = {
   // Two clients on one prefix stand for two gateway instances.
   redis: () => redisSetup(openRedis(REDIS_URL)),
   // The same on a 3-node Redis Cluster of this file's own (every script's keys in one slot).
-  'redis cluster': async () => redisSetup(openRedisClient((await ownCluster()).url)),
+  'redis cluster': async () => redisSetup(openRedisClient((await ownCluster()).url, LOADED_MACHINE_TIMEOUTS)),
 };
 
 const hold = (id: string, amount: number, extra: Partial<Hold> = {}): Hold => ({

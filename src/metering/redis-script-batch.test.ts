@@ -2,7 +2,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { randomId } from '../shared/ids.js';
 import { openRedis } from '../store/open-redis.js';
 import { openRedisClient, type RedisClient } from '../store/redis-client.js';
-import { startOwnRedisCluster, type OwnRedisCluster } from '../../test/helpers/own-redis-cluster.js';
+import {
+  LOADED_MACHINE_TIMEOUTS,
+  startOwnRedisCluster,
+  type OwnRedisCluster,
+} from '../../test/helpers/own-redis-cluster.js';
 import type { CounterSource } from './counter-source.js';
 import type { AdmissionCheck, Hold, Settlement } from './hot-counters.js';
 import { monthOf } from './key-spend.js';
@@ -74,7 +78,8 @@ afterAll(async () => {
 
 const clients: Record<string, () => Promise<RedisClient>> = {
   redis: async () => openRedis(REDIS_URL),
-  'redis cluster': async () => openRedisClient((await (cluster ??= startOwnRedisCluster())).url),
+  'redis cluster': async () =>
+    openRedisClient((await (cluster ??= startOwnRedisCluster())).url, LOADED_MACHINE_TIMEOUTS),
 };
 
 describe.each(Object.keys(clients))('admissions and settlements of one turn in one script call (%s)', (kind) => {

@@ -5,6 +5,14 @@ import { join } from 'node:path';
 import { Cluster, Redis } from 'ioredis';
 import { freePort } from './free-port.js';
 
+/**
+ * Timeouts for a test's client of its own cluster when the test is not about timeouts: the
+ * gateway's default command timeout (200 ms) is shorter than a cluster node's answer can take on
+ * a loaded CI machine (the suite runs files in parallel on 2 cores; "Command timed out" was seen
+ * at load 12), and a cluster client has no lag-aware timeout (redis-client.ts).
+ */
+export const LOADED_MACHINE_TIMEOUTS = { commandTimeoutMs: 10_000, connectTimeoutMs: 10_000 } as const;
+
 export interface OwnRedisCluster {
   /** The gateway's REDIS_URL for it: redis+cluster://127.0.0.1:P1,127.0.0.1:P2,127.0.0.1:P3 */
   url: string;
