@@ -1,11 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { usageEventRow } from '../../test/helpers/usage-events.js';
+import { chargedSettlement as settlement } from '../../test/helpers/usage-events.js';
 import { randomId } from '../shared/ids.js';
 import { openRedis } from '../store/open-redis.js';
 import { RedisHotCounters } from './redis-hot-counters.js';
 import { SETTLEMENT_GROUP } from './stream-settlement-writer.js';
 import type { CounterSource } from './counter-source.js';
-import type { Settlement } from './hot-counters.js';
 import type { SettlementRecord } from './settlement-record.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -15,23 +14,6 @@ const source: CounterSource = {
   entriesAfter: async () => [],
   keySpend: async () => ({ month: null, monthSpend: 0, totalSpend: 0 }),
 };
-
-function settlement(id: string, cost: number, now: number): Settlement {
-  return {
-    hold: null,
-    userId: 'user-1',
-    keyId: 'key-1',
-    charge: cost,
-    keySpend: cost,
-    month: new Date(now).toISOString().slice(0, 7),
-    tokens: null,
-    now,
-    record: {
-      charge: true,
-      event: usageEventRow({ id, user_id: 'user-1', key_id: 'key-1', cost_nanos: cost, created_at: now }),
-    },
-  };
-}
 
 /**
  * The acknowledgement of a settlement batch (ACK_SETTLEMENTS) takes the batch's charges out of the

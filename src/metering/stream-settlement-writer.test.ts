@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import { createTestStore, type TestStore } from '../../test/helpers/test-store.js';
-import { usageEventRow } from '../../test/helpers/usage-events.js';
+import { chargedSettlement as settlement } from '../../test/helpers/usage-events.js';
 import { createLogger } from '../shared/logger.js';
 import { randomId } from '../shared/ids.js';
 import { openRedis } from '../store/open-redis.js';
@@ -9,7 +9,6 @@ import { applyLedgerEntry, getBalance } from '../credits/credit-ledger.js';
 import { RedisHotCounters } from './redis-hot-counters.js';
 import { storeCounterSource } from './counter-source.js';
 import { SETTLEMENT_GROUP, StreamSettlementWriter } from './stream-settlement-writer.js';
-import type { Settlement } from './hot-counters.js';
 import { startOwnRedis } from '../../test/helpers/own-redis.js';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -18,24 +17,6 @@ const logger = createLogger(
   'info',
   new Writable({ write: (chunk, _encoding, callback) => (lines.push(String(chunk)), callback()) }),
 );
-
-function settlement(id: string, cost: number): Settlement {
-  const now = Date.now();
-  return {
-    hold: null,
-    userId: 'user-1',
-    keyId: 'key-1',
-    charge: cost,
-    keySpend: cost,
-    month: new Date(now).toISOString().slice(0, 7),
-    tokens: null,
-    now,
-    record: {
-      charge: true,
-      event: usageEventRow({ id, user_id: 'user-1', key_id: 'key-1', cost_nanos: cost, created_at: now }),
-    },
-  };
-}
 
 describe('settlement stream writer', () => {
   let testStore: TestStore | undefined;

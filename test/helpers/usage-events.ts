@@ -1,5 +1,6 @@
 import type { TestGateway } from './test-gateway.js';
 import type { UsageEventsTable } from '../../src/metering/metering-schema.js';
+import type { Settlement } from '../../src/metering/hot-counters.js';
 
 /** The usage events of the test user, after the metering writer flushed (polls until `count` are there). */
 export async function usageEvents(gateway: TestGateway, count: number): Promise<Array<Record<string, any>>> {
@@ -63,3 +64,21 @@ export const SEEDED_ANSWER = {
   total_tokens: 15,
   latency_ms: 100,
 } satisfies Partial<UsageEventsTable>;
+
+/** A settlement without a hold charging `cost` to user-1 and key-1, with its usage record (the Redis writer's tests). */
+export function chargedSettlement(id: string, cost: number, now = Date.now()): Settlement {
+  return {
+    hold: null,
+    userId: 'user-1',
+    keyId: 'key-1',
+    charge: cost,
+    keySpend: cost,
+    month: new Date(now).toISOString().slice(0, 7),
+    tokens: null,
+    now,
+    record: {
+      charge: true,
+      event: usageEventRow({ id, user_id: 'user-1', key_id: 'key-1', cost_nanos: cost, created_at: now }),
+    },
+  };
+}
