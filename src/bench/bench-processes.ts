@@ -4,7 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { UpstreamGaps } from './bench-models.js';
-import { GATEWAY_NODE_FLAGS } from '../cli/gateway-node-flags.js';
+import { GATEWAY_NODE_FLAGS, gatewayEnv } from '../cli/gateway-node-flags.js';
 
 /** Something the load generator can aim at: a gateway under test, or the upstream itself. */
 export interface BenchTarget {
@@ -142,6 +142,9 @@ export async function startOurGateway(options: OurGatewayOptions): Promise<Bench
     PGOPTIONS: options.schema ? `-c search_path=${options.schema}` : undefined,
     CHILD_REDIS_PREFIX: options.schema ? `${options.schema}:` : undefined,
     NODE_ENV: 'production',
+    // As the image and `serve --workers` start a gateway (MALLOC_ARENA_MAX); a value set in the
+    // benchmark's own environment wins, for A/B runs.
+    ...gatewayEnv(process.env),
   };
   const execArgv = [
     // As the Dockerfile's ENTRYPOINT and `npm start` start `gateway serve`.

@@ -29,3 +29,23 @@ export function workerExecArgv(execArgv: readonly string[], nodeOptions = ''): s
   );
   return sized ? [...execArgv] : [...execArgv, ...GATEWAY_NODE_FLAGS];
 }
+
+/**
+ * The environment a gateway process starts with, beside its flags: glibc malloc's arena count.
+ * glibc gives threads that allocate at once arenas of their own, up to 8 per core, each one
+ * keeping its freed memory; a gateway's threads (libuv's pool, V8's helpers, the SQLite checkpoint
+ * worker) held ~20–25 MB of RSS in them with 1,000 open streams (docs/benchmarks.md, "what the RSS
+ * is made of"). Two arenas gave that back. The C library reads it once, when the process starts,
+ * so it is set where a gateway process is launched: the image's ENV, `serve --workers`' workers
+ * and the benchmark's gateway child read it here (test/deploy/deploy-files.test.ts holds the
+ * image to it). Ignored by other C libraries (musl, macOS, Windows).
+ */
+export const GATEWAY_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
+
+/**
+ * What a launched gateway process adds to the environment it inherits: GATEWAY_ENV, except a
+ * variable the launcher's own environment sets already (a choice made at start wins).
+ */
+export function gatewayEnv(inherited: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(GATEWAY_ENV).filter(([name]) => inherited[name] === undefined));
+}

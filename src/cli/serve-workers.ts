@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { GatewayConfig } from '../config/gateway-config.js';
 import { CliError } from './cli-context.js';
-import { workerExecArgv } from './gateway-node-flags.js';
+import { gatewayEnv, workerExecArgv } from './gateway-node-flags.js';
 
 /**
  * Why `gateway serve --workers N` (N > 1) cannot run with this config, or null when it can.
@@ -38,7 +38,8 @@ export async function runPrimary(workers: number, write: (text: string) => void)
   cluster.setupPrimary({ execArgv: workerExecArgv(process.execArgv, process.env.NODE_OPTIONS) });
   const fork = (): Promise<void> =>
     new Promise((resolve, reject) => {
-      const worker = cluster.fork();
+      // Workers inherit the primary's environment; GATEWAY_ENV fills in what it does not set.
+      const worker = cluster.fork(gatewayEnv(process.env));
       live.add(worker);
       worker.once('listening', () => resolve());
       worker.once('exit', (code, signal) => {

@@ -1,8 +1,9 @@
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { GATEWAY_ENV } from '../../src/cli/gateway-node-flags.js';
 import { startMockUpstream, type MockUpstream } from '../../src/mock-upstream/mock-upstream.js';
 import { runGatewayCliSync, spawnGatewayCli } from '../helpers/gateway-cli.js';
 import { testConfigText } from '../helpers/test-gateway.js';
@@ -96,6 +97,13 @@ describe('gateway serve --workers N', () => {
         const [, pids] = await seen.waitFor(/2 workers \(pids ([\d, ]+)\) share the port/);
         const [, url] = await seen.waitFor(/gateway listening on (http:\/\/\S+)/);
         expect(pids.split(', ')).toHaveLength(2);
+        // Each worker starts with the gateway's environment (GATEWAY_ENV: glibc's arena cap),
+        // which the C library reads only at start.
+        if (process.platform === 'linux')
+          for (const pid of pids.split(', ')) {
+            const environ = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0');
+            for (const [name, value] of Object.entries(GATEWAY_ENV)) expect(environ).toContain(`${name}=${value}`);
+          }
         // Both workers print where they listen: one port for both. A worker's line can reach the
         // pipe after the primary's (each process writes its own stdout), so wait for the second.
         await seen.waitFor(/gateway listening on [\s\S]*gateway listening on /);

@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../../src/config/load-config.js';
-import { GATEWAY_NODE_FLAGS } from '../../src/cli/gateway-node-flags.js';
+import { GATEWAY_ENV, GATEWAY_NODE_FLAGS } from '../../src/cli/gateway-node-flags.js';
 import { renderChart } from '../helpers/render-helm-chart.js';
 
 // No container engine or helm here: these tests read the deployment files the way the tools
@@ -93,6 +93,12 @@ describe('Dockerfile', () => {
     expect(ops(runtime, 'ENV').map((item) => item.args)).toContain(`NODE_OPTIONS="${flags}"`);
     const start = (JSON.parse(read('package.json')) as { scripts: Record<string, string> }).scripts.start;
     expect(start).toBe(`node ${flags} scripts/start.mjs`);
+  });
+
+  it('sets the environment the benchmark and serve --workers give a gateway (malloc arenas)', () => {
+    // GATEWAY_ENV is read by the C library when the process starts: the image must carry it.
+    const env = ops(runtime, 'ENV').map((item) => item.args);
+    for (const [name, value] of Object.entries(GATEWAY_ENV)) expect(env).toContain(`${name}=${value}`);
   });
 });
 
