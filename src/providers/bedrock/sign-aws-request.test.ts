@@ -1,5 +1,7 @@
-import { describe, expect, it } from 'vitest';
-import { signAwsRequest } from './sign-aws-request.js';
+import { Sha256 } from '@aws-crypto/sha256-js';
+import { SignatureV4 } from '@smithy/signature-v4';
+import { describe, expect, it, vi } from 'vitest';
+import { lazyAwsSigner, signAwsRequest } from './sign-aws-request.js';
 
 // AWS's published Signature Version 4 test suite (get-vanilla family): fixed example credentials,
 // 2015-08-30T12:36:00Z, us-east-1, service "service", host example.amazonaws.com.
@@ -65,5 +67,28 @@ describe('signAwsRequest against the AWS SigV4 test suite', () => {
         { ...SUITE, service: 'bedrock' },
       );
     expect((await sign('{"a":1}')).authorization).not.toBe((await sign('{"a":2}')).authorization);
+  });
+});
+
+describe('lazyAwsSigner (the signer is loaded on the first Bedrock request, not at start)', () => {
+  it('loads once and hands out the same signer', async () => {
+    const load = vi.fn(async () => ({ SignatureV4, Sha256 }));
+    const get = lazyAwsSigner(load);
+    expect(load).not.toHaveBeenCalled();
+    expect((await get()).SignatureV4).toBe(SignatureV4);
+    await get();
+    expect(load).toHaveBeenCalledTimes(1);
+  });
+
+  it('says what is missing when the load fails, and tries again on the next request', async () => {
+    const load = vi.fn(async (): Promise<{ SignatureV4: typeof SignatureV4; Sha256: typeof Sha256 }> => {
+      throw new Error("Cannot find package '@smithy/signature-v4'");
+    });
+    const get = lazyAwsSigner(load);
+    await expect(get()).rejects.toThrow(
+      /cannot load the AWS request signer \(@smithy\/signature-v4.*reinstall.*Cannot find package '@smithy\/signature-v4'/,
+    );
+    await expect(get()).rejects.toThrow(/cannot load the AWS request signer/);
+    expect(load).toHaveBeenCalledTimes(2);
   });
 });

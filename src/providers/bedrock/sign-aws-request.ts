@@ -1,5 +1,5 @@
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { SignatureV4 } from '@smithy/signature-v4';
+import type { Sha256 } from '@aws-crypto/sha256-js';
+import type { SignatureV4 } from '@smithy/signature-v4';
 
 export interface AwsCredentials {
   accessKeyId: string;
@@ -24,6 +24,39 @@ export interface AwsSigningOptions {
   applyChecksum?: boolean;
 }
 
+interface Signer {
+  SignatureV4: typeof SignatureV4;
+  Sha256: typeof Sha256;
+}
+
+/** Loads the AWS SDK's signer and hash (about 20 modules of @smithy/*, @aws-crypto/*, tslib). */
+async function importSigner(): Promise<Signer> {
+  const [{ SignatureV4 }, { Sha256 }] = await Promise.all([
+    import('@smithy/signature-v4'),
+    import('@aws-crypto/sha256-js'),
+  ]);
+  return { SignatureV4, Sha256 };
+}
+
+/**
+ * The signer, loaded on first use rather than at start: a gateway without a Bedrock provider never
+ * needs it, and it was ~2 MB of every gateway's heap (docs/benchmarks.md, "what the RSS is made
+ * of"). A failed load (a broken install) is not kept, and its error says what is missing.
+ */
+export function lazyAwsSigner(load: () => Promise<Signer> = importSigner): () => Promise<Signer> {
+  let signer: Promise<Signer> | undefined;
+  return () =>
+    (signer ??= load().catch((error: unknown) => {
+      signer = undefined;
+      throw new Error(
+        `cannot load the AWS request signer (@smithy/signature-v4, @aws-crypto/sha256-js; reinstall the gateway's dependencies): ${(error as Error).message}`,
+        { cause: error },
+      );
+    }));
+}
+
+const loadAwsSigner = lazyAwsSigner();
+
 /**
  * AWS Signature Version 4 with the AWS SDK's own signer (@smithy/signature-v4), so the canonical
  * request rules (double path encoding for non-S3 services, header normalisation) are the ones AWS
@@ -40,7 +73,8 @@ export async function signAwsRequest(
     const existing = query[name];
     query[name] = existing === undefined ? value : Array.isArray(existing) ? [...existing, value] : [existing, value];
   }
-  const signer = new SignatureV4({
+  const { SignatureV4, Sha256 } = await loadAwsSigner();
+  const v4 = new SignatureV4({
     service: options.service,
     region: options.region,
     credentials: options.credentials,
@@ -50,7 +84,7 @@ export async function signAwsRequest(
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = value;
   headers.host = url.host;
-  const signed = await signer.sign(
+  const signed = await v4.sign(
     {
       method: request.method,
       protocol: url.protocol,
