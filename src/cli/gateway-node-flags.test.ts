@@ -17,13 +17,13 @@ describe('workerExecArgv (serve --workers)', () => {
   });
 });
 
-describe('gatewayEnv (serve --workers, the benchmark\'s gateway child)', () => {
-  it('caps glibc malloc arenas when the launcher\'s environment does not say otherwise', () => {
+describe("gatewayEnv (serve --workers, the benchmark's gateway child)", () => {
+  it("caps glibc malloc arenas when the launcher's environment does not say otherwise", () => {
     expect(GATEWAY_ENV).toEqual({ MALLOC_ARENA_MAX: '2' });
     expect(gatewayEnv({ PATH: '/bin' })).toEqual({ MALLOC_ARENA_MAX: '2' });
   });
 
-  it('keeps a value the launcher\'s environment sets, even an empty one', () => {
+  it("keeps a value the launcher's environment sets, even an empty one", () => {
     expect(gatewayEnv({ MALLOC_ARENA_MAX: '8' })).toEqual({});
     expect(gatewayEnv({ MALLOC_ARENA_MAX: '' })).toEqual({});
   });
