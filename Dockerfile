@@ -36,7 +36,7 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
 # command line, so a deployment can change it (a flag on node's command line would win over it).
 ENV NODE_OPTIONS="--max-semi-space-size=32"
 # glibc malloc keeps at most 2 arenas instead of up to 8 per core, each holding freed memory
-# (~20–25 MB less RSS with 1,000 open streams): docs/deploy.md "Memory". Read by the C library at
+# (10–25 MB less RSS with 1,000 open streams): docs/deploy.md "Memory". Read by the C library at
 # start, so it is set here; `serve --workers` passes it to its workers (GATEWAY_ENV).
 ENV MALLOC_ARENA_MAX=2
 ENTRYPOINT ["node", "dist/cli/main.js"]

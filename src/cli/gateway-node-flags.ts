@@ -33,12 +33,13 @@ export function workerExecArgv(execArgv: readonly string[], nodeOptions = ''): s
 /**
  * The environment a gateway process starts with, beside its flags: glibc malloc's arena count.
  * glibc gives threads that allocate at once arenas of their own, up to 8 per core, each one
- * keeping its freed memory; a gateway's threads (libuv's pool, V8's helpers, the SQLite checkpoint
- * worker) held ~20–25 MB of RSS in them with 1,000 open streams (docs/benchmarks.md, "what the RSS
- * is made of"). Two arenas gave that back. The C library reads it once, when the process starts,
- * so it is set where a gateway process is launched: the image's ENV, `serve --workers`' workers
- * and the benchmark's gateway child read it here (test/deploy/deploy-files.test.ts holds the
- * image to it). Ignored by other C libraries (musl, macOS, Windows).
+ * keeping its freed memory; with 1,000 open streams a gateway's threads (libuv's pool, V8's
+ * helpers, the SQLite checkpoint worker) held ~40 MB outside V8's heap and the main arena, and
+ * two arenas cut that by 10–25 MB (docs/benchmarks.md, "what the RSS is made of"). The C library
+ * reads it once, when the process starts, so it is set where a gateway process is launched: the
+ * image's ENV, `serve --workers`' workers and the benchmark's gateway child read it here
+ * (test/deploy/deploy-files.test.ts holds the image to it). Ignored by other C libraries (musl,
+ * macOS, Windows).
  */
 export const GATEWAY_ENV: Readonly<Record<string, string>> = { MALLOC_ARENA_MAX: '2' };
 

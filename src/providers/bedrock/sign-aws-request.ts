@@ -40,7 +40,7 @@ async function importSigner(): Promise<Signer> {
 
 /**
  * The signer, loaded on first use rather than at start: a gateway without a Bedrock provider never
- * needs it, and it was ~2 MB of every gateway's heap (docs/benchmarks.md, "what the RSS is made
+ * needs it, and it was ~1 MB of every gateway's heap (docs/benchmarks.md, "what the RSS is made
  * of"). A failed load (a broken install) is not kept, and its error says what is missing.
  */
 export function lazyAwsSigner(load: () => Promise<Signer> = importSigner): () => Promise<Signer> {
