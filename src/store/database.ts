@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
-import pg from 'pg';
+import type pg from 'pg';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import type { Database } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
@@ -74,6 +75,15 @@ export function assertSqliteRuntime(nodeVersion = process.versions.node): void {
 }
 
 /**
+ * The pg driver, loaded when a PostgreSQL store is opened (at start, as before) rather than by every
+ * gateway: on SQLite it was ~1.4 MB of heap that no request uses (docs/benchmarks.md, "what the RSS
+ * is made of"). Synchronous, so openStore and its errors stay where they were.
+ */
+function loadPg(): typeof pg {
+  return createRequire(import.meta.url)('pg') as typeof pg;
+}
+
+/**
  * A pg pool for the store. `limits` sets the timeouts: the store's pool has the server's
  * statement_timeout and a client-side query_timeout; the migrations' pool has neither.
  */
@@ -89,7 +99,8 @@ function postgresPool(
   // pg reads PGOPTIONS only when no `options` is given: ours go after it (a later -c wins), so a
   // search_path or other setting the operator put in PGOPTIONS still holds on these connections.
   const serverOptions = ours.length > 0 && process.env.PGOPTIONS ? [process.env.PGOPTIONS, ...ours] : ours;
-  const pool = new pg.Pool({
+  const { Pool, types } = loadPg();
+  const pool = new Pool({
     connectionString: databaseUrl,
     max: limits.max,
     connectionTimeoutMillis: options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
@@ -102,7 +113,7 @@ function postgresPool(
     options: serverOptions.length > 0 ? serverOptions.join(' ') : undefined,
     types: {
       getTypeParser: ((oid: number, format?: string) =>
-        oid === 20 ? parseBigInt : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+        oid === 20 ? parseBigInt : types.getTypeParser(oid, format as 'text')) as typeof types.getTypeParser,
     },
   });
   // An idle connection that drops (database restart, failover, a proxy's idle cut) is reported
