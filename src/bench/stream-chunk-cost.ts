@@ -246,8 +246,9 @@ export function measureStreamChunkCost(deltas: number, rounds: number): StreamCh
     return written;
   };
   // First, while the code has seen no other stream's shapes (the gateway under the benchmark sees
-  // only these), and warmed up as a gateway is after a few hundred streams.
-  for (let warm = 0; warm < 10; warm++) benchRun();
+  // only these), and after ~2,000 streams of warm-up: with a few hundred a fresh process still
+  // measured 22-47 µs a stream against 14 once its code was optimised (2026-11-27).
+  for (let warm = 0; warm < 60; warm++) benchRun();
   const chatBenchStream = microsPerChunk(benchRun, benchStreams * BENCH_STREAM_EVENTS, rounds);
   return {
     deltas,
