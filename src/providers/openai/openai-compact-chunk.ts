@@ -50,6 +50,8 @@ interface Opening {
   created: number;
   fingerprint: string | undefined;
   index: number;
+  /** Its strings are copies of their own (see keep). */
+  kept: boolean;
 }
 
 /** A chunk's text from just after its delta's `}` to its end, what it says, and what it is written as. */
@@ -58,6 +60,8 @@ interface Closing {
   json: string;
   logprobs: boolean;
   finishReason: FinishReason;
+  /** Its strings are copies of their own (see keep). */
+  kept: boolean;
 }
 
 const OPENING = '{"id":"';
@@ -81,7 +85,7 @@ export function readCompactChunk(data: string, ours: CompactIdentity): CompactCh
   if (opening === undefined || !textAt(data, 0, opening.text)) {
     opening = readOpening(data, ours);
     if (opening === undefined) return undefined;
-  }
+  } else if (!opening.kept) keep(opening);
   const deltaStart = opening.text.length;
   const delta: Delta = {};
   const edit = EDIT;
@@ -97,7 +101,7 @@ export function readCompactChunk(data: string, ours: CompactIdentity): CompactCh
   ) {
     closing = readClosing(data, deltaEnd);
     if (closing === undefined) return undefined;
-  }
+  } else if (!closing.kept) keep(closing);
   if (last === undefined) ours.last = { opening, closing };
   else {
     last.opening = opening;
@@ -161,6 +165,7 @@ function readOpening(data: string, ours: CompactIdentity): Opening | undefined {
       data.slice(idEnd + 1, modelStart - 1) +
       ours.modelJson +
       data.slice(modelEnd + 1, deltaStart),
+    kept: false,
     created: readInteger(data, createdStart, createdEnd),
     fingerprint,
     index: readInteger(data, indexStart, indexEnd),
@@ -193,7 +198,7 @@ function readClosing(data: string, deltaEnd: number): Closing | undefined {
   else if (data.length - at === CLOSING_USAGE_NULL.length && textAt(data, at, CLOSING_USAGE_NULL))
     json = data.slice(deltaEnd, at + 2) + '}';
   else return undefined;
-  return { text, json, logprobs, finishReason };
+  return { text, json, logprobs, finishReason, kept: false };
 }
 
 /** The one change a delta's text may need: `data[start, end)` becomes `text`. */
@@ -341,6 +346,25 @@ function readInteger(data: string, start: number, end: number): number {
   let value = 0;
   for (let index = start; index < end; index++) value = value * 10 + (data.charCodeAt(index) - 48);
   return value;
+}
+
+/**
+ * An opening or closing met a second time is kept as strings of their own. A slice of an event's
+ * data points into the whole read it came from (the SSE decoder slices its buffer), and what a
+ * stream remembers lives as long as the stream: copied, one opening and one closing stay alive
+ * instead of a read of up to 64 KB per open stream. Only once it repeats: a stream whose chunks
+ * all differ there would pay the copy on every chunk (three times the chunk's cost, measured).
+ * JSON's round trip copies every code unit exactly, lone surrogates included.
+ */
+function keep(part: Opening | Closing): void {
+  part.text = detached(part.text);
+  part.json = detached(part.json);
+  if ('fingerprint' in part && part.fingerprint !== undefined) part.fingerprint = detached(part.fingerprint);
+  part.kept = true;
+}
+
+function detached(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
 }
 
 /** `data.startsWith(text, at)`, written as slice and compare: three times faster in V8 for these lengths. */
