@@ -10,10 +10,12 @@ describe('the in-process stream chunk cost (npm run bench)', () => {
       'chatTranslated',
       'chatNative',
       'chatNativeUsageHidden',
+      'chatBenchStream',
     ] as const)
       expect(cost[key]).toBeGreaterThanOrEqual(0);
     const table = renderStreamChunkCost(cost);
     expect(table).toMatch(/Messages → Anthropic/);
     expect(table).toMatch(/usage chunk hidden/);
+    expect(table).toMatch(/the benchmark's stream/);
   });
 });

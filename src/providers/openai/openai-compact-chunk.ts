@@ -25,6 +25,13 @@ export interface CompactIdentity {
   model: string;
   idJson: string;
   modelJson: string;
+  /**
+   * The opening and the closing of the last chunk read for this stream (the reader keeps them
+   * here). A stream's chunks nearly all repeat both, byte for byte: a chunk that begins with the
+   * same text up to its delta, or ends with the same text after it, is read there as that text
+   * was (what is read of each depends on its own bytes alone), instead of read again.
+   */
+  last?: { opening: Opening; closing: Closing };
 }
 
 export interface CompactChunk {
@@ -35,6 +42,27 @@ export interface CompactChunk {
 
 type Delta = ChatCompletionChunk['choices'][number]['delta'];
 type FinishReason = ChatCompletionChunk['choices'][number]['finish_reason'];
+
+/** A chunk's text up to and including `,"delta":{`, what it says, and what it is written as (ours spliced in). */
+interface Opening {
+  text: string;
+  json: string;
+  created: number;
+  fingerprint: string | undefined;
+  index: number;
+  /** Its strings are copies of their own (see keep). */
+  kept: boolean;
+}
+
+/** A chunk's text from just after its delta's `}` to its end, what it says, and what it is written as. */
+interface Closing {
+  text: string;
+  json: string;
+  logprobs: boolean;
+  finishReason: FinishReason;
+  /** Its strings are copies of their own (see keep). */
+  kept: boolean;
+}
 
 const OPENING = '{"id":"';
 const AFTER_ID = '","object":"chat.completion.chunk","created":';
@@ -52,6 +80,59 @@ const CLOSING = '}]}';
 const CLOSING_USAGE_NULL = '}],"usage":null}';
 
 export function readCompactChunk(data: string, ours: CompactIdentity): CompactChunk | undefined {
+  const last = ours.last;
+  let opening = last?.opening;
+  if (opening === undefined || !textAt(data, 0, opening.text)) {
+    opening = readOpening(data, ours);
+    if (opening === undefined) return undefined;
+  } else if (!opening.kept) keep(opening);
+  const deltaStart = opening.text.length;
+  const delta: Delta = {};
+  const edit = EDIT;
+  edit.start = -1;
+  edit.text = '';
+  const deltaEnd = readDelta(data, deltaStart, delta, edit);
+  if (deltaEnd === -1) return undefined;
+  let closing = last?.closing;
+  if (
+    closing === undefined ||
+    data.length - deltaEnd !== closing.text.length ||
+    !textAt(data, deltaEnd, closing.text)
+  ) {
+    closing = readClosing(data, deltaEnd);
+    if (closing === undefined) return undefined;
+  } else if (!closing.kept) keep(closing);
+  if (last === undefined) ours.last = { opening, closing };
+  else {
+    last.opening = opening;
+    last.closing = closing;
+  }
+  // The delta as it stands, with its edit made.
+  const middle =
+    edit.start === -1
+      ? data.slice(deltaStart, deltaEnd)
+      : data.slice(deltaStart, edit.start) + edit.text + data.slice(edit.end, deltaEnd);
+  const choices = [
+    closing.logprobs
+      ? { index: opening.index, delta, logprobs: null, finish_reason: closing.finishReason }
+      : { index: opening.index, delta, finish_reason: closing.finishReason },
+  ];
+  const chunk: ChatCompletionChunk =
+    opening.fingerprint === undefined
+      ? { id: ours.id, object: 'chat.completion.chunk', created: opening.created, model: ours.model, choices }
+      : {
+          id: ours.id,
+          object: 'chat.completion.chunk',
+          created: opening.created,
+          model: ours.model,
+          system_fingerprint: opening.fingerprint,
+          choices,
+        };
+  return { chunk, json: opening.json + middle + closing.json };
+}
+
+/** The chunk's opening, read up to and including `,"delta":{`; undefined when it is not the compact shape's. */
+function readOpening(data: string, ours: CompactIdentity): Opening | undefined {
   if (!textAt(data, 0, OPENING)) return undefined;
   const idEnd = plainStringEnd(data, OPENING.length);
   if (idEnd === -1 || !textAt(data, idEnd, AFTER_ID)) return undefined;
@@ -74,10 +155,26 @@ export function readCompactChunk(data: string, ours: CompactIdentity): CompactCh
   const indexStart = at + CHOICE_OPENING.length;
   const indexEnd = digitsEnd(data, indexStart);
   if (indexEnd === -1 || !textAt(data, indexEnd, DELTA_KEY)) return undefined;
-  const delta: Delta = {};
-  const edit: DeltaEdit = { start: -1, end: -1, text: '' };
-  at = readDelta(data, indexEnd + DELTA_KEY.length, delta, edit);
-  if (at === -1) return undefined;
+  const deltaStart = indexEnd + DELTA_KEY.length;
+  return {
+    text: data.slice(0, deltaStart),
+    // From the model's closing quote to the delta: as written.
+    json:
+      '{"id":' +
+      ours.idJson +
+      data.slice(idEnd + 1, modelStart - 1) +
+      ours.modelJson +
+      data.slice(modelEnd + 1, deltaStart),
+    kept: false,
+    created: readInteger(data, createdStart, createdEnd),
+    fingerprint,
+    index: readInteger(data, indexStart, indexEnd),
+  };
+}
+
+/** The chunk's closing, from just after its delta to its end; undefined when it is not the compact shape's. */
+function readClosing(data: string, deltaEnd: number): Closing | undefined {
+  let at = deltaEnd;
   // Ollama and Mistral leave `logprobs` out; the translation does not add it either.
   const logprobs = textAt(data, at, LOGPROBS_NULL);
   if (logprobs) at += LOGPROBS_NULL.length;
@@ -94,36 +191,14 @@ export function readCompactChunk(data: string, ours: CompactIdentity): CompactCh
     finishReason = data.slice(at + 1, end) as FinishReason;
     at = end + 1;
   }
-  // The text ends where the shape does: nothing unread can hide after it.
-  let end: number;
-  if (data.length - at === CLOSING.length && textAt(data, at, CLOSING)) end = data.length;
-  else if (data.length - at === CLOSING_USAGE_NULL.length && textAt(data, at, CLOSING_USAGE_NULL)) end = at + 2;
+  // The text ends where the shape does: nothing unread can hide after it. `"usage":null` is left out.
+  const text = data.slice(deltaEnd);
+  let json: string;
+  if (data.length - at === CLOSING.length && textAt(data, at, CLOSING)) json = text;
+  else if (data.length - at === CLOSING_USAGE_NULL.length && textAt(data, at, CLOSING_USAGE_NULL))
+    json = data.slice(deltaEnd, at + 2) + '}';
   else return undefined;
-  // From the model's closing quote to the end, less `"usage":null` and with the delta's edit made.
-  let tail =
-    edit.start === -1
-      ? data.slice(modelEnd + 1, end)
-      : data.slice(modelEnd + 1, edit.start) + edit.text + data.slice(edit.end, end);
-  if (end !== data.length) tail += '}';
-  const index = readInteger(data, indexStart, indexEnd);
-  const choices = [
-    logprobs
-      ? { index, delta, logprobs: null, finish_reason: finishReason }
-      : { index, delta, finish_reason: finishReason },
-  ];
-  const created = readInteger(data, createdStart, createdEnd);
-  const chunk: ChatCompletionChunk =
-    fingerprint === undefined
-      ? { id: ours.id, object: 'chat.completion.chunk', created, model: ours.model, choices }
-      : {
-          id: ours.id,
-          object: 'chat.completion.chunk',
-          created,
-          model: ours.model,
-          system_fingerprint: fingerprint,
-          choices,
-        };
-  return { chunk, json: '{"id":' + ours.idJson + data.slice(idEnd + 1, modelStart - 1) + ours.modelJson + tail };
+  return { text, json, logprobs, finishReason, kept: false };
 }
 
 /** The one change a delta's text may need: `data[start, end)` becomes `text`. */
@@ -134,6 +209,13 @@ interface DeltaEdit {
 }
 
 /**
+ * Scratch records of one read, reused (the reader runs to its end without yielding, and reads
+ * them before it returns): one chunk's worth of garbage fewer in a path that runs per chunk.
+ */
+const EDIT: DeltaEdit = { start: -1, end: -1, text: '' };
+const READ: StringRead = { value: null };
+
+/**
  * The delta's members from `at` (just inside its `{`) into `delta`; the index just past its `}`,
  * or -1. `reasoning_content` becomes `reasoning` when it has text and goes when it has none (as
  * the translation's moveReasoningContent does): `edit` says how its text changes.
@@ -141,7 +223,7 @@ interface DeltaEdit {
 function readDelta(data: string, at: number, delta: Delta, edit: DeltaEdit): number {
   const opening = at;
   if (data.charCodeAt(at) === 125 /* } */) return at + 1;
-  const read: StringRead = { value: null };
+  const read = READ;
   let sawReasoning = false;
   for (;;) {
     const memberStart = at;
@@ -182,6 +264,7 @@ function readDelta(data: string, at: number, delta: Delta, edit: DeltaEdit): num
         // Null or empty: the member goes, with the comma before it, or after it when it is first.
         edit.start = memberStart > opening ? memberStart - 1 : memberStart;
         edit.end = memberStart > opening || data.charCodeAt(at) !== 44 /* , */ ? at : at + 1;
+        edit.text = '';
       }
     } else {
       return -1;
@@ -200,34 +283,34 @@ interface StringRead {
 
 /** A string (escapes decoded) or null at `at` into `read.value`; the index just past it, or -1. */
 function readNullableString(data: string, at: number, read: StringRead): number {
-  if (textAt(data, at, 'null')) {
+  if (data.charCodeAt(at) !== 34 /* " */) {
+    if (!textAt(data, at, 'null')) return -1;
     read.value = null;
     return at + 4;
   }
-  const end = contentEnd(data, at);
+  // The closing quote, escapes skipped; a control character turns the string down.
+  let escaped = false;
+  let end = -1;
+  for (let index = at + 1; index < data.length; index++) {
+    const code = data.charCodeAt(index);
+    if (code === 34) {
+      end = index;
+      break;
+    }
+    if (code === 92 /* \ */) {
+      escaped = true;
+      index++;
+    } else if (code < 32) return -1;
+  }
   if (end === -1) return -1;
-  const value = decodeContent(data, at, end);
+  const value = escaped ? decodeContent(data, at, end) : data.slice(at + 1, end);
   if (value === undefined) return -1;
   read.value = value;
   return end + 1;
 }
 
-/** From an opening quote at `at`: the index of the closing quote (escapes skipped), or -1. */
-function contentEnd(data: string, at: number): number {
-  if (data.charCodeAt(at) !== 34) return -1;
-  for (let index = at + 1; index < data.length; index++) {
-    const code = data.charCodeAt(index);
-    if (code === 34) return index;
-    if (code === 92 /* \ */) index++;
-    else if (code < 32) return -1;
-  }
-  return -1;
-}
-
-/** The literal `data[start..end]` (quotes included) as its value; undefined when an escape is not JSON's. */
+/** The literal `data[start..end]` (quotes included, an escape in it) as its value; undefined when an escape is not JSON's. */
 function decodeContent(data: string, start: number, end: number): string | undefined {
-  const backslash = data.indexOf('\\', start);
-  if (backslash === -1 || backslash > end) return data.slice(start + 1, end);
   try {
     return JSON.parse(data.slice(start, end + 1)) as string;
   } catch {
@@ -263,6 +346,25 @@ function readInteger(data: string, start: number, end: number): number {
   let value = 0;
   for (let index = start; index < end; index++) value = value * 10 + (data.charCodeAt(index) - 48);
   return value;
+}
+
+/**
+ * An opening or closing met a second time is kept as strings of their own. A slice of an event's
+ * data points into the whole read it came from (the SSE decoder slices its buffer), and what a
+ * stream remembers lives as long as the stream: copied, one opening and one closing stay alive
+ * instead of a read of up to 64 KB per open stream. Only once it repeats: a stream whose chunks
+ * all differ there would pay the copy on every chunk (three times the chunk's cost, measured).
+ * JSON's round trip copies every code unit exactly, lone surrogates included.
+ */
+function keep(part: Opening | Closing): void {
+  part.text = detached(part.text);
+  part.json = detached(part.json);
+  if ('fingerprint' in part && part.fingerprint !== undefined) part.fingerprint = detached(part.fingerprint);
+  part.kept = true;
+}
+
+function detached(text: string): string {
+  return JSON.parse(JSON.stringify(text)) as string;
 }
 
 /** `data.startsWith(text, at)`, written as slice and compare: three times faster in V8 for these lengths. */

@@ -71,3 +71,71 @@ describe('the OpenAI stream decoder checks each chunk', () => {
     expect(error.message).toContain(where);
   });
 });
+
+describe('a stream of compact chunks (the benchmark upstream’s layout), however its reads are cut', () => {
+  const head =
+    '{"id":"chatcmpl-up","object":"chat.completion.chunk","created":1770000000,"model":"up-model","system_fingerprint":"fp_1","choices":';
+  const choice = (delta: string, finish = 'null') =>
+    `[{"index":0,"delta":${delta},"logprobs":null,"finish_reason":${finish}}]}`;
+  const contents = ['Hello', ' the "usage":{"prompt_tokens":1} is text', ' usage', ' é😀\\n', ' end'];
+  const usage = '[],"usage":{"prompt_tokens":11,"completion_tokens":200,"total_tokens":211}}';
+  const events = (withUsage: boolean) => [
+    head + choice('{"role":"assistant","content":"","refusal":null}'),
+    ...contents.map((text) => head + choice(`{"content":"${text.replace(/"/g, '\\"')}"}`)),
+    head + choice('{}', '"stop"'),
+    ...(withUsage ? [head + usage] : []),
+    '[DONE]',
+  ];
+  const streamText = (withUsage: boolean, lineEnd = '\n') =>
+    events(withUsage)
+      .map((data) => `data: ${data}${lineEnd}${lineEnd}`)
+      .join('');
+
+  /** The decoder's events as the stream writer uses them: each chunk's text, the usage, the end. */
+  function decode(reads: Uint8Array[]): string[] {
+    const decoder = new OpenAIStreamDecoder(testTranslationContext());
+    const seen: string[] = [];
+    const take = (decoded: ReturnType<OpenAIStreamDecoder['push']>) => {
+      for (const event of decoded)
+        if (event.type === 'chunk') seen.push(event.json ?? JSON.stringify(event.chunk));
+        else if (event.type === 'usage') seen.push(`usage ${JSON.stringify(event.usage)}`);
+        else seen.push(event.type);
+    };
+    for (const read of reads) take(decoder.push(read));
+    take(decoder.end());
+    return seen;
+  }
+
+  const splits = (bytes: Uint8Array) =>
+    Array.from({ length: bytes.length + 1 }, (_, at) => [bytes.subarray(0, at), bytes.subarray(at)]);
+
+  it('one read: every chunk is the upstream text renamed, the usage reported apart, then the end', () => {
+    const seen = decode([new TextEncoder().encode(streamText(true))]);
+    const chunks = events(true).slice(0, -2);
+    expect(seen.slice(0, chunks.length).map((json) => JSON.parse(json))).toEqual(
+      chunks.map((data) => ({ ...JSON.parse(data), id: 'chatcmpl-test', model: 'test/model' })),
+    );
+    expect(seen.slice(chunks.length)).toEqual([
+      'usage {"prompt_tokens":11,"completion_tokens":200,"total_tokens":211}',
+      'done',
+    ]);
+  });
+
+  it.each([
+    ['LF', true, '\n'],
+    ['CRLF', true, '\r\n'],
+    ['LF, no usage chunk', false, '\n'],
+    ['CRLF, no usage chunk', false, '\r\n'],
+  ])('%s: cut in two at every byte (inside the usage chunk too), the same events', (_, withUsage, lineEnd) => {
+    const bytes = new TextEncoder().encode(streamText(withUsage, lineEnd));
+    const whole = decode([new TextEncoder().encode(streamText(withUsage))]);
+    expect(whole.some((seen) => seen.startsWith('usage'))).toBe(withUsage);
+    for (const reads of splits(bytes)) expect(decode(reads)).toEqual(whole);
+  });
+
+  it('one read per byte: the same events', () => {
+    const bytes = new TextEncoder().encode(streamText(true, '\r\n'));
+    const reads = Array.from(bytes, (_, at) => bytes.subarray(at, at + 1));
+    expect(decode(reads)).toEqual(decode([bytes]));
+  });
+});

@@ -32,6 +32,7 @@ export class OpenAIStreamDecoder implements StreamDecoder {
       model: context.publicModel,
       idJson: JSON.stringify(context.completionId),
       modelJson: JSON.stringify(context.publicModel),
+      last: undefined,
     };
   }
 
