@@ -54,6 +54,7 @@ export class LocalWindows {
 
   /** A Redis reply reported the windows' stored tat (-1: not reported) as of call `seq`. */
   reported(keyId: string, seq: number, rpmTat: number, tpmTat: number): void {
+    if (rpmTat < 0 && tpmTat < 0) return;
     const view = this.views.get(keyId) ?? {};
     if (rpmTat >= 0) view.rpm = newer(view.rpm, seq, rpmTat);
     if (tpmTat >= 0) view.tpm = newer(view.tpm, seq, tpmTat);
