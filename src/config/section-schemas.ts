@@ -65,6 +65,8 @@ export const LimitsSectionSchema = Type.Object(
     settlement_claim_ms: withDefault(Type.Integer({ minimum: 100, maximum: Number.MAX_SAFE_INTEGER }), 30_000),
     /** Part of a user's free balance each instance may spend while Redis does not answer (fail-open). */
     outage_lease_fraction: withDefault(Type.Number({ minimum: 0, maximum: 0.5 }), 0.25),
+    /** With Redis (fail-open, a lease): admit requests from this instance's lease without a round trip. */
+    local_admission: withDefault(Type.Boolean(), true),
   },
   { additionalProperties: true },
 );

@@ -32,6 +32,8 @@ export interface AdmissionCheck {
   now: number;
   /** Redis only: this instance's outage lease on the user, kept topped up by the same step. */
   lease?: LeaseRequest;
+  /** Redis only: window units this instance admitted locally and has not sent yet (counted, not written). */
+  unsent?: { rpm: number; tpm: number };
 }
 
 /** What an admission asks of the instance's outage lease (see outage-leases.ts). */
@@ -59,6 +61,23 @@ export interface AdmissionDecision {
   lease?: { amount: number; free: number };
   /** Refused for credit, but the instance's own lease could cover it (ask again with mayConvert). */
   leaseCouldCover?: boolean;
+  /** Redis only: the call's order number (RedisHotCounters' leaseSeq) and the windows' stored tat after it (-1: none). */
+  seq?: number;
+  windows?: { rpmTat: number; tpmTat: number };
+  /**
+   * Admitted locally from this instance's lease while Redis is healthy (issue 31): the window
+   * units to write with the settlement (the hold is in the lease; fromLease is set too).
+   */
+  localWindow?: LocalWindowSettlement;
+}
+
+/** The window units of a local admission, written to Redis by its settlement. */
+export interface LocalWindowSettlement {
+  keyId: string;
+  rpm: number;
+  rpmLimit: number | null;
+  tpm: number;
+  at: number;
 }
 
 /** What a finished request changes in the hot counters, and its durable record for the store. */
@@ -78,6 +97,10 @@ export interface Settlement {
   now: number;
   /** Admitted from the outage lease: the charge leaves this lease (the hold was never in Redis). */
   leaseDebit?: { id: string; amount: number };
+  /** Admitted locally (Redis healthy): the window units this settlement writes. */
+  localWindow?: LocalWindowSettlement;
+  /** Redis only: called with the settlement call's order number as it is handed to Redis. */
+  onSent?: (seq: number) => void;
 }
 
 /** Counters of one user or key, as the ledger says and as the hot counters say. */

@@ -5,7 +5,7 @@ import { InsufficientCreditsError, PermissionDeniedError, RateLimitError } from 
 import { maximumCostNanos } from './compute-cost.js';
 import { microsToNanos } from './money.js';
 import type { RateCheck, KeyLimits } from './rate-limit-window.js';
-import type { Hold, HoldOutcome } from './hot-counters.js';
+import type { Hold, HoldOutcome, LocalWindowSettlement } from './hot-counters.js';
 
 /** What admission decided for one request; the completion observer settles it. */
 export interface MeteredRequest {
@@ -17,8 +17,10 @@ export interface MeteredRequest {
   reservedTokens: number;
   keyLimits: KeyLimits | null;
   hold: Hold | null;
-  /** The hold was taken from this instance's outage lease (Redis did not answer at admission). */
+  /** The hold was taken from this instance's outage lease (Redis did not answer at admission, or local admission). */
   fromLease: boolean;
+  /** Admitted locally while Redis is healthy: the window units its settlement writes. */
+  localWindow?: LocalWindowSettlement;
   /** Sends the response's held-back end once the settlement is durable. */
   releaseEnd: () => void;
 }

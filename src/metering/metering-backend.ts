@@ -33,6 +33,8 @@ export interface MeteringBackend {
   settlementStalled(limitMs: number): string | null;
   /** Holds waiting to be released after an admission Redis did not answer. */
   readonly unansweredHolds: number;
+  /** Redis only: requests admitted locally from the lease and admissions that asked Redis (tests, measurements). */
+  readonly admissions?: { local: number; redis: number };
 }
 
 /** What a backend is built from (metering.ts makes it). */

@@ -21,6 +21,12 @@ export interface MeteringSettings {
    * hold credit are refused with 503 during a Redis fault). Default 0.25.
    */
   outageLeaseFraction: number;
+  /**
+   * limits.local_admission: with Redis, fail-open mode and an outage lease, a request whose hold
+   * the lease's unspent part covers (no key quota or credit limit, rate windows far from full) is
+   * admitted without a Redis round trip; its settlement debits the lease. Default true.
+   */
+  localAdmission: boolean;
   /** limits.settlement_spill_file: where settlements wait on disk while the store is down (default beside the SQLite file, or ./data). */
   settlementSpillFile: string | null;
 }
@@ -37,5 +43,6 @@ export function readMeteringSettings(config: Pick<GatewayConfig, 'sections'>): M
     settlementClaimMs: limits.settlement_claim_ms,
     settlementSpillFile: limits.settlement_spill_file ?? null,
     outageLeaseFraction: limits.outage_lease_fraction,
+    localAdmission: limits.local_admission,
   };
 }

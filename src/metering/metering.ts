@@ -153,6 +153,11 @@ export class Metering implements RequestAdmission, CompletionObserver, AnswerPri
     await this.backend.flush();
   }
 
+  /** Redis only: requests admitted locally from the lease, and admissions that asked Redis (tests, measurements). */
+  get admissions(): { local: number; redis: number } | null {
+    return this.backend.admissions ?? null;
+  }
+
   /** Holds waiting to be released after an admission Redis did not answer (tests). */
   get unansweredHolds(): number {
     return this.backend.unansweredHolds;
@@ -228,6 +233,12 @@ export class Metering implements RequestAdmission, CompletionObserver, AnswerPri
       metered.hold = hold;
       metered.fromLease = decision.fromLease === true;
     }
+    if (decision.localWindow) {
+      // Admitted locally: Redis has no reservation of this request's tokens; its settlement
+      // writes the window units (rpm) and the whole tokens (tpm).
+      metered.localWindow = decision.localWindow;
+      metered.reservedTokens = 0;
+    }
   }
 
   onCompletion(outcome: CompletionOutcome): void {
@@ -254,6 +265,7 @@ export class Metering implements RequestAdmission, CompletionObserver, AnswerPri
             : null,
         record: { event, charge, storeHold: null },
         now: this.deps.clock.now(),
+        localWindow: metered?.localWindow,
       };
       if (metered) this.endsAwaitingWrite.set(event.id, metered.releaseEnd);
       this.backend.settle(settlement, metered?.fromLease === true);

@@ -15,6 +15,14 @@ interface LeaseState {
   uncertain: boolean;
   /** The free balance Redis last reported. */
   free: number | null;
+  /**
+   * The order number (RedisHotCounters' leaseSeq) of the Redis call whose report `amount` is:
+   * Redis runs this instance's calls in the order they were numbered, but their replies may be
+   * handled out of order; an older report never replaces a newer one.
+   */
+  seq: number;
+  /** Until this time requests may be admitted from the lease while Redis is healthy (local admission). */
+  localUntil: number;
 }
 
 export interface OutageLeasesOptions {
@@ -24,6 +32,13 @@ export interface OutageLeasesOptions {
   ttlMs: number;
   /** A lease unused this long is given back (when nothing is spent from it). */
   idleMs?: number;
+}
+
+/** Lease figures reported by a Redis call, with the call's order number (RedisHotCounters.leaseSeq). */
+export interface LeaseReport {
+  amount: number;
+  free: number;
+  seq?: number;
 }
 
 /**
@@ -67,20 +82,39 @@ export class OutageLeases {
   }
 
   /** Redis answered an admission: the lease and the free balance as they are now. */
-  answered(
-    userId: string,
-    request: LeaseRequest | undefined,
-    figures: { amount: number; free: number } | undefined,
-    now: number,
-  ) {
+  answered(userId: string, request: LeaseRequest | undefined, figures: LeaseReport | undefined, now: number) {
     const state = this.state(userId);
     if (request?.mayConvert) state.shrinking--;
     state.uncertain = false;
     if (!figures) return;
+    // The lease's expiry in Redis was refreshed by this call (to now + ttl) whatever its order.
+    state.spendUntil = now + this.options.ttlMs / 2;
+    state.localUntil = now + this.options.ttlMs / 4;
+    state.lastUsed = now;
+    if (!this.newer(state, figures.seq)) return;
     state.amount = figures.amount;
     state.free = figures.free;
-    state.spendUntil = now + this.options.ttlMs / 2;
-    state.lastUsed = now;
+  }
+
+  /**
+   * Redis is healthy: admits `amount` from this instance's lease without asking Redis (local
+   * admission, issue 31) if the lease's unspent part covers it. The settlement debits the lease.
+   * Only in the first quarter of the lease's time to live since Redis last refreshed it, so a
+   * request admitted here has at least three quarters of it to settle before the lease could
+   * expire; never while a call that may shrink the lease is in flight or went unanswered.
+   */
+  admitLocally(userId: string, amount: number, now: number): boolean {
+    const state = this.states.get(userId);
+    if (!state || state.seq === 0 || now >= state.localUntil) return false;
+    return this.spend(userId, amount, now);
+  }
+
+  /** Is a report of call `seq` newer than what the state holds? (Records it if so.) */
+  private newer(state: LeaseState, seq: number | undefined): boolean {
+    if (seq === undefined) return true;
+    if (seq <= state.seq) return false;
+    state.seq = seq;
+    return true;
   }
 
   /** Redis did not answer: an admission that may have taken from the lease makes it uncertain. */
@@ -108,10 +142,14 @@ export class OutageLeases {
   }
 
   /** Redis took `charge` out of the lease (the settlement, or the repair after the fault); `after` is the lease now. */
-  debited(userId: string, charge: number, after: number): void {
+  debited(userId: string, charge: number, after: number, seq?: number): void {
     const state = this.state(userId);
     state.spent = Math.max(0, state.spent - charge);
-    if (after >= 0) state.amount = after;
+    if (after < 0) return;
+    if (this.newer(state, seq)) state.amount = after;
+    // A newer report was handled first: it may or may not show this debit; counting it again
+    // errs low (the next report corrects it), never high.
+    else state.amount = Math.max(0, state.amount - charge);
   }
 
   /** Leases nothing was spent from lately: given back to the balance (one call each, off the request path). */
@@ -135,10 +173,12 @@ export class OutageLeases {
     this.state(userId).shrinking++;
   }
 
-  shrinkEnded(userId: string, after: number | null): void {
+  shrinkEnded(userId: string, after: number | null, seq?: number): void {
     const state = this.state(userId);
     state.shrinking--;
-    if (after !== null) state.amount = after;
+    if (after === null) return;
+    if (this.newer(state, seq)) state.amount = after;
+    else state.amount = Math.min(state.amount, after);
   }
 
   /** Redis lost its data: no lease is there any more (the next admissions set aside at least what was spent). */
@@ -155,7 +195,17 @@ export class OutageLeases {
   private state(userId: string): LeaseState {
     let state = this.states.get(userId);
     if (!state) {
-      state = { amount: 0, spent: 0, spendUntil: 0, lastUsed: 0, shrinking: 0, uncertain: false, free: null };
+      state = {
+        amount: 0,
+        spent: 0,
+        spendUntil: 0,
+        lastUsed: 0,
+        shrinking: 0,
+        uncertain: false,
+        free: null,
+        seq: 0,
+        localUntil: 0,
+      };
       this.states.set(userId, state);
     }
     return state;

@@ -58,6 +58,12 @@ export class RedisHotCounters implements HotCounters {
   private readonly loads: RedisAccountLoads;
   /** Admissions and settlements of one turn under load: one script call (redis-script-batch.ts). */
   readonly batcher: ScriptBatcher;
+  /**
+   * Order number of the calls that report a lease or a window (admissions, settlements, lease
+   * shrinks): all leave through the batcher on one connection, so Redis runs them in this order
+   * and a reply with a higher number shows a later state (outage-leases.ts, local-windows.ts).
+   */
+  private leaseSeq = 0;
 
   constructor(base: RedisClient, source: CounterSource, options: RedisHotCountersOptions = {}) {
     this.prefix = options.prefix ?? 'gateway:';
@@ -98,6 +104,7 @@ export class RedisHotCounters implements HotCounters {
     // The key's counters and rate windows live beside its user's (one slot).
     const shard = this.keys.shardOf(check.userId);
     for (let attempt = 0; ; attempt++) {
+      const seq = ++this.leaseSeq;
       const reply = await this.batcher.run(shard, ADMIT, {
         keys: {
           rpmBucket: this.keys.bucket(shard, 'rpm', check.keyId),
@@ -125,6 +132,8 @@ export class RedisHotCounters implements HotCounters {
           leaseExpiresAt: String(lease?.expiresAt ?? 0),
           mayConvert: lease?.mayConvert ?? false,
           guardGeneration: this.guardGeneration,
+          rpmPending: check.unsent?.rpm ?? 0,
+          tpmPending: Math.max(0, Math.ceil(check.unsent?.tpm ?? 0)),
         },
       });
       switch (reply.outcome) {
@@ -138,7 +147,7 @@ export class RedisHotCounters implements HotCounters {
           else await this.loads.loadKey(shard, check.keyId, false);
           continue;
         default:
-          return decision(check, reply);
+          return { ...decision(check, reply), seq, windows: { rpmTat: reply.rpmTat, tpmTat: reply.tpmTat } };
       }
     }
   }
@@ -151,7 +160,7 @@ export class RedisHotCounters implements HotCounters {
    * Settles; resolves with the stream entry id, the lease after when the settlement debited one
    * (else -1), and the shard whose stream took the record.
    */
-  async settleFromLease(settlement: Settlement): Promise<{ entryId: string; lease: number; shard: number }> {
+  async settleFromLease(settlement: Settlement): Promise<SettleReply> {
     return this.settleScript(settlement, JSON.stringify(settlement.record));
   }
 
@@ -183,10 +192,18 @@ export class RedisHotCounters implements HotCounters {
 
   /** Takes an amount out of an instance's outage lease; resolves with the lease after. */
   async shrinkLease(userId: string, leaseId: string, amount: number): Promise<number> {
-    return SHRINK_LEASE.run(this.redis, {
-      keys: this.keys.user(this.keys.shardOf(userId), userId),
+    return (await this.shrinkLeaseInOrder(userId, leaseId, amount)).after;
+  }
+
+  /** shrinkLease, with the call's order number (through the batcher, in order with admissions and settlements). */
+  async shrinkLeaseInOrder(userId: string, leaseId: string, amount: number): Promise<{ after: number; seq: number }> {
+    const shard = this.keys.shardOf(userId);
+    const seq = ++this.leaseSeq;
+    const after = await this.batcher.run(shard, SHRINK_LEASE, {
+      keys: this.keys.user(shard, userId),
       args: { leaseId, amount },
     });
+    return { after, seq };
   }
 
   /**
@@ -210,14 +227,15 @@ export class RedisHotCounters implements HotCounters {
     );
   }
 
-  private async settleScript(
-    settlement: Omit<Settlement, 'record'>,
-    record: string | null,
-  ): Promise<{ entryId: string; lease: number; shard: number }> {
+  private async settleScript(settlement: Omit<Settlement, 'record'>, record: string | null): Promise<SettleReply> {
     const { hold, userId, keyId } = settlement;
     const shard = this.shardOfSettlement(userId, keyId);
-    const { entryId, leaseAfter } = await this.batcher.run(shard, SETTLE, {
+    const local = settlement.localWindow;
+    const seq = ++this.leaseSeq;
+    settlement.onSent?.(seq);
+    const { entryId, leaseAfter, rpmTat, tpmTat } = await this.batcher.run(shard, SETTLE, {
       keys: {
+        rpmBucket: keyId && local?.rpm ? this.keys.bucket(shard, 'rpm', keyId) : this.keys.none(shard),
         tpmBucket: keyId ? this.keys.bucket(shard, 'tpm', keyId) : this.keys.none(shard),
         ...this.keys.user(shard, userId),
         ...this.keys.key(shard, keyId),
@@ -240,9 +258,12 @@ export class RedisHotCounters implements HotCounters {
         // placeholders): nothing to release elsewhere.
         holdOnUser: hold?.trackUser ?? false,
         holdOnKey: hold?.trackKey ?? false,
+        rpmCharge: local?.rpm ?? 0,
+        rpmLimit: local?.rpm ? (local.rpmLimit ?? 0) : 0,
+        windowAt: local?.at ?? settlement.now,
       },
     });
-    return { entryId, lease: leaseAfter, shard };
+    return { entryId, lease: leaseAfter, shard, seq, rpmTat, tpmTat };
   }
 
   async balance(userId: string, now: number): Promise<{ balance: number; held: number }> {
@@ -300,6 +321,17 @@ export class RedisHotCounters implements HotCounters {
   async close(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
+}
+
+/** A settlement's reply: its stream entry, the lease after (-1: not debited), and the windows' tat it wrote (-1: none). */
+export interface SettleReply {
+  entryId: string;
+  lease: number;
+  shard: number;
+  /** The call's order number (leaseSeq). */
+  seq: number;
+  rpmTat: number;
+  tpmTat: number;
 }
 
 /** The admission decision a script reply stands for. */

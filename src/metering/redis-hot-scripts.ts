@@ -45,6 +45,9 @@ export interface AdmitReply {
   /** The instance's lease after this step (-1: not touched) and the balance left free. */
   leaseAfter: number;
   freeAfter: number;
+  /** Each window's stored theoretical arrival time after this step (-1: the key has no such window). */
+  rpmTat: number;
+  tpmTat: number;
 }
 
 /**
@@ -78,6 +81,10 @@ export const ADMIT = defineScript({
     leaseExpiresAt: 'text',
     mayConvert: 'flag',
     guardGeneration: 'flag',
+    // Window units this instance admitted locally and has not settled yet (local admission):
+    // counted in the decision, not written (their settlements write them).
+    rpmPending: 'int',
+    tpmPending: 'int',
   },
   prelude: `${DIGITS}${SWEEP}${LEASE}`,
   // Issue 31: each account's counters are read once (HMGET) and followed in locals after that,
@@ -88,8 +95,9 @@ local holding = holdId ~= nil
 local countUser = holding and trackUser
 local countKey = holding and trackKey
 local refusedBy, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs, leaseAfter, freeAfter = '', 0, -1, 0, -1, 0, -1, 0
+local rpmTat, tpmTat = '-1', '-1'
 local function answer(outcome)
-  return { outcome, refusedBy, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs, leaseAfter, freeAfter }
+  return { outcome, refusedBy, retryAfterMs, rpmRemaining, rpmResetMs, tpmRemaining, tpmResetMs, leaseAfter, freeAfter, rpmTat, tpmTat }
 end
 if holding and guardGeneration then
   -- Redis came back without its data: until every instance wrote the settlements the lost
@@ -113,11 +121,12 @@ end
 local period = 60000
 local allowed = true
 -- One rate window (generic cell rate): its remaining and reset figures, and its next tat if it allows.
-local function window(stored, limit, cost, name)
+-- pending: units this instance admitted locally and has not settled (counted, not written).
+local function window(stored, limit, cost, name, pending)
   local tat = now
   if stored then tat = stored + 0 end
   local interval = period / limit
-  local start = math.max(tat, now)
+  local start = math.max(tat, now) + pending * interval
   local nextTat = start + cost * interval
   local allowAt = nextTat - period
   local resetAt = nextTat
@@ -127,6 +136,8 @@ local function window(stored, limit, cost, name)
     retryAfterMs = math.max(retryAfterMs, math.ceil(allowAt - now))
     resetAt = start
     nextTat = nil
+  else
+    nextTat = nextTat - pending * interval
   end
   return math.max(0, math.floor((period - (resetAt - now)) / interval)), math.ceil(resetAt - now), nextTat
 end
@@ -140,8 +151,8 @@ elseif rpmLimit > 0 then
 elseif tpmLimit > 0 then
   tpmStored = redis.call('GET', tpmBucket)
 end
-if rpmLimit > 0 then rpmRemaining, rpmResetMs, rpmNext = window(rpmStored, rpmLimit, 1, 'requests') end
-if tpmLimit > 0 then tpmRemaining, tpmResetMs, tpmNext = window(tpmStored, tpmLimit, tokens, 'tokens') end
+if rpmLimit > 0 then rpmRemaining, rpmResetMs, rpmNext = window(rpmStored, rpmLimit, 1, 'requests', rpmPending) end
+if tpmLimit > 0 then tpmRemaining, tpmResetMs, tpmNext = window(tpmStored, tpmLimit, tokens, 'tokens', tpmPending) end
 if not allowed then return answer('rate_limited') end
 if holding then
   if countKey then
@@ -213,8 +224,14 @@ if holding then
     end
   end
 end
-if rpmNext then redis.call('SET', rpmBucket, string.format('%.3f', rpmNext), 'PX', digits(math.ceil(rpmNext - now) + 1000)) end
-if tpmNext then redis.call('SET', tpmBucket, string.format('%.3f', tpmNext), 'PX', digits(math.ceil(tpmNext - now) + 1000)) end
+if rpmNext then
+  rpmTat = string.format('%.3f', rpmNext)
+  redis.call('SET', rpmBucket, rpmTat, 'PX', digits(math.ceil(rpmNext - now) + 1000))
+end
+if tpmNext then
+  tpmTat = string.format('%.3f', tpmNext)
+  redis.call('SET', tpmBucket, tpmTat, 'PX', digits(math.ceil(tpmNext - now) + 1000))
+end
 return answer('admitted')
 `,
   decode(reply): AdmitReply {
@@ -228,6 +245,8 @@ return answer('admitted')
       tpmResetMs,
       leaseAfter,
       freeAfter,
+      rpmTat,
+      tpmTat,
     ] = replyList(reply, 'hotAdmit');
     return {
       outcome: replyText(outcome) as AdmitOutcome,
@@ -239,6 +258,8 @@ return answer('admitted')
       tpmResetMs: replyNumber(tpmResetMs),
       leaseAfter: replyNumber(leaseAfter),
       freeAfter: replyNumber(freeAfter),
+      rpmTat: replyNumber(rpmTat),
+      tpmTat: replyNumber(tpmTat),
     };
   },
 });
@@ -266,7 +287,7 @@ end
  */
 export const SETTLE = defineScript({
   name: 'hotSettle',
-  keys: ['tpmBucket', ...USER_KEYS, ...KEY_KEYS, 'stream'],
+  keys: ['rpmBucket', 'tpmBucket', ...USER_KEYS, ...KEY_KEYS, 'stream'],
   args: {
     now: 'int',
     holdId: 'text?',
@@ -282,6 +303,11 @@ export const SETTLE = defineScript({
     leaseDebit: 'int',
     holdOnUser: 'flag',
     holdOnKey: 'flag',
+    // Admitted locally (from the lease, Redis healthy): the rpm window's unit, charged as of the
+    // admission's time (windowAt); tpmDelta then carries the request's whole tokens.
+    rpmCharge: 'int',
+    rpmLimit: 'int',
+    windowAt: 'int',
   },
   prelude: `${DIGITS}${SWEEP}${LEASE}${RELEASE}`,
   body: `
@@ -307,15 +333,30 @@ if hasKey and keySpend > 0 then
   end
   redis.call('HINCRBY', key, 'p:' .. month, spend)
 end
+local rpmTat, tpmTat = '-1', '-1'
 if tpmLimit > 0 and tpmDelta ~= 0 then
   local stored = redis.call('GET', tpmBucket)
   local tat = now
   if stored then tat = stored + 0 end
   local nextTat = math.max(tat, now) + tpmDelta * 60000 / tpmLimit
   if nextTat > now then
-    redis.call('SET', tpmBucket, string.format('%.3f', nextTat), 'PX', digits(math.ceil(nextTat - now) + 1000))
+    tpmTat = string.format('%.3f', nextTat)
+    redis.call('SET', tpmBucket, tpmTat, 'PX', digits(math.ceil(nextTat - now) + 1000))
   else
+    tpmTat = '0'
     redis.call('DEL', tpmBucket)
+  end
+end
+if rpmLimit > 0 and rpmCharge > 0 then
+  local stored = redis.call('GET', rpmBucket)
+  local tat = windowAt
+  if stored then tat = stored + 0 end
+  local nextTat = math.max(tat, windowAt) + rpmCharge * 60000 / rpmLimit
+  if nextTat > now then
+    rpmTat = string.format('%.3f', nextTat)
+    redis.call('SET', rpmBucket, rpmTat, 'PX', digits(math.ceil(nextTat - now) + 1000))
+  else
+    rpmTat = '0'
   end
 end
 local leaseAfter = -1
@@ -323,20 +364,19 @@ if hasUser and leaseId then
   local lease = tonumber(redis.call('HGET', userHolds, leaseId) or '0')
   leaseAfter = setLease(user, userHolds, userExpiry, leaseId, lease - math.min(lease, leaseDebit), nil)
 end
-if not record then return { '', leaseAfter } end
-return { redis.call('XADD', stream, '*', 'r', record), leaseAfter }
+if not record then return { '', leaseAfter, rpmTat, tpmTat } end
+return { redis.call('XADD', stream, '*', 'r', record), leaseAfter, rpmTat, tpmTat }
 `,
-  decode(reply): { entryId: string; leaseAfter: number } {
-    const [entryId, leaseAfter] = replyList(reply, 'hotSettle');
-    return { entryId: replyText(entryId), leaseAfter: replyNumber(leaseAfter) };
+  decode(reply): { entryId: string; leaseAfter: number; rpmTat: number; tpmTat: number } {
+    const [entryId, leaseAfter, rpmTat, tpmTat] = replyList(reply, 'hotSettle');
+    return {
+      entryId: replyText(entryId),
+      leaseAfter: replyNumber(leaseAfter),
+      rpmTat: replyNumber(rpmTat),
+      tpmTat: replyNumber(tpmTat),
+    };
   },
 });
-
-/**
- * Admissions and settlements gathered in one turn of the event loop, run in one script call
- * (redis-script-batch.ts, issue 31): each runs the very body of ADMIT or SETTLE, in order.
- */
-export const HOT_BATCH = new BatchScript('hotBatch', `${DIGITS}${SWEEP}${LEASE}${RELEASE}`, [ADMIT, SETTLE]);
 
 /**
  * Shrinks an instance's lease by an amount (the lease returned when idle, or a charge written to
@@ -353,6 +393,16 @@ return setLease(user, userHolds, userExpiry, leaseId, lease - math.min(lease, am
 `,
   decode: (reply): number => replyNumber(reply),
 });
+
+/**
+ * Admissions, settlements and lease shrinks gathered in one turn of the event loop, run in one script call
+ * (redis-script-batch.ts, issue 31): each runs the very body of ADMIT or SETTLE, in order.
+ */
+export const HOT_BATCH = new BatchScript('hotBatch', `${DIGITS}${SWEEP}${LEASE}${RELEASE}`, [
+  ADMIT,
+  SETTLE,
+  SHRINK_LEASE,
+]);
 
 /**
  * Marks a store write of these accounts as under way, by its id, until its lease runs out

@@ -5,6 +5,7 @@ import { MemoryHotCounters } from './memory-hot-counters.js';
 import { RedisDataLostError, RedisHotCounters } from './redis-hot-counters.js';
 import type { StoreWrite } from './redis-store-writes.js';
 import { OutageLeases } from './outage-leases.js';
+import { LocalWindows } from './local-windows.js';
 import { SentSettlements } from './sent-settlements.js';
 import { StreamSettlementWriter } from './stream-settlement-writer.js';
 import { LimitsUnavailableError } from './limits-unavailable.js';
@@ -44,6 +45,12 @@ export class RedisMeteringBackend implements MeteringBackend {
   private readonly local: MemoryHotCounters;
   /** Fail-open: what this instance may spend of each user's balance while Redis does not answer. */
   private readonly leases: OutageLeases | null;
+  /** Local admission: the keys' rate windows as Redis last reported them plus this instance's unsent units. */
+  private readonly windows: LocalWindows;
+  /** limits.local_admission, with a lease to admit from. */
+  private readonly localAdmission: boolean;
+  /** Requests admitted locally and round trips made (tests, measurements). */
+  readonly admissions = { local: 0, redis: 0 };
   /** Per shard: records sent to its stream and not yet seen written (written here if Redis loses them). */
   private readonly sent = new Map<number, SentSettlements>();
   /** Settlements Redis refused (down): written to the store directly; their holds are released when it is back. */
@@ -73,6 +80,8 @@ export class RedisMeteringBackend implements MeteringBackend {
             ttlMs: settings.holdTtlMs,
           })
         : null;
+    this.localAdmission = settings.localAdmission && this.leases !== null;
+    this.windows = new LocalWindows(settings.holdTtlMs);
     this.streamWriter = new StreamSettlementWriter(
       redis,
       this.counters,
@@ -155,7 +164,39 @@ export class RedisMeteringBackend implements MeteringBackend {
     }
   }
 
+  /**
+   * Local admission (issue 31): Redis healthy, a request that holds credit only on the user's
+   * balance (no key quota or credit limit: those are per key across instances and no lease backs
+   * them) is admitted without a round trip when this instance's lease on the user has an unspent
+   * part covering the hold and its key's rate windows, as Redis last reported them plus what this
+   * instance admitted and has not yet written, have at least half their room left. The hold is
+   * spent from the lease (which counts in Redis's `held`, so no other instance can spend it); the
+   * settlement (the request's one round trip, which the answer's end waits for as always) debits
+   * the lease by the charge and writes the window units. Else the round trip decides, as before.
+   */
+  private admitLocally(check: AdmissionCheck): AdmissionDecision | null {
+    const { hold, rate, now } = check;
+    const leases = this.leases;
+    if (!this.localAdmission || !leases || !hold || !hold.trackUser || hold.trackKey) return null;
+    if (!leases.admitLocally(hold.userId, hold.amount, now)) return null;
+    let window = null;
+    if (rate) {
+      window = this.windows.admit(check.keyId, rate.limits, Math.max(0, Math.ceil(rate.tokens)), now);
+      if (!window) {
+        // Given back at once: nothing was sent, nothing charged.
+        leases.settled(hold.userId, hold.amount, 0);
+        return null;
+      }
+    }
+    this.admissions.local++;
+    return { rate: window?.check ?? null, hold: 'held', fromLease: true, localWindow: window?.charge };
+  }
+
   async admit(check: AdmissionCheck): Promise<AdmissionDecision> {
+    const local = this.admitLocally(check);
+    if (local) return local;
+    this.admissions.redis++;
+    if (check.rate && this.localAdmission) check = { ...check, unsent: this.windows.unsent(check.keyId, check.now) };
     const { hold } = check;
     // This instance's outage lease on the user is kept topped up by the same script.
     const leased =
@@ -167,7 +208,14 @@ export class RedisMeteringBackend implements MeteringBackend {
       for (let attempt = 0; ; attempt++) {
         leased?.leases.sending(leased.userId, lease);
         const decision = await this.counters.admit({ ...check, lease });
-        leased?.leases.answered(leased.userId, lease, decision.lease, this.context.clock.now());
+        leased?.leases.answered(
+          leased.userId,
+          lease,
+          decision.lease && { ...decision.lease, seq: decision.seq },
+          this.context.clock.now(),
+        );
+        if (decision.windows && decision.seq !== undefined && this.localAdmission)
+          this.windows.reported(check.keyId, decision.seq, decision.windows.rpmTat, decision.windows.tpmTat);
         // Short of free balance, but this instance's own lease covers it: asked again, allowed to take from it.
         if (!decision.leaseCouldCover || attempt > 0 || !leased) return decision;
         lease = leased.leases.request(leased.userId, leased.amount, check.now, true);
@@ -226,14 +274,18 @@ export class RedisMeteringBackend implements MeteringBackend {
       this.leases.settled(hold.userId, hold.amount, settlement.charge);
       if (settlement.charge > 0) settlement.leaseDebit = { id: this.leases.id, amount: settlement.charge };
     }
+    const local = settlement.localWindow;
+    if (local) settlement.onSent = (seq) => this.windows.sent(local, seq);
     this.counters.settleFromLease(settlement).then(
-      ({ entryId, lease, shard }) => {
+      ({ entryId, lease, shard, seq, rpmTat, tpmTat }) => {
         this.sent.get(shard)?.add(entryId, settlement.record);
         if (settlement.leaseDebit && settlement.userId)
-          this.leases?.debited(settlement.userId, settlement.leaseDebit.amount, lease);
+          this.leases?.debited(settlement.userId, settlement.leaseDebit.amount, lease, seq);
+        if (settlement.keyId && this.localAdmission) this.windows.reported(settlement.keyId, seq, rpmTat, tpmTat);
         this.context.releaseEnds([settlement.record]);
       },
       (error) => {
+        if (local) this.windows.unanswered(local);
         // Redis refused the settlement: the record goes to the store from here, and the counters
         // are repaired (hold released, accounts reloaded from the ledger) once Redis answers again.
         this.context.warn(error, 'settlement');
@@ -258,8 +310,8 @@ export class RedisMeteringBackend implements MeteringBackend {
           const settlement = missed[0];
           const debit = settlement.leaseDebit;
           if (debit && settlement.userId) {
-            const after = await this.counters.shrinkLease(settlement.userId, debit.id, debit.amount);
-            this.leases?.debited(settlement.userId, debit.amount, after);
+            const { after, seq } = await this.counters.shrinkLeaseInOrder(settlement.userId, debit.id, debit.amount);
+            this.leases?.debited(settlement.userId, debit.amount, after, seq);
           } else await this.counters.releaseOnly(settlement);
           missed.shift();
         }
@@ -358,13 +410,13 @@ export class RedisMeteringBackend implements MeteringBackend {
     if (!leases) return;
     for (const userId of userIds) {
       leases.shrinkStarted(userId);
-      let after: number | null = null;
+      let shrunk: { after: number; seq: number } | null = null;
       try {
-        after = await this.counters.shrinkLease(userId, leases.id, leases.of(userId)?.amount ?? 0);
+        shrunk = await this.counters.shrinkLeaseInOrder(userId, leases.id, leases.of(userId)?.amount ?? 0);
       } catch {
         return;
       } finally {
-        leases.shrinkEnded(userId, after);
+        leases.shrinkEnded(userId, shrunk?.after ?? null, shrunk?.seq);
       }
     }
   }
