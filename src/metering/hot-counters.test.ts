@@ -17,7 +17,7 @@ import type { AdmissionCheck, Hold, HotCounters, Settlement } from './hot-counte
 import { MemoryHotCounters } from './memory-hot-counters.js';
 import { RedisHotCounters } from './redis-hot-counters.js';
 import type { StoreWrite } from './redis-store-writes.js';
-import { END_WRITES } from './redis-hot-scripts.js';
+import { END_WRITES } from './redis-write-scripts.js';
 import { PEEK } from './redis-load-scripts.js';
 import { storeCounterSource } from './counter-source.js';
 import { SETTLEMENT_GROUP, StreamSettlementWriter } from './stream-settlement-writer.js';

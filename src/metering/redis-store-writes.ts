@@ -3,7 +3,7 @@ import type { RedisClient } from '../store/redis-client.js';
 import type { LedgerWriteTicket } from './hot-counters.js';
 import { monthOf } from './key-spend.js';
 import type { SettlementRecord } from './settlement-record.js';
-import { ACK_SETTLEMENTS, BEGIN_WRITE, END_LEDGER_WRITE, END_WRITES } from './redis-hot-scripts.js';
+import { ACK_SETTLEMENTS, BEGIN_WRITE, END_LEDGER_WRITE, END_WRITES } from './redis-write-scripts.js';
 import type { HotKeyLayout } from './redis-hot-keys.js';
 
 /** A store write announced to Redis: its id ends it, once, on the accounts (of one shard) it marked. */
