@@ -211,6 +211,38 @@ describe.each(Object.keys(setups))('hot counters: %s', (name) => {
     expect(await first.reconcile(NOW)).toEqual([]);
   });
 
+  it('a lease-admitted settlement debits the lease; one marked holdNotInRedis releases no hold (Redis)', async () => {
+    setup = await setups[name]();
+    const { first, store } = setup;
+    if (!(first instanceof RedisHotCounters)) return;
+    await grant(store, first, 10_000, 'grant:1');
+    // An admission sets this instance's lease aside, as metering's round trips do.
+    const lease = { id: 'lease:test', floor: 0, share: 2, expiresAt: NOW + 60_000, mayConvert: false };
+    const admitted = await first.admit(check({ hold: hold('h1', 300), lease }));
+    expect(admitted.hold).toBe('held');
+    const leased = admitted.lease!.amount;
+    expect(leased).toBeGreaterThan(0);
+    expect(await first.balance('user-1', NOW)).toEqual({ balance: 10_000, held: 300 + leased });
+    await first.settle(settlement(hold('h1', 300), 'usage_1', 250));
+    // Admitted locally (never sent to Redis): the settlement debits the lease by its charge.
+    const local = await first.settleFromLease({
+      ...settlement(hold('h2', 300), 'usage_2', 200),
+      leaseDebit: { id: lease.id, amount: 200 },
+      holdNotInRedis: true,
+    });
+    expect(local.lease).toBe(leased - 200);
+    expect(await first.balance('user-1', NOW)).toEqual({ balance: 9550, held: leased - 200 });
+    // The flag skips the hold's look-up: set on a hold that is in Redis, it would leave it held
+    // (metering sets it only on holds no admission sent); without it the hold is released.
+    expect((await first.admit(check({ hold: hold('h3', 300) }))).hold).toBe('held');
+    await first.settleFromLease({ ...settlement(hold('h3', 300), 'usage_3', 0, false), holdNotInRedis: true });
+    expect(await first.balance('user-1', NOW)).toEqual({ balance: 9550, held: leased - 200 + 300 });
+    await first.releaseHold(hold('h3', 300), NOW);
+    expect(await first.balance('user-1', NOW)).toEqual({ balance: 9550, held: leased - 200 });
+    await setup.flush();
+    expect(await getBalance(store, 'user-1')).toBe(9550);
+  });
+
   it('refuses a key over its monthly quota or credit limit, counting settled spend and open holds', async () => {
     setup = await setups[name]();
     const { first, second } = setup;

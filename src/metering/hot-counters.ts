@@ -99,6 +99,11 @@ export interface Settlement {
   leaseDebit?: { id: string; amount: number };
   /** Admitted locally (Redis healthy): the window units this settlement writes. */
   localWindow?: LocalWindowSettlement;
+  /**
+   * Admitted locally from the lease with Redis healthy: no admission ever carried this hold to
+   * Redis, so its settlement has no hold there to look up and release (one command fewer).
+   */
+  holdNotInRedis?: boolean;
   /** Redis only: called with the settlement call's order number as it is handed to Redis. */
   onSent?: (seq: number) => void;
 }

@@ -255,8 +255,8 @@ export class RedisHotCounters implements HotCounters {
         leaseId: settlement.leaseDebit?.id ?? null,
         leaseDebit: settlement.leaseDebit?.amount ?? 0,
         // The admission put the hold only where it tracks it (the other accounts' keys were
-        // placeholders): nothing to release elsewhere.
-        holdOnUser: hold?.trackUser ?? false,
+        // placeholders): nothing to release elsewhere; nowhere for a hold admitted locally.
+        holdOnUser: (hold?.trackUser ?? false) && settlement.holdNotInRedis !== true,
         holdOnKey: hold?.trackKey ?? false,
         rpmCharge: local?.rpm ?? 0,
         rpmLimit: local?.rpm ? (local.rpmLimit ?? 0) : 0,

@@ -355,7 +355,7 @@ if rpmLimit > 0 and rpmCharge > 0 then rpmTat = advance(rpmBucket, windowAt, rpm
 local leaseAfter = -1
 if hasUser and leaseId then
   local lease = tonumber(redis.call('HGET', userHolds, leaseId) or '0')
-  leaseAfter = setLease(user, userHolds, userExpiry, leaseId, lease - math.min(lease, leaseDebit), nil)
+  leaseAfter = setLease(user, userHolds, userExpiry, leaseId, lease - math.min(lease, leaseDebit), nil, lease)
 end
 if not record then return { '', leaseAfter, rpmTat, tpmTat } end
 return { redis.call('XADD', stream, '*', 'r', record), leaseAfter, rpmTat, tpmTat }

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { RedisClient } from '../store/redis-client.js';
-import type { AdmissionCheck, AdmissionDecision, Settlement } from './hot-counters.js';
+import type { AdmissionCheck, AdmissionDecision, Hold, Settlement } from './hot-counters.js';
 import { MemoryHotCounters } from './memory-hot-counters.js';
 import { RedisDataLostError, RedisHotCounters } from './redis-hot-counters.js';
 import type { StoreWrite } from './redis-store-writes.js';
@@ -51,6 +51,8 @@ export class RedisMeteringBackend implements MeteringBackend {
   private readonly localAdmission: boolean;
   /** Requests admitted locally and round trips made (tests, measurements). */
   readonly admissions = { local: 0, redis: 0 };
+  /** Holds admitted locally (never sent to Redis): their settlements release none there. */
+  private readonly localHolds = new WeakSet<Hold>();
   /** Per shard: records sent to its stream and not yet seen written (written here if Redis loses them). */
   private readonly sent = new Map<number, SentSettlements>();
   /** Settlements Redis refused (down): written to the store directly; their holds are released when it is back. */
@@ -189,6 +191,7 @@ export class RedisMeteringBackend implements MeteringBackend {
       }
     }
     this.admissions.local++;
+    this.localHolds.add(hold);
     return { rate: window?.check ?? null, hold: 'held', fromLease: true, localWindow: window?.charge };
   }
 
@@ -274,15 +277,19 @@ export class RedisMeteringBackend implements MeteringBackend {
       this.leases.settled(hold.userId, hold.amount, settlement.charge);
       if (settlement.charge > 0) settlement.leaseDebit = { id: this.leases.id, amount: settlement.charge };
     }
+    if (hold && this.localHolds.has(hold)) settlement.holdNotInRedis = true;
     const local = settlement.localWindow;
     if (local) settlement.onSent = (seq) => this.windows.sent(local, seq);
     this.counters.settleFromLease(settlement).then(
       ({ entryId, lease, shard, seq, rpmTat, tpmTat }) => {
+        // The answer's end first (issue 31): what follows is this instance's bookkeeping, which
+        // runs in the same callback, before any other request's code (no figure it keeps is read
+        // in between); the answer no longer waits for it.
+        this.context.releaseEnds([settlement.record]);
         this.sent.get(shard)?.add(entryId, settlement.record);
         if (settlement.leaseDebit && settlement.userId)
           this.leases?.debited(settlement.userId, settlement.leaseDebit.amount, lease, seq);
         if (settlement.keyId && this.localAdmission) this.windows.reported(settlement.keyId, seq, rpmTat, tpmTat);
-        this.context.releaseEnds([settlement.record]);
       },
       (error) => {
         if (local) this.windows.unanswered(local);
