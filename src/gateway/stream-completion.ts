@@ -4,7 +4,7 @@ import type { ChatCompletionChunk, ChatCompletionRequest, Usage } from '../share
 import type { Clock } from '../shared/clock.js';
 import { SSE_DONE, clientStalled, openSseStream, sseChunk, sseData, sseError, waitForDrain } from './sse.js';
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
-import type { OpenedAttempt } from '../routing/open-with-fallback.js';
+import { streamBody, type OpenedAttempt } from '../routing/open-with-fallback.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
 import { guardUpstreamError } from '../providers/provider-secrets.js';
 import { readBody } from '../providers/read-body.js';
@@ -33,6 +33,7 @@ export interface StreamCompletionInput {
  */
 export async function streamCompletion(input: StreamCompletionInput): Promise<void> {
   const { reply, opened, outcome, clock } = input;
+  const body = streamBody(opened);
   const decoder = opened.adapter.createStreamDecoder(opened.context);
   const raw = openSseStream(reply, input.requestId, input.headers);
 
@@ -84,7 +85,7 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
 
   try {
     // Listeners, not `for await` (no promise per read): a write the client must drain first pauses the body.
-    await readBody(opened.response.body, (bytes) => {
+    await readBody(body, (bytes) => {
       // After [DONE] the client is answered; read on to the body's end instead of stopping,
       // which would destroy the body with an AbortError (and its stack trace) on every stream.
       if (finished) return;
@@ -115,7 +116,7 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
     if (!outcome.clientAborted && !raw.destroyed) raw.end(sseError(gatewayError));
     else raw.destroy();
   } finally {
-    if (!opened.response.body.destroyed) opened.response.body.destroy();
+    if (!body.destroyed) body.destroy();
   }
 }
 

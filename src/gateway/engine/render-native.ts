@@ -3,7 +3,7 @@ import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
 import { readBody } from '../../providers/read-body.js';
 import type { Clock } from '../../shared/clock.js';
-import { GatewayError, UpstreamError } from '../../shared/errors.js';
+import { GatewayError, InternalError, UpstreamError } from '../../shared/errors.js';
 import { clientStalled, openSseStream, waitForDrain } from '../sse.js';
 import type { OpenedNative } from './open-native.js';
 import type { EngineRun } from './request-engine.js';
@@ -45,6 +45,7 @@ export async function renderNative(
     reply.headers(headers).header('content-type', 'application/json').send(answer);
     return;
   }
+  if (!opened.response) throw new InternalError('A whole native answer was read as a stream.');
   const raw = openSseStream(reply, run.request.id, headers);
   const sse = new SseDecoder();
   const body = opened.response.body;
