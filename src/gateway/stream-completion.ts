@@ -4,9 +4,10 @@ import type { ChatCompletionChunk, ChatCompletionRequest, Usage } from '../share
 import type { Clock } from '../shared/clock.js';
 import { SSE_DONE, clientStalled, openSseStream, sseChunk, sseData, sseError, waitForDrain } from './sse.js';
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
-import type { OpenedAttempt } from '../routing/open-with-fallback.js';
+import { streamBody, type OpenedAttempt } from '../routing/open-with-fallback.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
 import { guardUpstreamError } from '../providers/provider-secrets.js';
+import { readBody } from '../providers/read-body.js';
 
 export interface StreamCompletionInput {
   request: ChatCompletionRequest;
@@ -32,6 +33,7 @@ export interface StreamCompletionInput {
  */
 export async function streamCompletion(input: StreamCompletionInput): Promise<void> {
   const { reply, opened, outcome, clock } = input;
+  const body = streamBody(opened);
   const decoder = opened.adapter.createStreamDecoder(opened.context);
   const raw = openSseStream(reply, input.requestId, input.headers);
 
@@ -75,16 +77,22 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
     raw.end(tail + SSE_DONE);
   };
 
+  // The loop's `await waitForDrain(…)`, then what followed it in the loop's body.
+  const drained = (result: 'drained' | 'closed' | 'stalled') => {
+    if (result === 'stalled') throw clientStalled(input.writeStallMs);
+    if (done) finish();
+  };
+
   try {
-    for await (const bytes of opened.response.body) {
-      // After [DONE] the client is answered; read on to the body's end instead of breaking out,
+    // Listeners, not `for await` (no promise per read): a write the client must drain first pauses the body.
+    await readBody(body, (bytes) => {
+      // After [DONE] the client is answered; read on to the body's end instead of stopping,
       // which would destroy the body with an AbortError (and its stack trace) on every stream.
-      if (finished) continue;
-      const out = handle(decoder.push(bytes as Uint8Array));
-      if (out && !raw.write(out) && (await waitForDrain(raw, input.writeStallMs)) === 'stalled')
-        throw clientStalled(input.writeStallMs);
+      if (finished) return;
+      const out = handle(decoder.push(bytes));
+      if (out && !raw.write(out)) return waitForDrain(raw, input.writeStallMs).then(drained);
       if (done) finish();
-    }
+    });
     if (finished) return;
     const out = handle(decoder.end());
     if (out) raw.write(out);
@@ -108,7 +116,7 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
     if (!outcome.clientAborted && !raw.destroyed) raw.end(sseError(gatewayError));
     else raw.destroy();
   } finally {
-    if (!opened.response.body.destroyed) opened.response.body.destroy();
+    if (!body.destroyed) body.destroy();
   }
 }
 

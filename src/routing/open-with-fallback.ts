@@ -1,4 +1,4 @@
-import { InvalidRequestError } from '../shared/errors.js';
+import { InternalError, InvalidRequestError } from '../shared/errors.js';
 import type { ChatCompletion, ChatCompletionRequest } from '../shared/openai-types.js';
 import type { ProviderAdapter, TranslationContext } from '../providers/provider-adapter.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
@@ -18,10 +18,17 @@ export interface OpenedAttempt {
   candidate: RouteCandidate;
   adapter: ProviderAdapter;
   context: TranslationContext;
-  response: UpstreamResponse;
+  /** A stream's opened answer, its body still to be read (a whole answer has none: it is `completion`). */
+  response?: UpstreamResponse;
   warnings: string[];
   /** A whole (non-stream) answer, already read and parsed inside the attempt. */
   completion?: ChatCompletion;
+}
+
+/** The body of an opened stream, still to be read; a whole answer was read inside its attempt and has none. */
+export function streamBody(opened: OpenedAttempt): UpstreamResponse['body'] {
+  if (!opened.response) throw new InternalError('A whole answer was read as a stream.');
+  return opened.response.body;
 }
 
 export interface OpenWithFallbackInput {
@@ -89,7 +96,21 @@ export async function attemptChat(
     stream: body.stream === true,
   };
   return recordAttempt(input, candidate, async (attempt, setRetryAfter) => {
-    const upstreamRequest = await beforeSending(() => adapter.buildRequest(body, context));
+    const built = beforeSending(() => adapter.buildRequest(body, context));
+    // A synchronous build (most adapters) is not awaited: one promise job fewer before the call.
+    const upstreamRequest = built instanceof Promise ? await built : built;
+    if (!context.stream) {
+      // Read whole (a dispatch handler, no body stream): nothing has reached the client yet, so a
+      // body that breaks off or does not parse can still fall back.
+      const whole = await input.upstream.sendWhole(candidate.provider, upstreamRequest, controller.signal);
+      attempt.status = whole.statusCode;
+      if (whole.statusCode < 200 || whole.statusCode >= 300) {
+        setRetryAfter(parseRetryAfterMs(whole.headers, clock.now()));
+        throw adapter.mapError(whole.statusCode, whole.bytes, whole.headers, context);
+      }
+      const completion = adapter.parseResponse(whole.bytes, context);
+      return { candidate, adapter, context, warnings: upstreamRequest.warnings, completion };
+    }
     const response = await input.upstream.send(candidate.provider, upstreamRequest, controller.signal);
     attempt.status = response.statusCode;
     if (response.statusCode < 200 || response.statusCode >= 300) {
@@ -97,12 +118,6 @@ export async function attemptChat(
       const errorBody = new Uint8Array(await response.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
       throw adapter.mapError(response.statusCode, errorBody, response.headers, context);
     }
-    const opened: OpenedAttempt = { candidate, adapter, context, response, warnings: upstreamRequest.warnings };
-    if (!context.stream) {
-      // Nothing has reached the client yet, so a body that breaks off or does not parse can still fall back.
-      const bytes = new Uint8Array(await response.body.arrayBuffer());
-      opened.completion = adapter.parseResponse(bytes, context);
-    }
-    return opened;
+    return { candidate, adapter, context, response, warnings: upstreamRequest.warnings };
   });
 }

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { GatewayError, UpstreamError } from '../../shared/errors.js';
 import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, Usage } from '../../shared/openai-types.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
-import type { OpenedAttempt } from '../../routing/open-with-fallback.js';
+import { streamBody, type OpenedAttempt } from '../../routing/open-with-fallback.js';
 import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
 import type { CompletionOutcome } from '../../routing/completion-outcome.js';
@@ -90,6 +90,7 @@ async function* readChatChunks(
   clock: ChatHandlerDeps['clock'],
   signal: AbortSignal,
 ): AsyncGenerator<ChatCompletionChunk> {
+  const body = streamBody(opened);
   const decoder = opened.adapter.createStreamDecoder(opened.context);
   let done = false;
   let finishSeen = false;
@@ -113,7 +114,7 @@ async function* readChatChunks(
     }
   };
   try {
-    for await (const bytes of opened.response.body) {
+    for await (const bytes of body) {
       // After the end the answer is complete; read on to the body's end rather than destroying it mid-read.
       if (done) continue;
       yield* take(decoder.push(bytes as Uint8Array));
@@ -132,6 +133,6 @@ async function* readChatChunks(
       opened.candidate.provider,
     );
   } finally {
-    if (!opened.response.body.destroyed) opened.response.body.destroy();
+    if (!body.destroyed) body.destroy();
   }
 }

@@ -5,7 +5,7 @@ import { conformCompletion } from '../conform-chat-answer.js';
 import type { ProviderRegistry } from '../../providers/provider-registry.js';
 import type { UpstreamClient } from '../../providers/upstream-client.js';
 import type { IdGenerator } from '../../shared/ids.js';
-import { openWithFallback, type OpenedAttempt } from '../../routing/open-with-fallback.js';
+import { openWithFallback, streamBody, type OpenedAttempt } from '../../routing/open-with-fallback.js';
 import type { EngineDeps, EngineRun, OpenedAnswer } from './request-engine.js';
 
 /** What the chat path needs besides the engine's own dependencies. */
@@ -43,7 +43,7 @@ export async function openChat(deps: ChatEngineDeps, run: EngineRun): Promise<Op
 export async function readChatCompletion(opened: OpenedChat, outcome: CompletionOutcome, clock: Clock) {
   const completion = conformCompletion(
     opened.completion ??
-      opened.adapter.parseResponse(new Uint8Array(await opened.response.body.arrayBuffer()), opened.context),
+      opened.adapter.parseResponse(new Uint8Array(await streamBody(opened).arrayBuffer()), opened.context),
   );
   outcome.usage = (completion.usage as Usage | undefined) ?? null;
   outcome.outputCharacters = completion.choices.reduce(

@@ -27,7 +27,8 @@ export interface OpenedNative extends OpenedAnswer {
   kind: 'native';
   /** The API the upstream speaks (the client's). */
   api: NativeApi;
-  response: UpstreamResponse;
+  /** A stream's opened answer, its body still to be read; absent for a whole answer (`bytes`). */
+  response?: UpstreamResponse;
   reader: NativeUsageReader;
   /** A whole answer's bytes, read (and its usage parsed) inside the attempt; null for a stream. */
   bytes: Uint8Array | null;
@@ -93,6 +94,29 @@ export function openNativeOrChat(deps: ChatEngineDeps, run: EngineRun, call: Nat
         };
         const nativeRequest = { body, stream: call.stream, clientHeaders: call.clientHeaders, action: call.action };
         const upstreamRequest = await beforeSending(() => support.buildRequest(nativeRequest, context));
+        if (!call.stream) {
+          // Read whole (a dispatch handler, no body stream). Nothing reached the client yet: a body
+          // that breaks off or does not parse still falls back.
+          const whole = await deps.upstream.sendWhole(candidate.provider, upstreamRequest, run.controller.signal);
+          attempt.status = whole.statusCode;
+          if (whole.statusCode < 200 || whole.statusCode >= 300) {
+            setRetryAfter(parseRetryAfterMs(whole.headers, deps.clock.now()));
+            throw adapter.mapError(whole.statusCode, whole.bytes, whole.headers, context);
+          }
+          const reader = support.createUsageReader(nativeRequest);
+          reader.whole(whole.bytes);
+          const opened: OpenedNative = {
+            kind: 'native',
+            api: call.api,
+            candidate,
+            reader,
+            bytes: whole.bytes,
+            transcoder: null,
+            readingFrom: candidate.provider,
+            native: true,
+          };
+          return opened;
+        }
         const response = await deps.upstream.send(candidate.provider, upstreamRequest, run.controller.signal);
         attempt.status = response.statusCode;
         if (response.statusCode < 200 || response.statusCode >= 300) {
@@ -100,21 +124,14 @@ export function openNativeOrChat(deps: ChatEngineDeps, run: EngineRun, call: Nat
           const errorBody = new Uint8Array(await response.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
           throw adapter.mapError(response.statusCode, errorBody, response.headers, context);
         }
-        const reader = support.createUsageReader(nativeRequest);
-        let bytes: Uint8Array | null = null;
-        if (!call.stream) {
-          // Nothing reached the client yet: a body that breaks off or does not parse still falls back.
-          bytes = new Uint8Array(await response.body.arrayBuffer());
-          reader.whole(bytes);
-        }
         const opened: OpenedNative = {
           kind: 'native',
           api: call.api,
           candidate,
           response,
-          reader,
-          bytes,
-          transcoder: call.stream ? (support.createStreamTranscoder?.(context) ?? null) : null,
+          reader: support.createUsageReader(nativeRequest),
+          bytes: null,
+          transcoder: support.createStreamTranscoder?.(context) ?? null,
           readingFrom: candidate.provider,
           native: true,
         };

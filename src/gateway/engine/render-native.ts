@@ -1,8 +1,9 @@
 import { SseDecoder } from '../../providers/framing/sse-decoder.js';
 import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
+import { readBody } from '../../providers/read-body.js';
 import type { Clock } from '../../shared/clock.js';
-import { GatewayError, UpstreamError } from '../../shared/errors.js';
+import { GatewayError, InternalError, UpstreamError } from '../../shared/errors.js';
 import { clientStalled, openSseStream, waitForDrain } from '../sse.js';
 import type { OpenedNative } from './open-native.js';
 import type { EngineRun } from './request-engine.js';
@@ -44,24 +45,36 @@ export async function renderNative(
     reply.headers(headers).header('content-type', 'application/json').send(answer);
     return;
   }
+  if (!opened.response) throw new InternalError('A whole native answer was read as a stream.');
   const raw = openSseStream(reply, run.request.id, headers);
   const sse = new SseDecoder();
   const body = opened.response.body;
   // Asked for the cost: events are written again so the final usage event can carry it. Else the
   // bytes go out as received, less any event the reader hides (HiddenEventFilter); none is parsed.
-  let cost: NativeStreamCost | null = null;
+  let cost = null as NativeStreamCost | null;
   const filter = !run.costIncluded && reader.hides ? new HiddenEventFilter(reader.hides) : null;
   const price = () => run.answerUsage((outcome.usage = reader.usage));
   // The upstream's own end marker (chat's [DONE]) was passed on: the client's answer is over.
   let ended = false;
+  // The upstream's end marker read: the client's answer ends (after the drain a write waited for, if any).
+  const endIfFinished = () => {
+    if (reader.finished) {
+      ended = true;
+      // A read may hold [DONE] with the start of something after it: what was held goes out.
+      raw.end(filter ? filter.end([]) : (cost?.end(true) ?? ''));
+    }
+  };
+  const drained = (result: 'drained' | 'closed' | 'stalled') => {
+    if (result === 'stalled') throw clientStalled(options.writeStallMs);
+    endIfFinished();
+  };
   try {
-    for await (const chunk of body) {
-      // Read on to the body's end rather than break out (which destroys it with an AbortError).
-      if (ended) continue;
+    // Listeners, not `for await` (no promise per read): a write the client must drain first pauses the body.
+    await readBody(body, (chunk) => {
+      // Read on to the body's end rather than stop (which destroys it with an AbortError).
+      if (ended) return;
       // An upstream that frames the events its own way (Bedrock) is re-framed as the API's SSE first.
-      const bytes = opened.transcoder
-        ? Buffer.from(opened.transcoder.push(chunk as Uint8Array))
-        : (chunk as Uint8Array);
+      const bytes = opened.transcoder ? Buffer.from(opened.transcoder.push(chunk)) : chunk;
       if (outcome.timeToFirstTokenMs === null) outcome.timeToFirstTokenMs = options.clock.now() - outcome.startedAt;
       if (run.costIncluded && !cost)
         cost = new NativeStreamCost(opened.api, price, Buffer.from(bytes).includes('\r\n') ? '\r\n' : '\n');
@@ -72,14 +85,9 @@ export async function renderNative(
         if (cost) text += cost.push(event);
       }
       const out = cost ? text : filter ? filter.push(bytes, events, sse.hasPartialEvent) : bytes;
-      if (out.length > 0 && !raw.write(out) && (await waitForDrain(raw, options.writeStallMs)) === 'stalled')
-        throw clientStalled(options.writeStallMs);
-      if (reader.finished) {
-        ended = true;
-        // A read may hold [DONE] with the start of something after it: what was held goes out.
-        raw.end(filter ? filter.end([]) : (cost?.end(true) ?? ''));
-      }
-    }
+      if (out.length > 0 && !raw.write(out)) return waitForDrain(raw, options.writeStallMs).then(drained);
+      endIfFinished();
+    });
     if (ended) return;
     let tail = '';
     opened.transcoder?.end();

@@ -1,0 +1,110 @@
+import type { Readable } from 'node:stream';
+
+/**
+ * What a read callback may return: nothing (read on), or a promise (the body is paused until it
+ * settles: a write waiting for the client to drain).
+ */
+type ChunkResult = void | Promise<unknown>;
+
+/** The error an async iterator throws for a body that closed before its end (kept the same here). */
+function prematureClose(): Error {
+  const error = new Error('Premature close') as Error & { code: string };
+  error.code = 'ERR_STREAM_PREMATURE_CLOSE';
+  return error;
+}
+
+/** Installed once a body is taken: a `destroy()` after the read settled must never throw an unhandled 'error'. */
+function ignore(): void {}
+
+/**
+ * Reads an upstream body to its end with `data`/`end`/`error`/`close` listeners, handing each
+ * read to `onChunk` as it comes. It does what `for await (const bytes of body)` did, with no
+ * promise or iterator result per read (2.5–4 µs a one-read stream against ~0.7 µs, stream-cpu):
+ * - `onChunk` returning a promise pauses the body until it settles (a client's backpressure);
+ *   an upstream error that comes meanwhile is thrown once it settled, as the loop would have.
+ * - `onChunk` throwing (or its promise rejecting) stops the read with that error; the body is
+ *   left open for the caller's `finally` to destroy, as a loop's `throw` left it.
+ * - The body's own error (idle timeout, abort, a socket closed mid-answer) rejects with that
+ *   error; a body closed without an end and without an error rejects with a premature close.
+ * - A body already ended, errored or destroyed when taken settles at once the same way (an
+ *   error emitted before the listeners were there is read from `errored`): never a hang.
+ */
+export function readBody(body: Readable, onChunk: (bytes: Uint8Array) => ChunkResult): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    body.on('error', ignore);
+    let settled = false;
+    // A promise from onChunk is being waited on: what the body says meanwhile is held until it settles.
+    let waiting = false;
+    let held: { error: unknown } | 'end' | null = null;
+    const cleanup = () => {
+      settled = true;
+      body.off('data', onData);
+      body.off('end', onEnd);
+      body.off('error', onError);
+      body.off('close', onClose);
+    };
+    const fail = (error: unknown) => {
+      if (settled) return;
+      cleanup();
+      reject(error);
+    };
+    const succeed = () => {
+      if (settled) return;
+      cleanup();
+      resolve();
+    };
+    const resumeAfter = () => {
+      waiting = false;
+      if (settled) return;
+      if (held !== null) {
+        if (held === 'end') succeed();
+        else fail(held.error);
+        return;
+      }
+      body.resume();
+    };
+    const onData = (bytes: Uint8Array) => {
+      if (settled || waiting) return;
+      let result: ChunkResult;
+      try {
+        result = onChunk(bytes);
+      } catch (error) {
+        fail(error);
+        return;
+      }
+      if (result !== undefined && !settled) {
+        waiting = true;
+        body.pause();
+        result.then(resumeAfter, (error: unknown) => {
+          waiting = false;
+          fail(error);
+        });
+      }
+    };
+    const onEnd = () => {
+      if (waiting) held ??= 'end';
+      else succeed();
+    };
+    const onError = (error: unknown) => {
+      if (waiting) held = { error };
+      else fail(error);
+    };
+    const onClose = () => {
+      // 'end' or 'error' came first when there was one; a close alone is a body cut short.
+      if (body.readableEnded) return onEnd();
+      const error = body.errored ?? prematureClose();
+      if (waiting) held ??= { error };
+      else fail(error);
+    };
+    if (body.destroyed || body.readableEnded) {
+      if (body.errored) fail(body.errored);
+      else if (body.readableEnded) succeed();
+      else fail(prematureClose());
+      return;
+    }
+    body.on('end', onEnd);
+    body.on('error', onError);
+    body.on('close', onClose);
+    body.on('data', onData);
+  });
+}
