@@ -15,6 +15,8 @@ const config: KnipConfig = {
         'src/bench/*-child.ts',
         'scripts/*.{ts,mjs}',
         'test/metering/bench-metering.ts',
+        // A worker_threads module started by its URL (settlement-batch-writer.ts).
+        'src/metering/settlement-writer-worker.ts',
       ],
       project: ['src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.{ts,mjs}', '*.{js,cjs,ts}'],
       // Found by path at run time (createRequire().resolve), which knip does not follow: the PDF

@@ -2,6 +2,7 @@ import type { AdmissionCheck, AdmissionDecision, Settlement } from './hot-counte
 import { MemoryHotCounters } from './memory-hot-counters.js';
 import type { MeteringBackend, MeteringBackendContext } from './metering-backend.js';
 import { UsageWriter } from './usage-writer.js';
+import { settlementBatchWriter } from './settlement-batch-writer.js';
 import type { Store } from '../store/database.js';
 
 /** Beside a SQLite file; none for PostgreSQL or an in-memory database (nothing there outlives the process). */
@@ -27,6 +28,8 @@ export class MemoryMeteringBackend implements MeteringBackend {
     // answers end after one append instead of a commit (settlement-journal.ts).
     this.writer = new UsageWriter(context.store, context.logger, context.clock, this.counters, {
       journalFile: defaultJournalFile(context.store),
+      // A SQLite file: batches are written on a thread of their own (settlement-batch-writer.ts).
+      batchWriter: context.writerOptions?.batchWriter ?? settlementBatchWriter(context.store, context.logger),
       ...context.writerOptions,
     });
     this.counters.setSink(this.writer);

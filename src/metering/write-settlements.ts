@@ -14,8 +14,8 @@ import type { SettlementRecord } from './settlement-record.js';
  * writing batches for the same users cannot deadlock.
  */
 export async function writeSettlements(
-  store: Store,
-  logger: Logger,
+  store: Pick<Store, 'db' | 'dialect'>,
+  logger: Pick<Logger, 'warn'>,
   batch: SettlementRecord[],
   now: number,
 ): Promise<void> {

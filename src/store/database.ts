@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
 import type { Database } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { checkpointOffThread } from './sqlite-wal-checkpoint.js';
@@ -15,6 +15,12 @@ export interface Store {
   dialect: Dialect;
   /** Human-readable location, password masked, for logs. */
   description: string;
+  /**
+   * SQLite on a file only: its absolute path, for a second connection of another thread (the
+   * settlement writer's, settlement-batch-writer.ts). Absent for `:memory:` (a second connection
+   * would open a database of its own) and for PostgreSQL.
+   */
+  sqliteFile?: string;
   /**
    * Runs `work` on a handle without the statement timeouts, for migrations: a copy or an index
    * build of a large table may take far longer than any request's query should. PostgreSQL: a
@@ -125,6 +131,54 @@ function postgresPool(
   return pool;
 }
 
+/**
+ * A connection to a SQLite file (or `:memory:`) with the gateway's settings; the serving
+ * connection and the settlement writer thread's (settlement-writer-worker.ts) both open theirs here.
+ */
+export function openSqliteConnection(file: string): SqliteDatabase.Database {
+  const sqlite = new SqliteDatabase(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  // better-sqlite3 builds SQLite with a 16 MB page cache per connection (SQLite's own default is
+  // 2 MB). The serving connection's writes touch the last pages of each index and reads of history
+  // find the file in the OS page cache anyway; the larger cache only held 14 MB more, and its
+  // malloc'd pages fragmented the process heap: RSS after load 321 → 275 MB (issue 31).
+  sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
+  // Temporary files in memory. A settlement batch's multi-row inserts (up to 256 rows, each row
+  // in the table and its indexes) keep a statement journal that outgrows SQLite's in-memory
+  // threshold: by default it then opened a temporary file per batch, ~36 page writes into it, and
+  // closed it again (strace, 100 batches of 50 rows: 98 `openat`, 11,653 `pwrite64` against 2 and
+  // 8,035). The journal is the statement's changed pages, a few hundred KB at most (issue 31).
+  sqlite.pragma('temp_store = memory');
+  return sqlite;
+}
+
+/**
+ * Transactions begin IMMEDIATE (the write lock taken at BEGIN, waiting up to busy_timeout for
+ * it) instead of Kysely's deferred BEGIN. With one connection it made no difference; with the
+ * settlement writer thread's connection writing the same file, a deferred transaction that reads
+ * before it writes fails at once with SQLITE_BUSY (its snapshot is older than the other
+ * connection's commit, and SQLite cannot wait that out), where an immediate one waits for the
+ * other commit (a few ms) and then reads fresh rows.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+export class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: ConstructorParameters<typeof SqliteDialect>[0]) {
+    super(settings);
+  }
+
+  override createDriver(): SqliteDriver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
 export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Store {
   if (databaseUrl.startsWith('postgres://') || databaseUrl.startsWith('postgresql://')) {
     const statementTimeoutMs = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
@@ -163,28 +217,14 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
   const path = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : databaseUrl;
   const file = path === ':memory:' ? path : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new SqliteDatabase(file);
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('foreign_keys = ON');
-  // better-sqlite3 builds SQLite with a 16 MB page cache per connection (SQLite's own default is
-  // 2 MB). The serving connection's writes touch the last pages of each index and reads of history
-  // find the file in the OS page cache anyway; the larger cache only held 14 MB more, and its
-  // malloc'd pages fragmented the process heap: RSS after load 321 → 275 MB (issue 31).
-  sqlite.pragma(`cache_size = -${SQLITE_CACHE_KIB}`);
-  // Temporary files in memory. A settlement batch's multi-row inserts (up to 256 rows, each row
-  // in the table and its indexes) keep a statement journal that outgrows SQLite's in-memory
-  // threshold: by default it then opened a temporary file per batch, ~36 page writes into it, and
-  // closed it again (strace, 100 batches of 50 rows: 98 `openat`, 11,653 `pwrite64` against 2 and
-  // 8,035). The journal is the statement's changed pages, a few hundred KB at most (issue 31).
-  sqlite.pragma('temp_store = memory');
+  const sqlite = openSqliteConnection(file);
   const stopCheckpoints = file === ':memory:' ? async () => undefined : checkpointOffThread(sqlite, file);
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: 'sqlite',
     description: `sqlite:${file}`,
+    ...(file === ':memory:' ? {} : { sqliteFile: file }),
     withoutStatementTimeout: (work) => work(db),
     async destroy() {
       await stopCheckpoints();
