@@ -145,8 +145,10 @@ class Exchange {
   }
 
   /**
-   * Ends the connection on the mock's own initiative: a reset at once; a close only after what was
-   * written has been flushed, so the client sees the promised chunks and then the cut.
+   * Ends the connection on the mock's own initiative: a reset at once; a close after the socket's
+   * own queue is flushed. Call it from the callback of the response's last write: since Node
+   * 24.22 a chunked response keeps its writes until the end of the tick, and a close called in
+   * the same tick went out before them (the client saw the cut and none of the promised chunks).
    */
   destroy(reset = false): void {
     this.endedByMock = true;
@@ -202,27 +204,34 @@ function answerStream(
     return text + 'data: [DONE]\n\n';
   };
   // A hang leaves the socket open with nothing more to say; a close cuts it.
-  const interrupt = (kind: 'hang-mid-stream' | 'close-mid-stream') => {
-    if (kind === 'close-mid-stream') exchange.destroy();
+  // Passed as the last write's callback: runs once that write has reached the socket (an error
+  // means the client is gone, and there is nothing left to cut).
+  const interrupt = (kind: 'hang-mid-stream' | 'close-mid-stream') => (error?: Error | null) => {
+    if (!error && kind === 'close-mid-stream') exchange.destroy();
   };
 
   response.writeHead(200, SSE_HEADERS);
   if (scenario.chunkGapMs <= 0) {
     const started = renderEvents(head, script.opening) + renderEvents(head, script.content, 0, contentToSend);
     if (!cut) return void response.end(started + ending());
-    response.write(started);
-    return interrupt(cut.kind);
+    return void response.write(started, interrupt(cut.kind));
   }
-  response.write(renderEvents(head, script.opening));
   let sent = 0;
-  const finish = () => (cut ? interrupt(cut.kind) : void response.end(ending()));
-  const sendNext = () => {
-    response.write(renderEvents(head, script.content, sent, ++sent));
-    if (sent < contentToSend) exchange.after(scenario.chunkGapMs, sendNext);
-    else finish();
+  // The last write of what is sent: the cut follows it, or the ending does.
+  const writeLast = (text: string) => {
+    if (cut) response.write(text, interrupt(cut.kind));
+    else response.end(text + ending());
   };
-  if (contentToSend === 0) finish();
-  else exchange.after(scenario.chunkGapMs, sendNext);
+  const sendNext = () => {
+    const text = renderEvents(head, script.content, sent, ++sent);
+    if (sent < contentToSend) {
+      response.write(text);
+      exchange.after(scenario.chunkGapMs, sendNext);
+    } else writeLast(text);
+  };
+  if (contentToSend === 0) return writeLast(renderEvents(head, script.opening));
+  response.write(renderEvents(head, script.opening));
+  exchange.after(scenario.chunkGapMs, sendNext);
 }
 
 function answerChat(
@@ -261,8 +270,9 @@ function answerChat(
     // A non-stream answer "mid-stream" is a truncated body: the promised length never arrives.
     const bytes = Buffer.from(text);
     response.writeHead(200, { 'content-type': 'application/json', 'content-length': bytes.length });
-    response.write(bytes.subarray(0, bytes.length >> 1));
-    if (failure.kind === 'close-mid-stream') exchange.destroy();
+    response.write(bytes.subarray(0, bytes.length >> 1), (error) => {
+      if (!error && failure.kind === 'close-mid-stream') exchange.destroy();
+    });
   });
 }
 
