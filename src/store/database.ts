@@ -7,6 +7,7 @@ import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, ty
 import type { Database } from './schema.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { checkpointOffThread } from './sqlite-wal-checkpoint.js';
+import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js';
 
 export type Dialect = 'sqlite' | 'postgres';
 
@@ -199,8 +200,9 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
       async withoutStatementTimeout(work) {
         // One connection: the migrator runs its statements one after another in one transaction.
         // `-c` sets the session's statement_timeout at connect, over any ALTER ROLE / DATABASE default.
+        // Its introspection sees only the store's schema (current-schema-introspector.ts).
         const untimed = new Kysely<Database>({
-          dialect: new PostgresDialect({
+          dialect: new CurrentSchemaPostgresDialect({
             pool: postgresPool(databaseUrl, options, { max: 1, serverOptions: ['-c statement_timeout=0'] }),
           }),
         });
