@@ -30,6 +30,9 @@ describe('toGatewayError', () => {
       'database_unavailable',
     ],
     [new Error('Connection terminated unexpectedly'), 503, 'database_unavailable'],
+    [Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' }), 503, 'database_unavailable'],
+    // A write whose last try found another connection's commit newer than its snapshot.
+    [Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY_SNAPSHOT' }), 503, 'database_unavailable'],
     [
       Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), { code: '22021' }),
       400,

@@ -1,7 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { Kysely } from 'kysely';
 import type { Logger } from 'pino';
-import { ImmediateSqliteDialect, openSqliteConnection } from '../store/database.js';
+import { openSqliteConnection } from '../store/database.js';
+import { ImmediateSqliteDialect } from '../store/sqlite-dialect.js';
 import type { Database } from '../store/schema.js';
 import { withStatementCache } from '../store/sqlite-statement-cache.js';
 import type { SettlementRecord } from './settlement-record.js';

@@ -25,9 +25,10 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof code === 'string') {
     if (UNAVAILABLE_SOCKET_CODES.has(code)) return true;
     // SQLSTATE: 08 connection exception, 57P0x shutdown / cannot connect now, 57014 statement
-    // timeout, 53300 too many connections; SQLite: the file is locked past busy_timeout.
+    // timeout, 53300 too many connections; SQLite: the file is locked past the 5 s of tries
+    // (sqlite-dialect.ts), whichever SQLITE_BUSY_* the last try met.
     if (code.startsWith('08') || /^57P0[1-4]$/.test(code) || code === '57014' || code === '53300') return true;
-    if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') return true;
+    if (code.startsWith('SQLITE_BUSY') || code === 'SQLITE_LOCKED') return true;
   }
   return UNAVAILABLE_MESSAGES.some((message) => error.message.includes(message));
 }

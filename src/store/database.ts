@@ -3,8 +3,9 @@ import { createRequire } from 'node:module';
 import { dirname, resolve } from 'node:path';
 import SqliteDatabase from 'better-sqlite3';
 import type pg from 'pg';
-import { CompiledQuery, Kysely, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection } from 'kysely';
+import { Kysely, PostgresDialect } from 'kysely';
 import type { Database } from './schema.js';
+import { DEFAULT_SQLITE_BUSY_TIMEOUT_MS, ImmediateSqliteDialect } from './sqlite-dialect.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { checkpointOffThread } from './sqlite-wal-checkpoint.js';
 import { CurrentSchemaPostgresDialect } from './current-schema-introspector.js';
@@ -46,6 +47,13 @@ export interface OpenStoreOptions {
    * the client gives up a little later when the server cannot even do that (stopped, partitioned).
    */
   statementTimeoutMs?: number;
+  /**
+   * SQLite only: the longest a statement waits for another connection's write lock (the
+   * settlement writer thread's commit, a command on the same file) before it fails with
+   * SQLITE_BUSY, answered 503 `database_unavailable` (default 5 s). The wait is timers between
+   * tries, off the event loop (sqlite-dialect.ts).
+   */
+  sqliteBusyTimeoutMs?: number;
 }
 
 const DEFAULT_CONNECT_TIMEOUT_MS = 5_000;
@@ -136,11 +144,16 @@ function postgresPool(
  * A connection to a SQLite file (or `:memory:`) with the gateway's settings; the serving
  * connection and the settlement writer thread's (settlement-writer-worker.ts) both open theirs here.
  */
-export function openSqliteConnection(file: string): SqliteDatabase.Database {
+export function openSqliteConnection(
+  file: string,
+  busyTimeoutMs = DEFAULT_SQLITE_BUSY_TIMEOUT_MS,
+): SqliteDatabase.Database {
   const sqlite = new SqliteDatabase(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
+  // The serving connection passes 0: its lock waits are timers (sqlite-dialect.ts), not SQLite's
+  // busy handler sleeping on the event loop. Other threads' connections wait in SQLite.
+  sqlite.pragma(`busy_timeout = ${busyTimeoutMs}`);
   sqlite.pragma('foreign_keys = ON');
   // better-sqlite3 builds SQLite with a 16 MB page cache per connection (SQLite's own default is
   // 2 MB). The serving connection's writes touch the last pages of each index and reads of history
@@ -154,30 +167,6 @@ export function openSqliteConnection(file: string): SqliteDatabase.Database {
   // 8,035). The journal is the statement's changed pages, a few hundred KB at most (issue 31).
   sqlite.pragma('temp_store = memory');
   return sqlite;
-}
-
-/**
- * Transactions begin IMMEDIATE (the write lock taken at BEGIN, waiting up to busy_timeout for
- * it) instead of Kysely's deferred BEGIN. With one connection it made no difference; with the
- * settlement writer thread's connection writing the same file, a deferred transaction that reads
- * before it writes fails at once with SQLITE_BUSY (its snapshot is older than the other
- * connection's commit, and SQLite cannot wait that out), where an immediate one waits for the
- * other commit (a few ms) and then reads fresh rows.
- */
-class ImmediateSqliteDriver extends SqliteDriver {
-  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
-  }
-}
-
-export class ImmediateSqliteDialect extends SqliteDialect {
-  constructor(private readonly settings: ConstructorParameters<typeof SqliteDialect>[0]) {
-    super(settings);
-  }
-
-  override createDriver(): SqliteDriver {
-    return new ImmediateSqliteDriver(this.settings);
-  }
 }
 
 export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): Store {
@@ -219,9 +208,14 @@ export function openStore(databaseUrl: string, options: OpenStoreOptions = {}): 
   const path = databaseUrl.startsWith('sqlite:') ? databaseUrl.slice('sqlite:'.length) : databaseUrl;
   const file = path === ':memory:' ? path : resolve(path);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = openSqliteConnection(file);
+  const sqlite = openSqliteConnection(file, 0);
   const stopCheckpoints = file === ':memory:' ? async () => undefined : checkpointOffThread(sqlite, file);
-  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }) });
+  const db = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect(
+      { database: withStatementCache(sqlite) },
+      { sqlite, options: { busyTimeoutMs: options.sqliteBusyTimeoutMs } },
+    ),
+  });
   return {
     db,
     dialect: 'sqlite',
