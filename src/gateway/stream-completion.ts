@@ -4,7 +4,8 @@ import type { ChatCompletionChunk, ChatCompletionRequest, Usage } from '../share
 import type { Clock } from '../shared/clock.js';
 import { SSE_DONE, clientStalled, openSseStream, sseChunk, sseData, sseError, waitForDrain } from './sse.js';
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
-import { streamBody, type OpenedAttempt } from '../routing/open-with-fallback.js';
+import type { OpenedAttempt } from '../routing/open-with-fallback.js';
+import { streamBody } from '../routing/receive-answer.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
 import { guardUpstreamError } from '../providers/provider-secrets.js';
 import { readBody } from '../providers/read-body.js';
