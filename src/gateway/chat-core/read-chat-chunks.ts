@@ -6,7 +6,7 @@ import type { CompletionOutcome } from '../../routing/completion-outcome.js';
 import { streamBody } from '../../routing/receive-answer.js';
 import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
-import { readBody } from '../../providers/read-body.js';
+import { bodyAfterEnd, readBody, type EndGrace } from '../../providers/read-body.js';
 import { conformChunk } from '../conform-chat-answer.js';
 
 /**
@@ -43,6 +43,8 @@ export function readChatChunks(
     const decoder = opened.adapter.createStreamDecoder(opened.context);
     let done = false;
     let finishSeen = false;
+    // After the end marker: the body is read on to its end, or dropped after a grace (bodyAfterEnd).
+    let grace: EndGrace | null = null;
     type Events = ReturnType<typeof decoder.push>;
     // Hands over the events from `from` on; a consumer's promise holds the rest until it settles.
     const take = (events: Events, from: number): ChunkResult => {
@@ -75,12 +77,13 @@ export function readChatChunks(
           outcome.usage = event.usage;
         } else {
           done = true;
+          grace = bodyAfterEnd(body);
         }
       }
     };
     const read = async () => {
       try {
-        // After the end the answer is complete; read on to the body's end rather than destroying it mid-read.
+        // After the end the answer is complete; read on to the body's end (or the grace's) rather than destroying it mid-read.
         await readBody(body, (bytes) => (done ? undefined : take(decoder.push(bytes), 0)));
         if (!done) await take(decoder.end(), 0);
         if (!done && !finishSeen) {
@@ -92,6 +95,9 @@ export function readChatChunks(
         }
       } catch (error) {
         if (error instanceof ConsumerFailure) throw error.error;
+        // The body was dropped after the end marker by the gateway itself: the answer is complete.
+        // An upstream error before that (within the grace) still fails the stream, as it did.
+        if (grace?.dropped) return;
         throw guardUpstreamError(
           error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, signal),
           opened.candidate.provider,

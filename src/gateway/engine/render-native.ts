@@ -1,7 +1,7 @@
 import { SseDecoder } from '../../providers/framing/sse-decoder.js';
 import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
-import { readBody } from '../../providers/read-body.js';
+import { bodyAfterEnd, readBody } from '../../providers/read-body.js';
 import type { Clock } from '../../shared/clock.js';
 import { GatewayError, UpstreamError } from '../../shared/errors.js';
 import { streamBody } from '../../routing/receive-answer.js';
@@ -71,6 +71,9 @@ export async function renderNative(
     if (reader.finished && !finishing) {
       finishing = true;
       setImmediate(endAfterDone);
+      // Read on to the body's end, or drop it after a grace: metering settles (and the client's
+      // end, which waits for the settlement, goes out) only once this render returns.
+      bodyAfterEnd(body);
     }
   };
   const drained = (result: 'drained' | 'closed' | 'stalled') => {
