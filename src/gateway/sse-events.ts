@@ -17,16 +17,23 @@ export class SseEventWriter {
     openSseStream(this.reply, requestId, headers);
   }
 
-  /** Writes the events; waits when the socket is full (a client that stops reading is cut). */
-  async write(events: Array<{ type: string; [field: string]: unknown }>): Promise<void> {
+  /**
+   * Writes the events. Returns a promise only when the socket is full: it settles once the client
+   * drained it, or rejects when the client took nothing for the stall time (it is cut). No promise
+   * for a write that went through: a stream's chunk reader hands the next chunk over at once.
+   */
+  write(events: Array<{ type: string; [field: string]: unknown }>): void | Promise<void> {
     if (events.length === 0 || this.reply.raw.destroyed) return;
     let text = '';
     for (const event of events) {
       const payload = this.options.sequenceNumbers ? { ...event, sequence_number: this.sequence++ } : event;
       text += `event: ${event.type}\ndata: ${JSON.stringify(payload)}\n\n`;
     }
-    if (!this.reply.raw.write(text) && (await waitForDrain(this.reply.raw, this.options.writeStallMs)) === 'stalled')
-      throw clientStalled(this.options.writeStallMs);
+    if (this.reply.raw.write(text)) return;
+    const stallMs = this.options.writeStallMs;
+    return waitForDrain(this.reply.raw, stallMs).then((result) => {
+      if (result === 'stalled') throw clientStalled(stallMs);
+    });
   }
 
   end(): void {

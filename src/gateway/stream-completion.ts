@@ -4,10 +4,11 @@ import type { ChatCompletionChunk, ChatCompletionRequest, Usage } from '../share
 import type { Clock } from '../shared/clock.js';
 import { SSE_DONE, clientStalled, openSseStream, sseChunk, sseData, sseError, waitForDrain } from './sse.js';
 import type { CompletionOutcome } from '../routing/completion-outcome.js';
-import { streamBody, type OpenedAttempt } from '../routing/open-with-fallback.js';
+import type { OpenedAttempt } from '../routing/open-with-fallback.js';
+import { streamBody } from '../routing/receive-answer.js';
 import { toUpstreamError } from '../providers/upstream-client.js';
 import { guardUpstreamError } from '../providers/provider-secrets.js';
-import { readBody } from '../providers/read-body.js';
+import { bodyAfterEnd, readBody } from '../providers/read-body.js';
 
 export interface StreamCompletionInput {
   request: ChatCompletionRequest;
@@ -61,6 +62,9 @@ export async function streamCompletion(input: StreamCompletionInput): Promise<vo
   let finished = false;
   const finish = () => {
     finished = true;
+    // An upstream that keeps its response open after [DONE] is dropped after a grace: the read
+    // then settles, the settlement runs and the client's answer (its end waits for it) ends.
+    bodyAfterEnd(body);
     let tail = '';
     const usage = input.answerUsage ? input.answerUsage(outcome.usage) : includeUsage ? outcome.usage : null;
     if (usage) {

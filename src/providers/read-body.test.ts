@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, type Dispatcher } from 'undici';
-import { readBody } from './read-body.js';
+import { bodyAfterEnd, readBody } from './read-body.js';
 
 /**
  * readBody replaced `for await (const bytes of body)` on the stream paths (streamCompletion,
@@ -45,6 +45,11 @@ beforeAll(async () => {
   behaviours.set('stall', (response) => {
     response.writeHead(200);
     response.write('data: first');
+  });
+  // The end marker, then the response's end a turn later (its own HTTP chunk).
+  behaviours.set('end-later', (response) => {
+    response.writeHead(200);
+    response.write('data: [DONE]\n\n', () => setImmediate(() => response.end()));
   });
   server = createServer((request, response) => behaviours.get(request.url!.slice(1))!(response));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -219,5 +224,38 @@ describe('readBody', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     const result = await readWithListeners(body);
     expect('bytes' in result && result.bytes.toString()).toBe('hello');
+  });
+});
+
+describe('bodyAfterEnd (after the end marker)', () => {
+  it('a body that stays open is dropped after the grace: the read settles, long before the idle timeout', async () => {
+    const { body } = await open('stall', { bodyTimeout: 60_000 });
+    let grace: ReturnType<typeof bodyAfterEnd> | null = null;
+    const read = readBody(body, () => {
+      grace ??= bodyAfterEnd(body, 20);
+    });
+    await expect(read).rejects.toBeDefined();
+    expect(grace!.dropped).toBe(true);
+    expect(body.destroyed).toBe(true);
+  });
+
+  it('a body that ends within the grace ends as usual (not dropped)', async () => {
+    const { body } = await open('end-later');
+    let grace: ReturnType<typeof bodyAfterEnd> | null = null;
+    const parts: string[] = [];
+    await readBody(body, (bytes) => {
+      parts.push(Buffer.from(bytes).toString());
+      grace ??= bodyAfterEnd(body);
+    });
+    expect(parts.join('')).toBe('data: [DONE]\n\n');
+    expect(grace!.dropped).toBe(false);
+  });
+
+  it('a body already ended is left alone', async () => {
+    const { body } = await open('one');
+    await readBody(body, () => undefined);
+    expect(bodyAfterEnd(body, 0).dropped).toBe(false);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(body.readableEnded).toBe(true);
   });
 });

@@ -108,3 +108,40 @@ export function readBody(body: Readable, onChunk: (bytes: Uint8Array) => ChunkRe
     body.on('data', onData);
   });
 }
+
+/**
+ * How long an upstream body may stay open after the answer's end marker (chat's `[DONE]`,
+ * Anthropic's `message_stop`) before the gateway stops reading it. A healthy upstream ends its
+ * response with the marker or a packet later (the chunked terminator as its own segment, which
+ * Nagle's algorithm may hold until the marker's segment is acknowledged, and a delayed ACK takes
+ * 40 ms on Linux, up to 200 ms elsewhere): waiting that long keeps its keep-alive connection for
+ * the next request instead of a new TLS handshake. One that keeps the response open holds the
+ * client's end at most this long (the end waits for metering's settlement, which waits for the
+ * body), where it held it until its idle timeout (60 s by default). A constant, not a setting:
+ * nothing a provider is known to do needs more, and a lingering upstream loses nothing by it.
+ */
+const END_GRACE_MS = 250;
+
+/** Whether bodyAfterEnd dropped the body (its read then settles with that abort). */
+export interface EndGrace {
+  readonly dropped: boolean;
+}
+
+/**
+ * Called once the answer's end marker was read: a body that ends within END_GRACE_MS ends as
+ * usual; one still open then is destroyed (its connection closed, never reused), so readBody
+ * settles, with an abort error, and the caller, whose answer is complete, can finish.
+ */
+export function bodyAfterEnd(body: Readable, graceMs = END_GRACE_MS): EndGrace {
+  const grace = { dropped: false };
+  if (body.readableEnded || body.destroyed) return grace;
+  const timer = setTimeout(() => {
+    if (body.readableEnded || body.destroyed) return;
+    grace.dropped = true;
+    body.destroy();
+  }, graceMs);
+  // Only 'close' (a body closes after its end, and the stream paths destroy theirs when done): one
+  // listener, no `once` wrappers, 0.4 µs a stream where 'end' and 'close' with `once` cost 1 µs.
+  body.on('close', () => clearTimeout(timer));
+  return grace;
+}

@@ -1,4 +1,4 @@
-import { InternalError, InvalidRequestError } from '../shared/errors.js';
+import { InvalidRequestError } from '../shared/errors.js';
 import type { ChatCompletion, ChatCompletionRequest } from '../shared/openai-types.js';
 import type { ProviderAdapter, TranslationContext } from '../providers/provider-adapter.js';
 import type { ProviderRegistry } from '../providers/provider-registry.js';
@@ -6,10 +6,10 @@ import type { Clock } from '../shared/clock.js';
 import type { IdGenerator } from '../shared/ids.js';
 import type { RouteCandidate } from './model-directory.js';
 import type { UpstreamClient, UpstreamResponse } from '../providers/upstream-client.js';
+import { openStreamedAnswer, receiveWholeAnswer } from './receive-answer.js';
 import type { CompletionOutcome } from './completion-outcome.js';
 import type { RoutingRuntime } from './routing-runtime.js';
 import type { RequestDeadline } from './request-deadline.js';
-import { parseRetryAfterMs } from './retry-policy.js';
 import type { UpstreamErrorLog } from '../providers/provider-secrets.js';
 import { beforeSending, recordAttempt, runWithFallback, type AttemptResult } from './run-with-fallback.js';
 
@@ -23,12 +23,6 @@ export interface OpenedAttempt {
   warnings: string[];
   /** A whole (non-stream) answer, already read and parsed inside the attempt. */
   completion?: ChatCompletion;
-}
-
-/** The body of an opened stream, still to be read; a whole answer was read inside its attempt and has none. */
-export function streamBody(opened: OpenedAttempt): UpstreamResponse['body'] {
-  if (!opened.response) throw new InternalError('A whole answer was read as a stream.');
-  return opened.response.body;
 }
 
 export interface OpenWithFallbackInput {
@@ -99,25 +93,23 @@ export async function attemptChat(
     const built = beforeSending(() => adapter.buildRequest(body, context));
     // A synchronous build (most adapters) is not awaited: one promise job fewer before the call.
     const upstreamRequest = built instanceof Promise ? await built : built;
+    const call = {
+      upstream: input.upstream,
+      provider: candidate.provider,
+      signal: controller.signal,
+      clock,
+      attempt,
+      setRetryAfter,
+      adapter,
+      context,
+    };
     if (!context.stream) {
       // Read whole (a dispatch handler, no body stream): nothing has reached the client yet, so a
       // body that breaks off or does not parse can still fall back.
-      const whole = await input.upstream.sendWhole(candidate.provider, upstreamRequest, controller.signal);
-      attempt.status = whole.statusCode;
-      if (whole.statusCode < 200 || whole.statusCode >= 300) {
-        setRetryAfter(parseRetryAfterMs(whole.headers, clock.now()));
-        throw adapter.mapError(whole.statusCode, whole.bytes, whole.headers, context);
-      }
-      const completion = adapter.parseResponse(whole.bytes, context);
+      const completion = adapter.parseResponse(await receiveWholeAnswer(call, upstreamRequest), context);
       return { candidate, adapter, context, warnings: upstreamRequest.warnings, completion };
     }
-    const response = await input.upstream.send(candidate.provider, upstreamRequest, controller.signal);
-    attempt.status = response.statusCode;
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      setRetryAfter(parseRetryAfterMs(response.headers, clock.now()));
-      const errorBody = new Uint8Array(await response.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
-      throw adapter.mapError(response.statusCode, errorBody, response.headers, context);
-    }
+    const response = await openStreamedAnswer(call, upstreamRequest);
     return { candidate, adapter, context, response, warnings: upstreamRequest.warnings };
   });
 }

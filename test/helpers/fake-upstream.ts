@@ -11,6 +11,8 @@ export interface RecordedRequest {
   body: string;
   /** The body parsed as JSON ({} when empty; the text itself when it is not JSON). */
   json: any;
+  /** The client's port: requests on one kept-alive connection share it. */
+  remotePort: number | undefined;
 }
 
 export interface UpstreamAnswer {
@@ -61,6 +63,7 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
         url: request.url ?? '',
         headers: request.headers,
         body,
+        remotePort: request.socket.remotePort,
         get json() {
           return parsedOrText(body);
         },

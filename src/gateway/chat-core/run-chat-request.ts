@@ -1,16 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { GatewayError, UpstreamError } from '../../shared/errors.js';
-import type { ChatCompletion, ChatCompletionChunk, ChatCompletionRequest, Usage } from '../../shared/openai-types.js';
+import type { GatewayError } from '../../shared/errors.js';
+import type { ChatCompletion, ChatCompletionRequest, Usage } from '../../shared/openai-types.js';
 import type { ChatHandlerDeps } from '../chat-completions-handler.js';
-import { streamBody, type OpenedAttempt } from '../../routing/open-with-fallback.js';
-import { toUpstreamError } from '../../providers/upstream-client.js';
-import { guardUpstreamError } from '../../providers/provider-secrets.js';
-import type { CompletionOutcome } from '../../routing/completion-outcome.js';
-import { conformChunk } from '../conform-chat-answer.js';
 import { runRequest, type EngineCall, type OpenedAnswer } from '../engine/request-engine.js';
 import { openChat, readChatCompletion } from '../engine/open-chat.js';
 import { nativeSupport, openNativeOrChat, type NativeCall, type OpenedEither } from '../engine/open-native.js';
 import { renderNative } from '../engine/render-native.js';
+import { readChatChunks, type ChatChunks } from './read-chat-chunks.js';
 
 /** How an endpoint that speaks another API (Responses, Anthropic Messages) answers a translated chat request. */
 export interface ChatAnswerRenderer {
@@ -18,11 +14,11 @@ export interface ChatAnswerRenderer {
   whole(completion: ChatCompletion, headers: Record<string, string>): Promise<void> | void;
   /**
    * A stream: consume the chunks and write the endpoint's own events. Headers are not sent yet.
-   * A failure thrown by the chunk iterator must be rendered as the endpoint's stream error event
-   * and recorded with `fail`; it is not rethrown.
+   * A failure the chunks reject with must be rendered as the endpoint's stream error event and
+   * recorded with `fail`; it is not rethrown.
    */
   stream(
-    chunks: AsyncGenerator<ChatCompletionChunk>,
+    chunks: ChatChunks,
     headers: Record<string, string>,
     fail: (error: GatewayError) => void,
     /** The usage the upstream reported so far (final once the chunks are exhausted). */
@@ -78,61 +74,4 @@ export async function runChatRequest(
       await renderer.whole(completion, headers);
     },
   });
-}
-
-/**
- * The upstream stream as conformed OpenAI chunks; usage goes to the outcome (not yielded).
- * Throws a GatewayError when the upstream fails or stops before saying the answer is complete.
- */
-async function* readChatChunks(
-  opened: OpenedAttempt,
-  outcome: CompletionOutcome,
-  clock: ChatHandlerDeps['clock'],
-  signal: AbortSignal,
-): AsyncGenerator<ChatCompletionChunk> {
-  const body = streamBody(opened);
-  const decoder = opened.adapter.createStreamDecoder(opened.context);
-  let done = false;
-  let finishSeen = false;
-  const take = function* (events: ReturnType<typeof decoder.push>) {
-    for (const event of events) {
-      if (event.type === 'chunk') {
-        if (outcome.timeToFirstTokenMs === null) outcome.timeToFirstTokenMs = clock.now() - outcome.startedAt;
-        for (const choice of event.chunk.choices) {
-          if (choice.finish_reason) finishSeen = true;
-          const delta = choice.delta;
-          if (typeof delta.content === 'string') outcome.outputCharacters += delta.content.length;
-          if (typeof delta.reasoning === 'string') outcome.outputCharacters += delta.reasoning.length;
-          for (const call of delta.tool_calls ?? []) outcome.outputCharacters += call.function?.arguments?.length ?? 0;
-        }
-        yield conformChunk(event.chunk);
-      } else if (event.type === 'usage') {
-        outcome.usage = event.usage;
-      } else {
-        done = true;
-      }
-    }
-  };
-  try {
-    for await (const bytes of body) {
-      // After the end the answer is complete; read on to the body's end rather than destroying it mid-read.
-      if (done) continue;
-      yield* take(decoder.push(bytes as Uint8Array));
-    }
-    if (!done) yield* take(decoder.end());
-    if (!done && !finishSeen) {
-      throw new UpstreamError(
-        502,
-        'upstream_stream_interrupted',
-        `${opened.candidate.provider.name} closed the stream before the answer was complete.`,
-      );
-    }
-  } catch (error) {
-    throw guardUpstreamError(
-      error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, signal),
-      opened.candidate.provider,
-    );
-  } finally {
-    if (!body.destroyed) body.destroy();
-  }
 }

@@ -5,7 +5,8 @@ import { conformCompletion } from '../conform-chat-answer.js';
 import type { ProviderRegistry } from '../../providers/provider-registry.js';
 import type { UpstreamClient } from '../../providers/upstream-client.js';
 import type { IdGenerator } from '../../shared/ids.js';
-import { openWithFallback, streamBody, type OpenedAttempt } from '../../routing/open-with-fallback.js';
+import { openWithFallback, type OpenedAttempt } from '../../routing/open-with-fallback.js';
+import { streamBody } from '../../routing/receive-answer.js';
 import type { EngineDeps, EngineRun, OpenedAnswer } from './request-engine.js';
 
 /** What the chat path needs besides the engine's own dependencies. */

@@ -4,7 +4,7 @@ import type { ProviderRegistry } from '../../providers/provider-registry.js';
 import type { UpstreamResponse } from '../../providers/upstream-client.js';
 import type { RouteCandidate } from '../../routing/model-directory.js';
 import { attemptChat, refuseChat } from '../../routing/open-with-fallback.js';
-import { parseRetryAfterMs } from '../../routing/retry-policy.js';
+import { openStreamedAnswer, receiveWholeAnswer } from '../../routing/receive-answer.js';
 import { beforeSending, recordAttempt, runWithFallback } from '../../routing/run-with-fallback.js';
 import type { ChatEngineDeps, OpenedChat } from './open-chat.js';
 import type { EngineRun, OpenedAnswer } from './request-engine.js';
@@ -94,36 +94,35 @@ export function openNativeOrChat(deps: ChatEngineDeps, run: EngineRun, call: Nat
         };
         const nativeRequest = { body, stream: call.stream, clientHeaders: call.clientHeaders, action: call.action };
         const upstreamRequest = await beforeSending(() => support.buildRequest(nativeRequest, context));
+        const answerCall = {
+          upstream: deps.upstream,
+          provider: candidate.provider,
+          signal: run.controller.signal,
+          clock: deps.clock,
+          attempt,
+          setRetryAfter,
+          adapter,
+          context,
+        };
         if (!call.stream) {
           // Read whole (a dispatch handler, no body stream). Nothing reached the client yet: a body
           // that breaks off or does not parse still falls back.
-          const whole = await deps.upstream.sendWhole(candidate.provider, upstreamRequest, run.controller.signal);
-          attempt.status = whole.statusCode;
-          if (whole.statusCode < 200 || whole.statusCode >= 300) {
-            setRetryAfter(parseRetryAfterMs(whole.headers, deps.clock.now()));
-            throw adapter.mapError(whole.statusCode, whole.bytes, whole.headers, context);
-          }
+          const bytes = await receiveWholeAnswer(answerCall, upstreamRequest);
           const reader = support.createUsageReader(nativeRequest);
-          reader.whole(whole.bytes);
+          reader.whole(bytes);
           const opened: OpenedNative = {
             kind: 'native',
             api: call.api,
             candidate,
             reader,
-            bytes: whole.bytes,
+            bytes,
             transcoder: null,
             readingFrom: candidate.provider,
             native: true,
           };
           return opened;
         }
-        const response = await deps.upstream.send(candidate.provider, upstreamRequest, run.controller.signal);
-        attempt.status = response.statusCode;
-        if (response.statusCode < 200 || response.statusCode >= 300) {
-          setRetryAfter(parseRetryAfterMs(response.headers, deps.clock.now()));
-          const errorBody = new Uint8Array(await response.body.arrayBuffer().catch(() => new ArrayBuffer(0)));
-          throw adapter.mapError(response.statusCode, errorBody, response.headers, context);
-        }
+        const response = await openStreamedAnswer(answerCall, upstreamRequest);
         const opened: OpenedNative = {
           kind: 'native',
           api: call.api,

@@ -1,9 +1,10 @@
 import { SseDecoder } from '../../providers/framing/sse-decoder.js';
 import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
-import { readBody } from '../../providers/read-body.js';
+import { bodyAfterEnd, readBody } from '../../providers/read-body.js';
 import type { Clock } from '../../shared/clock.js';
-import { GatewayError, InternalError, UpstreamError } from '../../shared/errors.js';
+import { GatewayError, UpstreamError } from '../../shared/errors.js';
+import { streamBody } from '../../routing/receive-answer.js';
 import { clientStalled, openSseStream, waitForDrain } from '../sse.js';
 import type { OpenedNative } from './open-native.js';
 import type { EngineRun } from './request-engine.js';
@@ -45,23 +46,34 @@ export async function renderNative(
     reply.headers(headers).header('content-type', 'application/json').send(answer);
     return;
   }
-  if (!opened.response) throw new InternalError('A whole native answer was read as a stream.');
+  const body = streamBody(opened);
   const raw = openSseStream(reply, run.request.id, headers);
   const sse = new SseDecoder();
-  const body = opened.response.body;
   // Asked for the cost: events are written again so the final usage event can carry it. Else the
   // bytes go out as received, less any event the reader hides (HiddenEventFilter); none is parsed.
   let cost = null as NativeStreamCost | null;
   const filter = !run.costIncluded && reader.hides ? new HiddenEventFilter(reader.hides) : null;
   const price = () => run.answerUsage((outcome.usage = reader.usage));
-  // The upstream's own end marker (chat's [DONE]) was passed on: the client's answer is over.
+  // The upstream's own end marker (chat's [DONE]) was read: the client's answer ends, with every
+  // read that came with it (the same socket read, or reads buffered while a write waited for the
+  // client's drain), at the upstream's end or at the end of that turn of the event loop, whichever
+  // comes first; an upstream that keeps the connection open after it does not hold the client.
+  let finishing = false;
+  // The client's answer was ended: later reads are read to the body's end and not written.
   let ended = false;
-  // The upstream's end marker read: the client's answer ends (after the drain a write waited for, if any).
+  const endAfterDone = () => {
+    if (ended) return;
+    ended = true;
+    // What the filter or the cost writer held (the start of an event after [DONE]) goes out.
+    raw.end(filter ? filter.end([]) : (cost?.end(true) ?? ''));
+  };
   const endIfFinished = () => {
-    if (reader.finished) {
-      ended = true;
-      // A read may hold [DONE] with the start of something after it: what was held goes out.
-      raw.end(filter ? filter.end([]) : (cost?.end(true) ?? ''));
+    if (reader.finished && !finishing) {
+      finishing = true;
+      setImmediate(endAfterDone);
+      // Read on to the body's end, or drop it after a grace: metering settles (and the client's
+      // end, which waits for the settlement, goes out) only once this render returns.
+      bodyAfterEnd(body);
     }
   };
   const drained = (result: 'drained' | 'closed' | 'stalled') => {
@@ -85,10 +97,15 @@ export async function renderNative(
         if (cost) text += cost.push(event);
       }
       const out = cost ? text : filter ? filter.push(bytes, events, sse.hasPartialEvent) : bytes;
+      // After the end marker no drain is waited for: the answer's end follows within this turn.
+      if (finishing) {
+        if (out.length > 0) raw.write(out);
+        return;
+      }
       if (out.length > 0 && !raw.write(out)) return waitForDrain(raw, options.writeStallMs).then(drained);
       endIfFinished();
     });
-    if (ended) return;
+    if (finishing) return endAfterDone();
     let tail = '';
     opened.transcoder?.end();
     const last = sse.end();
@@ -116,7 +133,7 @@ export async function renderNative(
     raw.end(tail + (cost?.end(reader.errorCode === null) ?? ''));
   } catch (error) {
     // The answer was complete; what the upstream did after its end is no failure of this request.
-    if (ended) return;
+    if (finishing) return endAfterDone();
     const gatewayError = guardUpstreamError(
       error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, run.controller.signal),
       opened.candidate.provider,

@@ -56,16 +56,16 @@ export async function handleGenerateContent(
       async stream(chunks, headers, fail, usage) {
         const translator = new GeminiStreamTranslator(headers['x-gateway-model'] ?? model, responseId);
         const raw = openSseStream(reply, request.id, headers);
-        const write = async (payloads: unknown[]) => {
+        // A promise only when the client must drain first (the chunk reader then holds the next chunk).
+        const write = (payloads: unknown[]): void | Promise<void> => {
           if (payloads.length === 0 || raw.destroyed) return;
-          if (
-            !raw.write(payloads.map(geminiEvent).join('')) &&
-            (await waitForDrain(raw, deps.writeStallMs)) === 'stalled'
-          )
-            throw clientStalled(deps.writeStallMs);
+          if (raw.write(payloads.map(geminiEvent).join(''))) return;
+          return waitForDrain(raw, deps.writeStallMs).then((result) => {
+            if (result === 'stalled') throw clientStalled(deps.writeStallMs);
+          });
         };
         try {
-          for await (const chunk of chunks) await write(translator.push(chunk));
+          await chunks((chunk) => write(translator.push(chunk)));
           await write(translator.finish(usage()));
           raw.end();
         } catch (error) {

@@ -60,7 +60,7 @@ export function createMessagesHandler(deps: ChatHandlerDeps) {
           writer.open(request.id, headers);
           await writer.write(translator.start());
           try {
-            for await (const chunk of chunks) await writer.write(translator.push(chunk));
+            await chunks((chunk) => writer.write(translator.push(chunk)));
             await writer.write(translator.finish(usage()));
             writer.end();
           } catch (error) {

@@ -126,7 +126,7 @@ export function createResponsesHandler(deps: ResponsesHandlerDeps) {
           writer.open(request.id, warn(headers));
           await writer.write(translator.start());
           try {
-            for await (const chunk of chunks) await writer.write(translator.push(chunk));
+            await chunks((chunk) => writer.write(translator.push(chunk)));
             const { events, response } = translator.finish(usage());
             await keep(response);
             await writer.write(events);
