@@ -33,7 +33,7 @@ interface ColumnRow {
  * suite saw it; src/store/migrate-beside-dropped-schemas.test.ts). The migrator uses it to find its
  * own tables. Rows are narrowed by the namespace's OID first, so no other schema's name is looked up.
  */
-export class CurrentSchemaIntrospector implements DatabaseIntrospector {
+class CurrentSchemaIntrospector implements DatabaseIntrospector {
   constructor(private readonly db: Kysely<unknown>) {}
 
   async getSchemas(): Promise<SchemaMetadata[]> {
