@@ -227,7 +227,8 @@ export const ERROR_CODES = {
   accounts_unavailable: {
     status: 503,
     type: 'service_unavailable',
-    meaning: "accounts' code (better-auth, loaded on first use) could not be loaded; the log has the cause, the next request tries again",
+    meaning:
+      "accounts' code (better-auth, loaded on first use) could not be loaded; the log has the cause, the next request tries again",
   },
   not_ready: {
     status: 503,

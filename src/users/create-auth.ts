@@ -27,7 +27,6 @@ export interface AuthOptions {
   onMailError?: (error: unknown) => void;
 }
 
-
 /** Accounts are better-auth's: users, password hashes, sessions and bearer tokens, on our store. */
 export function createAuth(store: Store, secret: string, options: AuthOptions) {
   // Every call in a counted scope, so better-auth's async context tracking is off while none runs.

@@ -79,7 +79,9 @@ describe('resolveAuthPackages and the tables stamp', () => {
 
   it('names the installed versions and the options, so an upgrade or an edited option migrates again', () => {
     const stamp = authTablesStamp();
-    expect(stamp).toMatch(/^better-auth@\d+\.\d+\.\d+\S* @better-auth\/kysely-adapter@\d+\.\d+\.\d+\S* options:[0-9a-f]{16}$/);
+    expect(stamp).toMatch(
+      /^better-auth@\d+\.\d+\.\d+\S* @better-auth\/kysely-adapter@\d+\.\d+\.\d+\S* options:[0-9a-f]{16}$/,
+    );
     expect(authTablesStamp()).toBe(stamp);
   });
 });

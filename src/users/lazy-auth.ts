@@ -33,7 +33,9 @@ export class AccountsUnavailableError extends GatewayError {
  * better-auth is missing still fails at start, with the package named, as it did when it was
  * imported at start. Returns the entry files.
  */
-export function resolveAuthPackages(resolve: (specifier: string) => string = createRequire(import.meta.url).resolve): string[] {
+export function resolveAuthPackages(
+  resolve: (specifier: string) => string = createRequire(import.meta.url).resolve,
+): string[] {
   return AUTH_PACKAGES.map((specifier) => {
     try {
       return resolve(specifier);

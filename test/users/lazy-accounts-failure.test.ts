@@ -86,7 +86,10 @@ describe('openRuntime: accounts on first use only where the store says their tab
   it('migrates on a fresh store, is lazy on the next serving start, and migrates again when the stamp differs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'gateway-auth-stamp-'));
     try {
-      const { config } = loadConfig({ text: testConfigText(upstream.url), env: { DATABASE_URL: `sqlite:${join(dir, 'g.db')}` } });
+      const { config } = loadConfig({
+        text: testConfigText(upstream.url),
+        env: { DATABASE_URL: `sqlite:${join(dir, 'g.db')}` },
+      });
       const logger = createLogger('silent');
       const open = async () => {
         const runtime = await openRuntime(config, {}, { logger });

@@ -1,3 +1,4 @@
+import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +18,9 @@ const accountsLoaded = () => ({
   betterAuth: Symbol.for('better-auth:global') in globalThis,
   zod: '__zod_globalRegistry' in globalThis,
 });
+/** ioredis is CommonJS: what was required of it is in the require cache. */
+const loadedIoredis = () =>
+  Object.keys(createRequire(import.meta.url).cache).filter((file) => /[\\/]node_modules[\\/]ioredis[\\/]/.test(file));
 
 let upstream: MockUpstream;
 let dir: string;
@@ -51,7 +55,11 @@ beforeAll(async () => {
     dir,
   );
   expect(user.status, user.stderr).toBe(0);
-  const key = await runGatewayCli(['keys', 'create', '--email', 'lazy@example.com', '--name', 'lazy', ...where], {}, dir);
+  const key = await runGatewayCli(
+    ['keys', 'create', '--email', 'lazy@example.com', '--name', 'lazy', ...where],
+    {},
+    dir,
+  );
   expect(key.status, key.stderr).toBe(0);
   apiKey = key.stdout.match(/\b(sk-\S+)/)![1]!;
 
@@ -77,7 +85,7 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-describe('accounts loaded on first use (issue 31)', () => {
+describe('accounts and ioredis loaded on first use (issue 31)', () => {
   it('serves /v1 on SQLite without loading better-auth or zod, then serves sign-up, sign-in and the session on first use', async () => {
     expect(accountsLoaded()).toEqual({ betterAuth: false, zod: false });
     const completion = await fetch(`${gateway.url}/v1/chat/completions`, {
@@ -88,6 +96,8 @@ describe('accounts loaded on first use (issue 31)', () => {
     expect(completion.status, await completion.clone().text()).toBe(200);
     expect((await completion.json()).choices[0].message.content).toBeTypeOf('string');
     expect(accountsLoaded()).toEqual({ betterAuth: false, zod: false });
+    // No REDIS_URL: no Redis client, so ioredis is not loaded either.
+    expect(loadedIoredis()).toEqual([]);
 
     // The routes were registered at start; their first request loads accounts.
     const post = (path: string, body: unknown, headers: Record<string, string> = {}) =>
