@@ -4,7 +4,10 @@ import type { GatewayConfig } from './config/gateway-config.js';
 import { setHeapGrowthPercent } from './shared/heap-growth.js';
 import { openStore, type Store } from './store/database.js';
 import { migrateToLatest } from './store/migrate.js';
-import { createAuth, migrateAuthTables, resolveAuthSecret, type Auth } from './users/create-auth.js';
+import type { Auth, AuthOptions } from './users/create-auth.js';
+import { resolveAuthSecret } from './users/auth-secret.js';
+import { authTablesStamp, lazyAuth } from './users/lazy-auth.js';
+import { putSetting, readSetting } from './store/settings-repository.js';
 import { systemClock } from './shared/clock.js';
 import { openRedisClient, type RedisClient } from './store/redis-client.js';
 import { stripeSettingsFromEnvironment } from './billing/stripe-payment-provider.js';
@@ -46,14 +49,14 @@ export async function openRuntime(
     const secret = await resolveAuthSecret(store, env, systemClock.now());
     const logger = options.logger;
     const mailer = mailSettings && logger ? createMailer(mailSettings, logger) : null;
-    const auth = createAuth(store, secret, {
+    const authOptions: AuthOptions = {
       baseUrl: config.server.publicUrl,
       trustedOrigins: [config.server.publicUrl, ...config.server.corsOrigins],
       mailer: mailer ?? undefined,
       passwordResetTtlSeconds: mailSettings?.passwordResetTtlSeconds,
       onMailError: (error) => logger?.error({ err: error }, 'could not send a mail (password reset or email change)'),
-    });
-    const authApplied = await migrateAuthTables(auth, store);
+    };
+    const { auth, applied: authApplied } = await openAuth(store, secret, authOptions, logger);
     return {
       config,
       environment: { production: env.NODE_ENV === 'production' },
@@ -67,6 +70,36 @@ export async function openRuntime(
     await store.destroy().catch(() => undefined);
     throw error;
   }
+}
+
+/** Where the stamp of better-auth's migrated tables is kept (settings table). */
+const AUTH_TABLES_STAMP = 'auth_tables_stamp';
+
+/**
+ * Accounts for this runtime. A serving runtime (one with a logger) whose store says better-auth's
+ * tables were migrated by these very packages and options gets accounts loaded on first use
+ * (lazy-auth.ts: better-auth and zod are ~11 MB of heap a `/v1`-only gateway never uses); the
+ * packages are still found at start, so a missing one fails here. Otherwise (a fresh store, an
+ * upgrade, the CLI) better-auth is loaded now and its tables migrated, as before.
+ */
+async function openAuth(
+  store: Store,
+  secret: string,
+  options: AuthOptions,
+  logger: Logger | undefined,
+): Promise<{ auth: Auth; applied: string[] }> {
+  const stamp = authTablesStamp();
+  const load = async () => (await import('./users/create-auth.js')).createAuth(store, secret, options);
+  if (logger && (await readSetting(store.db, AUTH_TABLES_STAMP)) === stamp)
+    return {
+      auth: lazyAuth(load, (error) => logger.error({ err: error }, 'could not load accounts (better-auth)')),
+      applied: [],
+    };
+  const { migrateAuthTables } = await import('./users/create-auth.js');
+  const auth = await load();
+  const applied = await migrateAuthTables(auth, store);
+  await putSetting(store.db, AUTH_TABLES_STAMP, stamp, systemClock.now());
+  return { auth, applied };
 }
 
 export interface StartedGateway extends GatewayApp {

@@ -151,7 +151,17 @@ export async function startOurGateway(options: OurGatewayOptions): Promise<Bench
     ...(options.nodeFlags ?? GATEWAY_NODE_FLAGS),
     ...(options.cpuProfileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] : []),
   ];
-  const forked = await forkReady<{ url: string; apiKey: string }>('gateway-child', env, execArgv, options.onOutput);
+  // The measured gateway is a restarted one, as in production: a first process migrates the fresh
+  // store and makes the benchmark's account and key (loading accounts, better-auth), and stops; the
+  // one measured starts on that store and makes none (accounts load on first use: lazy-auth.ts).
+  const preparing = await forkReady<{ apiKey: string }>('gateway-child', env, execArgv);
+  await preparing.stop();
+  const forked = await forkReady<{ url: string; apiKey: string }>(
+    'gateway-child',
+    { ...env, BENCH_API_KEY: preparing.ready.apiKey },
+    execArgv,
+    options.onOutput,
+  );
   return {
     id: options.id,
     label: options.label,

@@ -40,7 +40,8 @@ const { config } = loadConfig({
 });
 const logger = createLogger(config.server.logLevel);
 const gateway = await startGateway(config, logger, { ...meteringOverrides(metering), ...redisPrefix });
-const apiKey = process.env.CHILD_CONFIG === undefined ? await benchApiKey() : undefined;
+// BENCH_API_KEY: the key an earlier process made on this store (bench-processes.ts: a restarted gateway).
+const apiKey = process.env.BENCH_API_KEY || (process.env.CHILD_CONFIG === undefined ? await benchApiKey() : undefined);
 
 function benchConfigText(): string {
   const upstreamUrl = process.env.BENCH_UPSTREAM_URL;

@@ -1,4 +1,4 @@
-import { Cluster, Redis } from 'ioredis';
+import { ioredis } from '../store/ioredis-module.js';
 import { isClusterUrl, parseClusterUrl } from '../store/redis-client.js';
 import { request } from 'undici';
 import { ConfigError } from '../config/load-config.js';
@@ -115,7 +115,7 @@ export async function runDoctor(
     const store = openStore(config.databaseUrl);
     const options = { lazyConnect: true, enableOfflineQueue: false } as const;
     const clusterProbe = (cluster: ReturnType<typeof parseClusterUrl>, timeout: number) =>
-      new Cluster(cluster.nodes, {
+      new (ioredis().Cluster)(cluster.nodes, {
         ...options,
         clusterRetryStrategy: () => null,
         redisOptions: {
@@ -130,7 +130,7 @@ export async function runDoctor(
       ? null
       : isClusterUrl(config.redisUrl)
         ? clusterProbe(parseClusterUrl(config.redisUrl), timeoutMs)
-        : new Redis(config.redisUrl, {
+        : new (ioredis().Redis)(config.redisUrl, {
             ...options,
             maxRetriesPerRequest: 0,
             connectTimeout: timeoutMs,

@@ -6,7 +6,8 @@ import { isDatabaseUnavailable } from '../store/database-errors.js';
 import { DatabaseUnavailableError } from './error-handler.js';
 import { passThroughCode, type ErrorCode, type PassThroughCode } from '../shared/error-codes.js';
 import { assertExposedAuthRoute } from './exposed-auth-routes.js';
-import { CLIENT_IP_HEADER } from '../users/create-auth.js';
+import { CLIENT_IP_HEADER } from '../users/client-ip-header.js';
+import { AccountsUnavailableError } from '../users/lazy-auth.js';
 import { guardAuthRequest, type AuthRouteGuardDeps } from './auth-route-guard.js';
 import { snakeCaseKeys, toAuthRequestFields } from './snake-case-keys.js';
 
@@ -40,7 +41,9 @@ export function toFetchHeaders(request: FastifyRequest): Headers {
 export function requireUser(auth: Auth): preHandlerAsyncHookHandler {
   return async function authenticateUser(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
     const session = await auth.api.getSession({ headers: toFetchHeaders(request) }).catch((error: unknown) => {
-      // A database that cannot be reached is not a signed-out user: 503, so the client retries.
+      // Accounts that could not be loaded, or a database that cannot be reached, are not a
+      // signed-out user: 503, so the client retries.
+      if (error instanceof AccountsUnavailableError) throw error;
       if (isDatabaseUnavailable(error) || isDatabaseUnavailable((error as { cause?: unknown })?.cause))
         throw new DatabaseUnavailableError(error);
       return null;

@@ -1,4 +1,4 @@
-import { Cluster } from 'ioredis';
+import { ioredis } from '../store/ioredis-module.js';
 import type { RedisClient } from '../store/redis-client.js';
 import { writeBatchedNow } from '../store/open-redis.js';
 import type { ArgSpec, RedisScript, ScriptCall } from './redis-script.js';
@@ -132,7 +132,7 @@ export class ScriptBatcher {
     private readonly batch: BatchScript,
   ) {
     // A cluster runs a script only on keys of one slot; a single server takes any keys.
-    this.perShard = client instanceof Cluster;
+    this.perShard = client instanceof ioredis().Cluster;
   }
 
   run<Keys extends string, Args extends ArgSpec, Item extends ArgSpec, Reply>(

@@ -224,6 +224,12 @@ export const ERROR_CODES = {
     type: 'service_unavailable',
     meaning: 'password reset asked of a gateway that has no mailer (a test or embedded setup)',
   },
+  accounts_unavailable: {
+    status: 503,
+    type: 'service_unavailable',
+    meaning:
+      "accounts' code (better-auth, loaded on first use) could not be loaded; the log has the cause, the next request tries again",
+  },
   not_ready: {
     status: 503,
     type: 'service_unavailable',

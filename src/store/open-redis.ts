@@ -1,4 +1,5 @@
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
+import { ioredis } from './ioredis-module.js';
 import { DEFAULT_REDIS_SETTINGS, type RedisSettings } from '../config/gateway-config.js';
 
 const COMMAND_TIMED_OUT = 'Command timed out';
@@ -52,102 +53,114 @@ interface TimedCommand {
  * - commands that were in flight are never sent again on the new connection (a credit hold whose
  *   reply was lost must not be taken twice).
  * `duplicate()` keeps all of this for the connections features derive from it.
+ *
+ * Defined over the Redis class it is given (a factory: ioredis is required when a Redis is opened).
  */
-class GatewayRedis extends Redis {
-  private timeoutsInARow = 0;
-  /** The socket corked for this turn (batchWrites), uncorked at its end. */
-  private corked: Redis['stream'] | null = null;
-  /** The socket whose replies are watched (batchWrites): a new one after a reconnect. */
-  private watched: Redis['stream'] | null = null;
-  /** Replies were read in this turn of the event loop (batchWrites). */
-  private readThisTurn = false;
+function defineGatewayRedis(Base: typeof Redis) {
+  return class GatewayRedis extends Base {
+    private timeoutsInARow = 0;
+    /** The socket corked for this turn (batchWrites), uncorked at its end. */
+    private corked: Redis['stream'] | null = null;
+    /** The socket whose replies are watched (batchWrites): a new one after a reconnect. */
+    private watched: Redis['stream'] | null = null;
+    /** Replies were read in this turn of the event loop (batchWrites). */
+    private readThisTurn = false;
 
-  override sendCommand(...args: Parameters<Redis['sendCommand']>): unknown {
-    const command = args[0] as unknown as TimedCommand;
-    const timeoutMs = this.options.commandTimeout;
-    if (typeof timeoutMs === 'number' && !command._commandTimeoutTimer) this.armTimeout(command, timeoutMs);
-    // Only a command written to the socket itself (not a pipeline's, which writes once anyway),
-    // and only on a busy connection.
-    if ((this.options as GatewayRedisOptions).batchWrites && this.status === 'ready' && args[1] === undefined) {
-      if (this.busy()) this.corkForTurn();
+    override sendCommand(...args: Parameters<Redis['sendCommand']>): unknown {
+      const command = args[0] as unknown as TimedCommand;
+      const timeoutMs = this.options.commandTimeout;
+      if (typeof timeoutMs === 'number' && !command._commandTimeoutTimer) this.armTimeout(command, timeoutMs);
+      // Only a command written to the socket itself (not a pipeline's, which writes once anyway),
+      // and only on a busy connection.
+      if ((this.options as GatewayRedisOptions).batchWrites && this.status === 'ready' && args[1] === undefined) {
+        if (this.busy()) this.corkForTurn();
+      }
+      const result = super.sendCommand(...args);
+      command.promise.then(
+        () => (this.timeoutsInARow = 0),
+        () => undefined,
+      );
+      return result;
     }
-    const result = super.sendCommand(...args);
-    command.promise.then(
-      () => (this.timeoutsInARow = 0),
-      () => undefined,
-    );
-    return result;
-  }
 
-  /** Commands in flight, a corked write this turn, or replies read this turn. */
-  private busy(): boolean {
-    const stream = this.stream;
-    if (this.watched !== stream) {
-      this.watched = stream;
-      // Added after ioredis's own listener: replies are parsed (and their callers' continuations
-      // queued) before this runs, and those continuations run after it.
-      stream.on('data', () => this.repliesRead());
+    /** Commands in flight, a corked write this turn, or replies read this turn. */
+    private busy(): boolean {
+      const stream = this.stream;
+      if (this.watched !== stream) {
+        this.watched = stream;
+        // Added after ioredis's own listener: replies are parsed (and their callers' continuations
+        // queued) before this runs, and those continuations run after it.
+        stream.on('data', () => this.repliesRead());
+      }
+      return this.corked === stream || this.readThisTurn || this.commandQueue.length > 0;
     }
-    return this.corked === stream || this.readThisTurn || this.commandQueue.length > 0;
-  }
 
-  private repliesRead(): void {
-    if (this.readThisTurn) return;
-    this.readThisTurn = true;
-    setImmediate(() => (this.readThisTurn = false));
-  }
+    private repliesRead(): void {
+      if (this.readThisTurn) return;
+      this.readThisTurn = true;
+      setImmediate(() => (this.readThisTurn = false));
+    }
 
-  /** Writes what was corked for this turn now (its sender is already at the turn's end). */
-  writeNow(): void {
-    const stream = this.corked;
-    if (!stream) return;
-    this.corked = null;
-    stream.uncork();
-  }
-
-  private corkForTurn(): void {
-    const stream = this.stream;
-    if (this.corked === stream || stream.writableCorked > 0) return;
-    stream.cork();
-    this.corked = stream;
-    setImmediate(() => {
-      if (this.corked === stream) this.corked = null;
+    /** Writes what was corked for this turn now (its sender is already at the turn's end). */
+    writeNow(): void {
+      const stream = this.corked;
+      if (!stream) return;
+      this.corked = null;
       stream.uncork();
-    });
-  }
+    }
 
-  /** ioredis's own command timer, except that time the event loop was blocked does not count. */
-  private armTimeout(command: TimedCommand, timeoutMs: number): void {
-    let extensions = 0;
-    const arm = () => {
-      const due = performance.now() + timeoutMs;
-      command._commandTimeoutTimer = setTimeout(() => {
-        const late = performance.now() - due;
-        // Replies that arrived while the loop was blocked are read in the poll phase, after timers.
-        setImmediate(() => {
-          if (command.isResolved) return;
-          if (late > LAG_TOLERANCE_MS && extensions < MAX_LAG_EXTENSIONS) {
-            extensions++;
-            arm();
-            return;
-          }
-          command.reject(new Error(COMMAND_TIMED_OUT));
-          this.timedOut();
-        });
-      }, timeoutMs);
-    };
-    arm();
-  }
+    private corkForTurn(): void {
+      const stream = this.stream;
+      if (this.corked === stream || stream.writableCorked > 0) return;
+      stream.cork();
+      this.corked = stream;
+      setImmediate(() => {
+        if (this.corked === stream) this.corked = null;
+        stream.uncork();
+      });
+    }
 
-  private timedOut(): void {
-    if (++this.timeoutsInARow < TIMEOUTS_BEFORE_RECONNECT || this.status !== 'ready') return;
-    this.timeoutsInARow = 0;
-    this.disconnect(true);
-  }
+    /** ioredis's own command timer, except that time the event loop was blocked does not count. */
+    private armTimeout(command: TimedCommand, timeoutMs: number): void {
+      let extensions = 0;
+      const arm = () => {
+        const due = performance.now() + timeoutMs;
+        command._commandTimeoutTimer = setTimeout(() => {
+          const late = performance.now() - due;
+          // Replies that arrived while the loop was blocked are read in the poll phase, after timers.
+          setImmediate(() => {
+            if (command.isResolved) return;
+            if (late > LAG_TOLERANCE_MS && extensions < MAX_LAG_EXTENSIONS) {
+              extensions++;
+              arm();
+              return;
+            }
+            command.reject(new Error(COMMAND_TIMED_OUT));
+            this.timedOut();
+          });
+        }, timeoutMs);
+      };
+      arm();
+    }
 
-  override duplicate(override?: Partial<GatewayRedisOptions>): GatewayRedis {
-    return new GatewayRedis({ ...this.options, ...override });
-  }
+    private timedOut(): void {
+      if (++this.timeoutsInARow < TIMEOUTS_BEFORE_RECONNECT || this.status !== 'ready') return;
+      this.timeoutsInARow = 0;
+      this.disconnect(true);
+    }
+
+    override duplicate(override?: Partial<GatewayRedisOptions>): GatewayRedis {
+      return new GatewayRedis({ ...this.options, ...override });
+    }
+  };
+}
+
+type GatewayRedisClass = ReturnType<typeof defineGatewayRedis>;
+let gatewayRedis: GatewayRedisClass | undefined;
+
+/** The class, defined on first use: a gateway without REDIS_URL never loads ioredis (~2 MB of heap). */
+function gatewayRedisClass(): GatewayRedisClass {
+  return (gatewayRedis ??= defineGatewayRedis(ioredis().Redis));
 }
 
 /**
@@ -156,7 +169,8 @@ class GatewayRedis extends Redis {
  * wait for the next turn's. Anything else (a cluster, a connection without batchWrites): nothing.
  */
 export function writeBatchedNow(client: unknown): void {
-  if (client instanceof GatewayRedis) client.writeNow();
+  // No class yet: no GatewayRedis was ever opened, so the client is none.
+  if (gatewayRedis && client instanceof gatewayRedis) client.writeNow();
 }
 
 /**
@@ -167,6 +181,7 @@ export function writeBatchedNow(client: unknown): void {
  * how it behaves while Redis is down. A feature closes what it derived; the opener closes this.
  */
 export function openRedis(url: string, timeouts: RedisSettings = DEFAULT_REDIS_SETTINGS): Redis {
+  const GatewayRedis = gatewayRedisClass();
   const redis = new GatewayRedis(url, {
     lazyConnect: true,
     commandTimeout: timeouts.commandTimeoutMs,

@@ -1,4 +1,5 @@
-import { Cluster, type ClusterNode, type Redis } from 'ioredis';
+import type { Cluster, ClusterNode, Redis } from 'ioredis';
+import { ioredis } from './ioredis-module.js';
 import { DEFAULT_REDIS_SETTINGS, type RedisSettings } from '../config/gateway-config.js';
 import { openRedis, type GatewayRedisOptions } from './open-redis.js';
 
@@ -29,7 +30,7 @@ export function openRedisClient(url: string, timeouts: RedisSettings = DEFAULT_R
  */
 function openRedisCluster(url: string, timeouts: RedisSettings = DEFAULT_REDIS_SETTINGS): Cluster {
   const { nodes, username, password, tls } = parseClusterUrl(url);
-  const cluster = new Cluster(nodes, {
+  const cluster = new (ioredis().Cluster)(nodes, {
     lazyConnect: true,
     enableOfflineQueue: false,
     // Slots are found again in the background when a node moves or comes back.
@@ -96,7 +97,7 @@ export function parseClusterUrl(url: string): {
  * of them changed: features derive the connections they need (a subscriber, a blocking reader).
  */
 export function deriveRedis(base: RedisClient, override: Partial<GatewayRedisOptions> = {}): RedisClient {
-  if (!(base instanceof Cluster)) return base.duplicate(override);
+  if (!(base instanceof ioredis().Cluster)) return base.duplicate(override);
   // Node connections are the cluster's: it reconnects them and queues (or not) for them.
   const { lazyConnect, enableOfflineQueue, retryStrategy: _retry, ...node } = override;
   return base.duplicate([], {
@@ -113,5 +114,7 @@ export function deriveRedis(base: RedisClient, override: Partial<GatewayRedisOpt
 
 /** The command timeout a client was opened with (ms; undefined: none). */
 export function commandTimeoutOf(client: RedisClient): number | undefined {
-  return client instanceof Cluster ? client.options.redisOptions?.commandTimeout : client.options.commandTimeout;
+  return client instanceof ioredis().Cluster
+    ? client.options.redisOptions?.commandTimeout
+    : client.options.commandTimeout;
 }

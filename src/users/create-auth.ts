@@ -1,16 +1,15 @@
-import { randomBytes } from 'node:crypto';
 import { betterAuth } from 'better-auth';
 import { bearer } from 'better-auth/plugins';
 import { getMigrations } from 'better-auth/db/migration';
 import { APIError } from 'better-auth/api';
 import type { Store } from '../store/database.js';
-import { getOrCreateSetting } from '../store/settings-repository.js';
 import type { Mailer } from './mailer.js';
 import { passwordResetMail } from './password-reset-mail.js';
 import { emailChangeMail } from './email-change-mail.js';
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from './password-policy.js';
 import { hashedSessionKyselyAdapter } from './hashed-session-adapter.js';
 import { scopeAuthCalls } from './auth-async-context.js';
+import { CLIENT_IP_HEADER } from './client-ip-header.js';
 import { RESET_IDENTIFIER_PREFIX, revokeResetTokens, storedResetIdentifier } from './password-reset-tokens.js';
 
 export interface AuthOptions {
@@ -27,9 +26,6 @@ export interface AuthOptions {
   /** A mail that could not be sent (the API answers the same either way, so only the log knows). */
   onMailError?: (error: unknown) => void;
 }
-
-/** Set by our route in front of better-auth to the client address Fastify's trustProxy decided; any client value is replaced. */
-export const CLIENT_IP_HEADER = 'x-gateway-client-ip';
 
 /** Accounts are better-auth's: users, password hashes, sessions and bearer tokens, on our store. */
 export function createAuth(store: Store, secret: string, options: AuthOptions) {
@@ -126,17 +122,6 @@ export function createAuth(store: Store, secret: string, options: AuthOptions) {
 }
 
 export type Auth = ReturnType<typeof createAuth>;
-
-/** The installation's auth secret: BETTER_AUTH_SECRET when set, else generated once and stored. */
-export async function resolveAuthSecret(
-  store: Store,
-  env: Record<string, string | undefined>,
-  now: number,
-): Promise<string> {
-  const fromEnv = env.BETTER_AUTH_SECRET || env.GATEWAY_AUTH_SECRET;
-  if (fromEnv) return fromEnv;
-  return getOrCreateSetting(store.db, 'auth_secret', () => randomBytes(32).toString('base64url'), now);
-}
 
 /**
  * Creates or updates better-auth's own tables (user, session, account, verification). Its migrations

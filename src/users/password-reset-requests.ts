@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import { GatewayError, RateLimitError } from '../shared/errors.js';
 import type { Auth } from './create-auth.js';
+import { withAuthContext } from './auth-async-context.js';
 import { addressKey, emailKey, type SignInLimiter } from './sign-in-limiter.js';
 
 /**
@@ -24,7 +25,11 @@ export class PasswordResetRequests {
 
   /** Throws 429 `too_many_password_resets` or 503 without a mailer; otherwise the link is on its way, if there is an account. */
   async request(email: string, clientIp: string): Promise<void> {
-    if (!this.auth.options.emailAndPassword?.sendResetPassword)
+    // Read from better-auth's context, not auth.options: accounts may not be loaded yet (lazy-auth.ts).
+    const canMail = await withAuthContext(this.auth, async (context) =>
+      Boolean(context.options.emailAndPassword?.sendResetPassword),
+    );
+    if (!canMail)
       throw new GatewayError(
         503,
         'service_unavailable',

@@ -1,13 +1,22 @@
-import { APIError } from 'better-auth/api';
 import { GatewayError, InvalidRequestError } from '../../shared/errors.js';
+
+/** The shape of better-auth's APIError (better-call's), recognised by name as better-auth's own isAPIError also does. */
+interface ApiErrorLike extends Error {
+  body?: { code?: string; message?: string };
+}
+
+/** By name, not instanceof: importing better-auth's class here would load it at start (lazy-auth.ts). */
+function isApiError(error: unknown): error is ApiErrorLike {
+  return error instanceof Error && error.name === 'APIError';
+}
 
 /**
  * better-auth's server API throws its own APIError; the ones our self-service routes can meet
  * become our envelope, naming our (snake_case) field. Anything else is rethrown as it is.
  */
 export function toAccountError(error: unknown, fields: { password?: string; newPassword?: string } = {}): unknown {
-  if (!(error instanceof APIError)) return error;
-  const code = (error.body as { code?: string } | undefined)?.code;
+  if (!isApiError(error)) return error;
+  const code = error.body?.code;
   switch (code) {
     case 'INVALID_PASSWORD':
       return new InvalidRequestError(
