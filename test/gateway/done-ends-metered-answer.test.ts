@@ -62,7 +62,10 @@ const ANTHROPIC_STREAM = named([
 const responsesUsage = { input_tokens: PROMPT_TOKENS, output_tokens: COMPLETION_TOKENS, total_tokens: 15 };
 const responsesStream = (last: [string, object]) =>
   named([
-    ['response.created', { type: 'response.created', sequence_number: 0, response: { id: 'r', status: 'in_progress' } }],
+    [
+      'response.created',
+      { type: 'response.created', sequence_number: 0, response: { id: 'r', status: 'in_progress' } },
+    ],
     ['response.output_text.delta', { type: 'response.output_text.delta', sequence_number: 1, delta: 'hello' }],
     last,
   ]);
@@ -80,7 +83,9 @@ const RESPONSES_FAILED = responsesStream([
 ]);
 const gemini = (...chunks: object[]) => chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`);
 const geminiText = (text: string, finish?: string) => ({
-  candidates: [{ index: 0, content: { role: 'model', parts: [{ text }] }, ...(finish ? { finishReason: finish } : {}) }],
+  candidates: [
+    { index: 0, content: { role: 'model', parts: [{ text }] }, ...(finish ? { finishReason: finish } : {}) },
+  ],
 });
 const geminiUsage = (completion: number) => ({
   usageMetadata: {
@@ -137,7 +142,13 @@ beforeAll(async () => {
   // (`hold`), cuts the connection right after it (`cut`, an upstream error after the end), or
   // ends the response in a later turn (`later`: its end a packet after [DONE]).
   upstream.answer((request) => {
-    const native = nativeAnswer(request.url, request.json?.messages?.[0]?.content ?? request.json?.input ?? request.json?.contents?.[0]?.parts?.[0]?.text ?? '');
+    const native = nativeAnswer(
+      request.url,
+      request.json?.messages?.[0]?.content ??
+        request.json?.input ??
+        request.json?.contents?.[0]?.parts?.[0]?.text ??
+        '',
+    );
     if (native) return native;
     const events =
       delta({ role: 'assistant', content: '' }) +
