@@ -43,6 +43,8 @@ class GeminiUsageReader implements NativeUsageReader {
   errorCode: string | null = null;
   outputCharacters = 0;
   private last: string | null = null;
+  /** The last chunk parsed by noteFinishes (usually the stream's last): end() does not parse it again. */
+  private parsed: { data: string; chunk: GeminiChunk } | null = null;
   /** The candidates (by index) whose latest chunk carried a finish reason. */
   private readonly done = new Set<number>();
 
@@ -52,10 +54,12 @@ class GeminiUsageReader implements NativeUsageReader {
     const data = event.data;
     this.last = data;
     this.outputCharacters += textLengthAfter(data, TEXT_KEYS);
-    const namesFinish = data.includes('"finishReason"');
+    // Without its quotes: `"` is common in a chunk, and a pattern starting with it is searched
+    // about 5 times slower (236 against 44 ns a 200-byte chunk). Text that names it is parsed: no harm.
+    const namesFinish = data.includes('finishReason');
     if (!namesFinish && this.done.size === 0) return;
     // A chunk with no candidates (usage only) continues none: what was finished stays so.
-    if (!namesFinish && !data.includes('"candidates"')) return;
+    if (!namesFinish && !data.includes('candidates')) return;
     if (!namesFinish && this.candidateCount === 1) {
       // Text after a finish reason (a server that stamps one early): the answer goes on.
       this.done.clear();
@@ -74,6 +78,7 @@ class GeminiUsageReader implements NativeUsageReader {
       this.endsIfQuiet = false;
       return;
     }
+    this.parsed = { data, chunk };
     for (const candidate of chunk.candidates ?? []) {
       const index = typeof candidate.index === 'number' ? candidate.index : 0;
       if (candidate.finishReason && candidate.finishReason !== 'FINISH_REASON_UNSPECIFIED') this.done.add(index);
@@ -83,7 +88,8 @@ class GeminiUsageReader implements NativeUsageReader {
   }
 
   end(): void {
-    if (this.last !== null) this.read(JSON.parse(this.last) as GeminiChunk);
+    const last = this.last;
+    if (last !== null) this.read(this.parsed?.data === last ? this.parsed.chunk : (JSON.parse(last) as GeminiChunk));
     // Every candidate finished, in this chunk or an earlier one (the last may carry usage only).
     if (this.endsIfQuiet) this.complete = true;
   }
