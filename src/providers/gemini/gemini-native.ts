@@ -58,8 +58,9 @@ class GeminiUsageReader implements NativeUsageReader {
     // about 5 times slower (236 against 44 ns a 200-byte chunk). Text that names it is parsed: no harm.
     const namesFinish = data.includes('finishReason');
     if (!namesFinish && this.done.size === 0) return;
-    // A chunk with no candidates (usage only) continues none: what was finished stays so.
-    if (!namesFinish && !data.includes('candidates')) return;
+    // A chunk with no candidates (usage only) continues none: what was finished stays so. (The
+    // quotes matter here: `candidatesTokenCount` is in the usage; this runs after a finish only.)
+    if (!namesFinish && !data.includes('"candidates"')) return;
     if (!namesFinish && this.candidateCount === 1) {
       // Text after a finish reason (a server that stamps one early): the answer goes on.
       this.done.clear();
