@@ -117,10 +117,18 @@ export interface NativeUsageReader {
   /** The upstream said the answer is complete (message_stop, response.completed, a finishReason). */
   readonly complete: boolean;
   /**
-   * The upstream's last event was read (chat's `[DONE]`): the client's answer ends there even if
-   * the upstream keeps the connection open. Absent where the API's end is the body's end.
+   * The upstream's last event was read (chat's `[DONE]`, Anthropic's `message_stop`, the Responses
+   * `response.completed` / `.incomplete` / `.failed`): the client's answer ends there even if the
+   * upstream keeps the connection open. Absent where the API has no such event (Gemini: endsIfQuiet).
    */
   readonly finished?: boolean;
+  /**
+   * An API with no end marker (Gemini) whose last event read may be its last: every candidate it
+   * asked for has a finish reason. A body still open a grace after such an event, with nothing
+   * more read, is dropped and the answer ends with what came; an event read meanwhile still goes
+   * to the client (and one that finishes no candidate clears this).
+   */
+  readonly endsIfQuiet?: boolean;
   /** An error event the upstream sent in the stream (passed to the client as it is); its code. */
   readonly errorCode: string | null;
   /** Characters of generated text seen, for the estimate when no usage was reported. */

@@ -1,9 +1,9 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
+import { PassThrough, Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Agent, type Dispatcher } from 'undici';
-import { bodyAfterEnd, readBody } from './read-body.js';
+import { QuietEnd, bodyAfterEnd, readBody } from './read-body.js';
 
 /**
  * readBody replaced `for await (const bytes of body)` on the stream paths (streamCompletion,
@@ -257,5 +257,40 @@ describe('bodyAfterEnd (after the end marker)', () => {
     expect(bodyAfterEnd(body, 0).dropped).toBe(false);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect(body.readableEnded).toBe(true);
+  });
+});
+
+describe('QuietEnd (Gemini: no end marker)', () => {
+  it('armed and then quiet: the body is dropped and the read settles', async () => {
+    const body = new PassThrough();
+    const quiet = new QuietEnd(body, 10);
+    const read = readBody(body, () => quiet.arm());
+    body.write('data: {"candidates":[{"finishReason":"STOP"}]}\n\n');
+    await expect(read).rejects.toBeDefined();
+    expect(quiet.dropped).toBe(true);
+  });
+
+  it('disarmed by a read that followed: not dropped, and armed again later it drops (the timer refreshed)', async () => {
+    const body = new PassThrough();
+    const quiet = new QuietEnd(body, 10);
+    const read = readBody(body, () => undefined);
+    quiet.arm();
+    quiet.disarm();
+    // Well past the grace: the timer fired disarmed and did nothing.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(quiet.dropped).toBe(false);
+    expect(body.destroyed).toBe(false);
+    quiet.arm();
+    await expect(read).rejects.toBeDefined();
+    expect(quiet.dropped).toBe(true);
+  });
+
+  it('a body that ends while armed ends as usual', async () => {
+    const body = new PassThrough();
+    const quiet = new QuietEnd(body, 60_000);
+    const read = readBody(body, () => quiet.arm());
+    body.end('data: {}\n\n');
+    await read;
+    expect(quiet.dropped).toBe(false);
   });
 });

@@ -145,3 +145,43 @@ export function bodyAfterEnd(body: Readable, graceMs = END_GRACE_MS): EndGrace {
   body.on('close', () => clearTimeout(timer));
   return grace;
 }
+
+/**
+ * bodyAfterEnd for an API with no end marker (Gemini): armed after each read that may be the
+ * answer's last, disarmed by the next read. The body is dropped only once END_GRACE_MS passed
+ * with nothing read since such a read, so a chunk that follows a finish reason (a usage-only
+ * one, or more text from a server that names the reason early) still reaches the client. One
+ * timer a stream, refreshed rather than made again.
+ */
+export class QuietEnd implements EndGrace {
+  dropped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private armed = false;
+
+  constructor(
+    private readonly body: Readable,
+    private readonly graceMs = END_GRACE_MS,
+  ) {}
+
+  arm(): void {
+    if (this.body.readableEnded || this.body.destroyed) return;
+    this.armed = true;
+    // A timer that fired while disarmed, or is still pending, starts over (refresh reactivates it).
+    if (this.timer) {
+      this.timer.refresh();
+      return;
+    }
+    const timer = setTimeout(() => {
+      if (!this.armed || this.body.readableEnded || this.body.destroyed) return;
+      this.dropped = true;
+      this.body.destroy();
+    }, this.graceMs);
+    this.timer = timer;
+    this.body.on('close', () => clearTimeout(timer));
+  }
+
+  /** A read came: the timer stays (no clear and re-create per read), its callback does nothing. */
+  disarm(): void {
+    this.armed = false;
+  }
+}

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeUpstream, type FakeUpstream } from '../helpers/fake-upstream.js';
+import { startFakeUpstream, type FakeUpstream, type UpstreamAnswer } from '../helpers/fake-upstream.js';
 import { startTestGateway, type TestGateway } from '../helpers/test-gateway.js';
 import { applyLedgerEntry } from '../../src/credits/credit-ledger.js';
 
@@ -27,6 +27,112 @@ const usage = { prompt_tokens: PROMPT_TOKENS, completion_tokens: COMPLETION_TOKE
 
 const SSE = { 'content-type': 'text/event-stream' };
 
+/**
+ * Native pass-through (the request's API is the upstream's): the upstream's bytes go to the client
+ * as they are, and its own last event ends the answer (Anthropic's message_stop, the Responses
+ * response.completed / response.failed; Gemini, with no end marker, a chunk finishing every
+ * candidate). Each stream is the pieces the upstream writes.
+ */
+const named = (events: Array<[string, object]>) =>
+  events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+const ANTHROPIC_STREAM = named([
+  [
+    'message_start',
+    {
+      type: 'message_start',
+      message: {
+        id: 'msg_up',
+        type: 'message',
+        role: 'assistant',
+        model: 'claude-up',
+        content: [],
+        usage: { input_tokens: PROMPT_TOKENS, output_tokens: 1 },
+      },
+    },
+  ],
+  ['content_block_start', { type: 'content_block_start', index: 0, content_block: { type: 'text', text: '' } }],
+  ['content_block_delta', { type: 'content_block_delta', index: 0, delta: { type: 'text_delta', text: 'hello' } }],
+  ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+  [
+    'message_delta',
+    { type: 'message_delta', delta: { stop_reason: 'end_turn' }, usage: { output_tokens: COMPLETION_TOKENS } },
+  ],
+  ['message_stop', { type: 'message_stop' }],
+]);
+const responsesUsage = { input_tokens: PROMPT_TOKENS, output_tokens: COMPLETION_TOKENS, total_tokens: 15 };
+const responsesStream = (last: [string, object]) =>
+  named([
+    [
+      'response.created',
+      { type: 'response.created', sequence_number: 0, response: { id: 'r', status: 'in_progress' } },
+    ],
+    ['response.output_text.delta', { type: 'response.output_text.delta', sequence_number: 1, delta: 'hello' }],
+    last,
+  ]);
+const RESPONSES_STREAM = responsesStream([
+  'response.completed',
+  { type: 'response.completed', sequence_number: 2, response: { id: 'r', status: 'completed', usage: responsesUsage } },
+]);
+const RESPONSES_FAILED = responsesStream([
+  'response.failed',
+  {
+    type: 'response.failed',
+    sequence_number: 2,
+    response: { id: 'r', status: 'failed', error: { code: 'server_error', message: 'boom' }, usage: responsesUsage },
+  },
+]);
+const gemini = (...chunks: object[]) => chunks.map((chunk) => `data: ${JSON.stringify(chunk)}\r\n\r\n`);
+const geminiText = (text: string, finish?: string) => ({
+  candidates: [
+    { index: 0, content: { role: 'model', parts: [{ text }] }, ...(finish ? { finishReason: finish } : {}) },
+  ],
+});
+const geminiUsage = (completion: number) => ({
+  usageMetadata: {
+    promptTokenCount: PROMPT_TOKENS,
+    candidatesTokenCount: completion,
+    totalTokenCount: PROMPT_TOKENS + completion,
+  },
+});
+const GEMINI_STREAM = gemini(
+  { ...geminiText('hel'), ...geminiUsage(1) },
+  { ...geminiText('lo', 'STOP'), ...geminiUsage(COMPLETION_TOKENS) },
+);
+/** The final usage in a chunk of its own after the one with the finish reason (it still counts). */
+const GEMINI_USAGE_AFTER = gemini(
+  { ...geminiText('hel'), ...geminiUsage(1) },
+  { ...geminiText('lo', 'STOP'), ...geminiUsage(2) },
+  geminiUsage(COMPLETION_TOKENS),
+);
+/** A server that names a finish reason before the text (a translating proxy): the text still comes. */
+const GEMINI_EARLY = gemini(
+  { ...geminiText('', 'STOP') },
+  { ...geminiText('hel'), ...geminiUsage(1) },
+  { ...geminiText('lo', 'STOP'), ...geminiUsage(COMPLETION_TOKENS) },
+);
+
+/** The native stream for this upstream request, or null (a chat request). */
+function nativeStream(url: string, text: string): string[] | null {
+  if (url.endsWith('/messages')) return ANTHROPIC_STREAM;
+  if (url.endsWith('/responses')) return text.includes('failed') ? RESPONSES_FAILED : RESPONSES_STREAM;
+  if (url.includes(':streamGenerateContent'))
+    return text.includes('usage-after') ? GEMINI_USAGE_AFTER : text.includes('early') ? GEMINI_EARLY : GEMINI_STREAM;
+  return null;
+}
+
+/**
+ * After its last event, as the request's text says: the response held open (`hold`), the
+ * connection cut (`cut`) or the response ended a packet later (`later`). `later`, `early` and
+ * `usage-after` write each event on its own; the others all events at once.
+ */
+function nativeAnswer(url: string, text: string): UpstreamAnswer | null {
+  const pieces = nativeStream(url, text);
+  if (!pieces) return null;
+  const body = /later|early|usage-after/.test(text) ? pieces : [pieces.join('')];
+  if (text.includes('later')) return { headers: SSE, body };
+  return { headers: SSE, body, ...(text.includes('cut') ? { cut: true } : { hold: true }) };
+}
+
 let upstream: FakeUpstream;
 let gateway: TestGateway;
 
@@ -36,6 +142,14 @@ beforeAll(async () => {
   // (`hold`), cuts the connection right after it (`cut`, an upstream error after the end), or
   // ends the response in a later turn (`later`: its end a packet after [DONE]).
   upstream.answer((request) => {
+    const native = nativeAnswer(
+      request.url,
+      request.json?.messages?.[0]?.content ??
+        request.json?.input ??
+        request.json?.contents?.[0]?.parts?.[0]?.text ??
+        '',
+    );
+    if (native) return native;
     const events =
       delta({ role: 'assistant', content: '' }) +
       delta({ content: 'hello' }) +
@@ -55,11 +169,20 @@ beforeAll(async () => {
 providers:
   - { id: mock, type: openai, base_url: ${url}, timeouts: ${timeouts} }
   - { id: through, type: openai, base_url: ${url}, timeouts: ${timeouts}, options: { chat_pass_through: true } }
+  - { id: claude, type: anthropic, base_url: ${url}, api_key: a, timeouts: ${timeouts} }
+  - { id: oai, type: openai, base_url: ${url}, api_key: o, timeouts: ${timeouts}, options: { responses_api: true } }
+  - { id: gem, type: gemini, base_url: ${upstream.url}/v1beta, api_key: g, timeouts: ${timeouts} }
 models:
   - id: test/chat
     endpoints: [{ provider: mock, upstream_model: mock-model, pricing: { prompt: 0.5, completion: 1.5 } }]
   - id: test/native
     endpoints: [{ provider: through, upstream_model: mock-model, pricing: { prompt: 0.5, completion: 1.5 } }]
+  - id: test/claude
+    endpoints: [{ provider: claude, upstream_model: claude-up, pricing: { prompt: 0.5, completion: 1.5 } }]
+  - id: test/gpt
+    endpoints: [{ provider: oai, upstream_model: gpt-up, pricing: { prompt: 0.5, completion: 1.5 } }]
+  - id: test/gem
+    endpoints: [{ provider: gem, upstream_model: gem-up, pricing: { prompt: 0.5, completion: 1.5 } }]
 billing:
   require_credits: true
 `,
@@ -198,16 +321,20 @@ describe.each(SURFACES)('metered, after the upstream [DONE] (%s)', (surface, sen
     if (!held.destroyed) await new Promise((resolve) => held.once('close', resolve));
   }, 20_000);
 
-  it('an upstream that cuts the connection right after it: charged once, as before', async () => {
+  it('an upstream that cuts the connection right after it: the answer is complete, charged once', async () => {
     const response = await send('cut');
     expect(response.status).toBe(200);
     const text = await response.text();
     expect(text).toContain('hello');
-    // Chat (both paths) takes what follows [DONE] for no failure; the Responses, Messages and
-    // Gemini streams report an upstream error that comes before their body's end, as they did.
+    // What follows [DONE] is no failure of the answer on every surface (chat's choice): no error
+    // event after the last one (the Responses, Messages and Gemini streams appended one).
     if (surface.startsWith('chat')) expect(text.endsWith('data: [DONE]\n\n')).toBe(true);
-    else expect(text).toMatch(/event: response\.failed|event: error|"error":\{/);
-    expectChargedOnce(await chargesOf(response.headers.get('x-request-id')!, ENDS_WITHIN_MS));
+    expect(text).not.toMatch(/event: response\.failed|event: error|"error":\s*\{/);
+    const lastEvent = text.trimEnd().split(/\n\n/).at(-1)!;
+    expect(lastEvent).toContain(last.trim());
+    const charges = await chargesOf(response.headers.get('x-request-id')!, ENDS_WITHIN_MS);
+    expectChargedOnce(charges);
+    expect(charges.events[0].status).toBe(200);
   }, 20_000);
 
   it('a client that leaves once it has the last event: charged once', async () => {
@@ -241,4 +368,136 @@ describe.each(SURFACES)('an upstream that ends its response a packet after [DONE
     const [first, second] = upstream.requests.slice(before);
     expect(second!.remotePort).toBe(first!.remotePort);
   });
+});
+
+const NATIVE: Array<[string, (text: string, extra?: object) => Promise<Response>, string[]]> = [
+  [
+    'Messages',
+    (text, extra) =>
+      fetch(`${gateway.url}/v1/messages`, {
+        method: 'POST',
+        headers: { ...json, 'x-api-key': gateway.apiKey, 'anthropic-version': '2023-06-01' },
+        body: JSON.stringify({
+          model: 'test/claude',
+          max_tokens: 10,
+          stream: true,
+          messages: [{ role: 'user', content: text }],
+          ...extra,
+        }),
+      }),
+    ANTHROPIC_STREAM,
+  ],
+  [
+    'Responses',
+    (text, extra) =>
+      fetch(`${gateway.baseURL}/responses`, {
+        method: 'POST',
+        headers: { ...json, authorization: `Bearer ${gateway.apiKey}` },
+        body: JSON.stringify({ model: 'test/gpt', stream: true, input: text, ...extra }),
+      }),
+    RESPONSES_STREAM,
+  ],
+  [
+    'Gemini',
+    (text, extra) =>
+      fetch(`${gateway.url}/v1beta/models/test/gem:streamGenerateContent?alt=sse`, {
+        method: 'POST',
+        headers: { ...json, 'x-goog-api-key': gateway.apiKey },
+        body: JSON.stringify({ contents: [{ role: 'user', parts: [{ text }] }], ...extra }),
+      }),
+    GEMINI_STREAM,
+  ],
+];
+
+/** Sends, reads the whole answer and says how long that took; the held upstream responses are reset first. */
+async function timed(response: Promise<Response>): Promise<{ response: Response; text: string; tookMs: number }> {
+  upstream.held.length = 0;
+  const started = Date.now();
+  const answered = await response;
+  const text = await answered.text();
+  return { response: answered, text, tookMs: Date.now() - started };
+}
+
+/** The held upstream response was dropped by the gateway (never ended by the upstream). */
+async function heldWasDropped(): Promise<void> {
+  const held = upstream.held[0]!;
+  expect(held.writableEnded).toBe(false);
+  if (!held.destroyed) await new Promise((resolve) => held.once('close', resolve));
+}
+
+describe.each(NATIVE)('metered native pass-through, after the upstream last event (%s)', (surface, send, stream) => {
+  it('an upstream holding its response open: the answer ends with its bytes, charged once', async () => {
+    const { response, text, tookMs } = await timed(send('hold'));
+    expect(response.status).toBe(200);
+    // The upstream's bytes, all of them (those that came with the last event too), and nothing added.
+    expect(text).toBe(stream.join(''));
+    expect(tookMs).toBeLessThan(ENDS_WITHIN_MS);
+    const charges = await chargesOf(response.headers.get('x-request-id')!);
+    expectChargedOnce(charges);
+    expect(charges.events[0].status).toBe(200);
+    await heldWasDropped();
+  }, 20_000);
+
+  it('with the cost asked: the final usage event carries it, and the answer ends', async () => {
+    const { response, text, tookMs } = await timed(send('hold', { usage: { include: true } }));
+    expect(response.status).toBe(200);
+    expect(text).toContain('hello'.slice(0, 3));
+    expect(text).toMatch(/"cost":/);
+    expect(text).not.toMatch(/event: error|"error":\s*\{/);
+    expect(tookMs).toBeLessThan(ENDS_WITHIN_MS);
+    expectChargedOnce(await chargesOf(response.headers.get('x-request-id')!));
+    await heldWasDropped();
+  }, 20_000);
+
+  it('an upstream that cuts the connection right after it: the answer is complete, charged once', async () => {
+    const { response, text } = await timed(send('cut'));
+    expect(response.status).toBe(200);
+    // No error event after the last one: the answer was complete (as on chat).
+    expect(text).toBe(stream.join(''));
+    const charges = await chargesOf(response.headers.get('x-request-id')!, ENDS_WITHIN_MS);
+    expectChargedOnce(charges);
+    expect(charges.events[0].status).toBe(200);
+  }, 20_000);
+
+  it(`an upstream that ends its response a packet after it keeps its connection (${surface})`, async () => {
+    const before = upstream.requests.length;
+    for (let round = 0; round < 2; round++) {
+      const { text } = await timed(send('later'));
+      expect(text).toBe(stream.join(''));
+    }
+    const [first, second] = upstream.requests.slice(before);
+    expect(second!.remotePort).toBe(first!.remotePort);
+  });
+});
+
+describe('metered native pass-through, Gemini (no end marker)', () => {
+  const send = NATIVE[2]![1];
+
+  it('the usage in a chunk after the finish reason still reaches the client and is charged', async () => {
+    const { response, text, tookMs } = await timed(send('usage-after hold'));
+    expect(text).toBe(GEMINI_USAGE_AFTER.join(''));
+    expect(tookMs).toBeLessThan(ENDS_WITHIN_MS);
+    expectChargedOnce(await chargesOf(response.headers.get('x-request-id')!));
+    await heldWasDropped();
+  }, 20_000);
+
+  it('a finish reason named before the text does not end the answer', async () => {
+    const { response, text, tookMs } = await timed(send('early hold'));
+    expect(text).toBe(GEMINI_EARLY.join(''));
+    expect(tookMs).toBeLessThan(ENDS_WITHIN_MS);
+    expectChargedOnce(await chargesOf(response.headers.get('x-request-id')!));
+    await heldWasDropped();
+  }, 20_000);
+});
+
+describe('metered native pass-through, Responses', () => {
+  it('response.failed held open: the answer ends, recorded as the upstream error, charged once', async () => {
+    const { response, text, tookMs } = await timed(NATIVE[1]![1]('failed hold'));
+    expect(text).toBe(RESPONSES_FAILED.join(''));
+    expect(tookMs).toBeLessThan(ENDS_WITHIN_MS);
+    const charges = await chargesOf(response.headers.get('x-request-id')!);
+    expectChargedOnce(charges);
+    expect(charges.events[0].status).toBe(502);
+    await heldWasDropped();
+  }, 20_000);
 });

@@ -6,7 +6,7 @@ import type { CompletionOutcome } from '../../routing/completion-outcome.js';
 import { streamBody } from '../../routing/receive-answer.js';
 import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
-import { bodyAfterEnd, readBody, type EndGrace } from '../../providers/read-body.js';
+import { bodyAfterEnd, readBody } from '../../providers/read-body.js';
 import { conformChunk } from '../conform-chat-answer.js';
 
 /**
@@ -43,8 +43,6 @@ export function readChatChunks(
     const decoder = opened.adapter.createStreamDecoder(opened.context);
     let done = false;
     let finishSeen = false;
-    // After the end marker: the body is read on to its end, or dropped after a grace (bodyAfterEnd).
-    let grace: EndGrace | null = null;
     type Events = ReturnType<typeof decoder.push>;
     // Hands over the events from `from` on; a consumer's promise holds the rest until it settles.
     const take = (events: Events, from: number): ChunkResult => {
@@ -77,7 +75,7 @@ export function readChatChunks(
           outcome.usage = event.usage;
         } else {
           done = true;
-          grace = bodyAfterEnd(body);
+          bodyAfterEnd(body);
         }
       }
     };
@@ -95,9 +93,10 @@ export function readChatChunks(
         }
       } catch (error) {
         if (error instanceof ConsumerFailure) throw error.error;
-        // The body was dropped after the end marker by the gateway itself: the answer is complete.
-        // An upstream error before that (within the grace) still fails the stream, as it did.
-        if (grace?.dropped) return;
+        // After the end marker the answer is complete: the body dropped by the gateway after the
+        // grace, or an upstream error within it (a connection reset after [DONE]), is no failure
+        // of it, as on chat's own stream (streamCompletion): no error event after the last one.
+        if (done) return;
         throw guardUpstreamError(
           error instanceof GatewayError ? error : toUpstreamError(error, opened.candidate.provider, signal),
           opened.candidate.provider,

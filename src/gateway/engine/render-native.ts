@@ -1,7 +1,7 @@
 import { SseDecoder } from '../../providers/framing/sse-decoder.js';
 import { toUpstreamError } from '../../providers/upstream-client.js';
 import { guardUpstreamError } from '../../providers/provider-secrets.js';
-import { bodyAfterEnd, readBody } from '../../providers/read-body.js';
+import { QuietEnd, bodyAfterEnd, readBody } from '../../providers/read-body.js';
 import type { Clock } from '../../shared/clock.js';
 import { GatewayError, UpstreamError } from '../../shared/errors.js';
 import { streamBody } from '../../routing/receive-answer.js';
@@ -54,7 +54,8 @@ export async function renderNative(
   let cost = null as NativeStreamCost | null;
   const filter = !run.costIncluded && reader.hides ? new HiddenEventFilter(reader.hides) : null;
   const price = () => run.answerUsage((outcome.usage = reader.usage));
-  // The upstream's own end marker (chat's [DONE]) was read: the client's answer ends, with every
+  // The upstream's own end marker (chat's [DONE], Anthropic's message_stop, the Responses final
+  // event) was read: the client's answer ends, with every
   // read that came with it (the same socket read, or reads buffered while a write waited for the
   // client's drain), at the upstream's end or at the end of that turn of the event loop, whichever
   // comes first; an upstream that keeps the connection open after it does not hold the client.
@@ -65,11 +66,20 @@ export async function renderNative(
     if (ended) return;
     ended = true;
     // What the filter or the cost writer held (the start of an event after [DONE]) goes out.
-    raw.end(filter ? filter.end([]) : (cost?.end(true) ?? ''));
+    raw.end(filter ? filter.end([]) : (cost?.end(reader.errorCode === null) ?? ''));
   };
+  // Gemini has no end marker: after a chunk that finished every candidate, a body with nothing more
+  // to say for a grace is dropped (QuietEnd), and the stream ends as at the body's end.
+  let quiet = null as QuietEnd | null;
   const endIfFinished = () => {
+    if (reader.endsIfQuiet) (quiet ??= new QuietEnd(body)).arm();
     if (reader.finished && !finishing) {
       finishing = true;
+      // A final event that says the answer failed (response.failed) is the upstream's error, as at a body's end.
+      if (reader.errorCode !== null) {
+        outcome.status = 502;
+        outcome.errorCode = 'upstream_stream_error';
+      }
       setImmediate(endAfterDone);
       // Read on to the body's end, or drop it after a grace: metering settles (and the client's
       // end, which waits for the settlement, goes out) only once this render returns.
@@ -82,9 +92,10 @@ export async function renderNative(
   };
   try {
     // Listeners, not `for await` (no promise per read): a write the client must drain first pauses the body.
-    await readBody(body, (chunk) => {
+    const reading = readBody(body, (chunk) => {
       // Read on to the body's end rather than stop (which destroys it with an AbortError).
       if (ended) return;
+      quiet?.disarm();
       // An upstream that frames the events its own way (Bedrock) is re-framed as the API's SSE first.
       const bytes = opened.transcoder ? Buffer.from(opened.transcoder.push(chunk)) : chunk;
       if (outcome.timeToFirstTokenMs === null) outcome.timeToFirstTokenMs = options.clock.now() - outcome.startedAt;
@@ -105,6 +116,17 @@ export async function renderNative(
       if (out.length > 0 && !raw.write(out)) return waitForDrain(raw, options.writeStallMs).then(drained);
       endIfFinished();
     });
+    try {
+      await reading;
+    } catch (error) {
+      // Dropped a grace after Gemini's last chunk, or an upstream error after it: the answer was
+      // complete and ends as at the body's end (as chat's does after [DONE]). A client that left,
+      // or stalled, is not that.
+      const afterLast =
+        quiet?.dropped === true ||
+        (reader.endsIfQuiet === true && !(error instanceof GatewayError) && !outcome.clientAborted);
+      if (!afterLast) throw error;
+    }
     if (finishing) return endAfterDone();
     let tail = '';
     opened.transcoder?.end();

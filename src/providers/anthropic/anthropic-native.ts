@@ -39,6 +39,8 @@ function buildAnthropicNativeRequest(request: NativeRequest, context: Translatio
 class AnthropicUsageReader implements NativeUsageReader {
   private reported: AnthropicUsage | null = null;
   complete = false;
+  /** message_stop was read: nothing follows it in the API, whatever the upstream's connection does. */
+  finished = false;
   errorCode: string | null = null;
   outputCharacters = 0;
 
@@ -63,6 +65,7 @@ class AnthropicUsageReader implements NativeUsageReader {
       }
       case 'message_stop':
         this.complete = true;
+        this.finished = true;
         return;
       case 'error': {
         const parsed = JSON.parse(event.data) as { error?: { type?: string } };

@@ -32,6 +32,8 @@ const FINAL_EVENTS = new Set(['response.completed', 'response.incomplete', 'resp
 class ResponsesUsageReader implements NativeUsageReader {
   usage: Usage | null = null;
   complete = false;
+  /** A final event was read: the API sends nothing after it. */
+  finished = false;
   errorCode: string | null = null;
   outputCharacters = 0;
 
@@ -47,6 +49,7 @@ class ResponsesUsageReader implements NativeUsageReader {
       if (parsed.response?.usage) this.usage = mapResponsesUsage(parsed.response.usage);
       if (type === 'response.failed') this.errorCode = parsed.response?.error?.code ?? 'upstream_error';
       this.complete = true;
+      this.finished = true;
     } else if (type === 'error') {
       this.errorCode = (JSON.parse(event.data) as { code?: string }).code ?? 'upstream_error';
     }
