@@ -1,6 +1,7 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { CompletionObserver, CompletionOutcome } from '../routing/completion-outcome.js';
 import { TalliedCounter } from './tallied-counter.js';
+import { TalliedHistogram } from './tallied-histogram.js';
 
 /** What one usage record adds to the token and cost counters (the metering's own figures). */
 export interface MeteredUsage {
@@ -49,12 +50,12 @@ const NONE = 'none';
 export class GatewayMetrics implements CompletionObserver {
   readonly registry = new Registry();
   private readonly httpRequests: TalliedCounter<'route' | 'method' | 'status'>;
-  private readonly httpDuration: Histogram<'route' | 'method'>;
+  private readonly httpDuration: TalliedHistogram<'route' | 'method'>;
   private readonly chatRequests: TalliedCounter<'model' | 'provider' | 'status' | 'streamed'>;
-  private readonly chatDuration: Histogram<'model' | 'provider'>;
-  private readonly timeToFirstToken: Histogram<'model' | 'provider'>;
+  private readonly chatDuration: TalliedHistogram<'model' | 'provider'>;
+  private readonly timeToFirstToken: TalliedHistogram<'model' | 'provider'>;
   private readonly upstreamAttempts: TalliedCounter<'provider' | 'status'>;
-  private readonly upstreamDuration: Histogram<'provider'>;
+  private readonly upstreamDuration: TalliedHistogram<'provider'>;
   private readonly tokens: TalliedCounter<'model' | 'provider' | 'type'>;
   private readonly cost: TalliedCounter<'model' | 'provider'>;
   private readonly refusals: Counter<'reason'>;
@@ -68,7 +69,7 @@ export class GatewayMetrics implements CompletionObserver {
       labelNames: ['route', 'method', 'status'],
       registers,
     });
-    this.httpDuration = new Histogram({
+    this.httpDuration = new TalliedHistogram({
       name: 'gateway_http_request_duration_seconds',
       help: 'Time from the request arriving to the response ending (whole stream included).',
       labelNames: ['route', 'method'],
@@ -81,14 +82,14 @@ export class GatewayMetrics implements CompletionObserver {
       labelNames: ['model', 'provider', 'status', 'streamed'],
       registers,
     });
-    this.chatDuration = new Histogram({
+    this.chatDuration = new TalliedHistogram({
       name: 'gateway_chat_request_duration_seconds',
       help: 'Chat completion latency, first byte of the request to the last of the answer.',
       labelNames: ['model', 'provider'],
       buckets: LATENCY_BUCKETS,
       registers,
     });
-    this.timeToFirstToken = new Histogram({
+    this.timeToFirstToken = new TalliedHistogram({
       name: 'gateway_chat_time_to_first_token_seconds',
       help: 'Time to the first generated token (streams) or to the whole answer (non-streamed).',
       labelNames: ['model', 'provider'],
@@ -101,7 +102,7 @@ export class GatewayMetrics implements CompletionObserver {
       labelNames: ['provider', 'status'],
       registers,
     });
-    this.upstreamDuration = new Histogram({
+    this.upstreamDuration = new TalliedHistogram({
       name: 'gateway_upstream_latency_seconds',
       help: 'Time for one upstream attempt to answer (response headers for streams, the whole body otherwise).',
       labelNames: ['provider'],
@@ -162,7 +163,7 @@ export class GatewayMetrics implements CompletionObserver {
   observeHttp(route: string | undefined, method: string, status: number, seconds: number): void {
     const routeLabel = route ?? NONE;
     this.httpRequests.inc(routeLabel, method, String(status));
-    this.httpDuration.observe({ route: routeLabel, method }, seconds);
+    this.httpDuration.observe(seconds, routeLabel, method);
   }
 
   onCompletion(outcome: CompletionOutcome): void {
@@ -170,13 +171,13 @@ export class GatewayMetrics implements CompletionObserver {
     const provider = outcome.providerId ?? NONE;
     this.chatRequests.inc(model, provider, String(outcome.status), String(outcome.streamed));
     if (outcome.attempts.length > 0) {
-      this.chatDuration.observe({ model, provider }, outcome.latencyMs / 1000);
+      this.chatDuration.observe(outcome.latencyMs / 1000, model, provider);
       if (outcome.timeToFirstTokenMs !== null)
-        this.timeToFirstToken.observe({ model, provider }, outcome.timeToFirstTokenMs / 1000);
+        this.timeToFirstToken.observe(outcome.timeToFirstTokenMs / 1000, model, provider);
     }
     for (const attempt of outcome.attempts) {
       this.upstreamAttempts.inc(attempt.providerId, String(attempt.status));
-      this.upstreamDuration.observe({ provider: attempt.providerId }, attempt.latencyMs / 1000);
+      this.upstreamDuration.observe(attempt.latencyMs / 1000, attempt.providerId);
     }
     if (outcome.errorCode && outcome.attempts.length === 0 && REFUSAL_CODES.has(outcome.errorCode))
       this.refusals.inc({ reason: outcome.errorCode });
