@@ -54,9 +54,9 @@ describe('TalliedHistogram', () => {
     observe(0.02, 'other');
     expect(await talliedRegistry.getMetricsAsJSON()).toEqual(await promRegistry.getMetricsAsJSON());
     expect(await talliedRegistry.getSingleMetric('wait_seconds')!.get()).toEqual(await prom.get());
-    expect((talliedRegistry.getSingleMetric('wait_seconds') as unknown as { labelNames: string[] }).labelNames).toEqual([
-      'provider',
-    ]);
+    expect((talliedRegistry.getSingleMetric('wait_seconds') as unknown as { labelNames: string[] }).labelNames).toEqual(
+      ['provider'],
+    );
     talliedRegistry.resetMetrics();
     promRegistry.resetMetrics();
     expect(tallied.get().values).toEqual([]);

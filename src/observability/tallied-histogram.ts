@@ -77,10 +77,22 @@ export class TalliedHistogram<Label extends string> {
       let cumulative = 0;
       this.upperBounds.forEach((bound, index) => {
         cumulative += tally.buckets[index]!;
-        values.push({ labels: { le: bound }, sharedLabels: tally.labels, value: cumulative, metricName: bucketName, exemplar: null });
+        values.push({
+          labels: { le: bound },
+          sharedLabels: tally.labels,
+          value: cumulative,
+          metricName: bucketName,
+          exemplar: null,
+        });
       });
       values.push(
-        { labels: { le: '+Inf' }, sharedLabels: tally.labels, value: tally.count, metricName: bucketName, exemplar: null },
+        {
+          labels: { le: '+Inf' },
+          sharedLabels: tally.labels,
+          value: tally.count,
+          metricName: bucketName,
+          exemplar: null,
+        },
         { labels: {}, sharedLabels: tally.labels, value: tally.sum, metricName: `${this.name}_sum` },
         { labels: {}, sharedLabels: tally.labels, value: tally.count, metricName: `${this.name}_count` },
       );
@@ -125,10 +137,7 @@ export class TalliedHistogram<Label extends string> {
 }
 
 /** Every tally under a level, `depth` labels deep. */
-function* tallyList<Label extends string>(
-  level: TallyLevel<Label>,
-  depth: number,
-): Generator<HistogramTally<Label>> {
+function* tallyList<Label extends string>(level: TallyLevel<Label>, depth: number): Generator<HistogramTally<Label>> {
   for (const entry of level.values()) {
     if (depth <= 1) yield entry as HistogramTally<Label>;
     else yield* tallyList(entry as TallyLevel<Label>, depth - 1);
