@@ -11,7 +11,7 @@ const config: KnipConfig = {
       entry: [
         'src/cli/main.ts',
         'src/mock-upstream/cli.ts',
-        'src/bench/{run-bench,stats-bench,activity-bench,stream-chunk-cost,gc-probe}.ts',
+        'src/bench/{run-bench,stats-bench,activity-bench,stream-chunk-cost,gc-probe,tail-probe,tail-probe-preload}.ts',
         'src/bench/*-child.ts',
         'scripts/*.{ts,mjs}',
         'test/metering/bench-metering.ts',

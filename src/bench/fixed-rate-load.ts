@@ -23,6 +23,8 @@ export async function runFixedRate(
   rate: number,
   durationSeconds: number,
   maxInFlight = 512,
+  /** Each answer's send time (µs, the machine's monotonic clock, as `process.hrtime`) and latency (ms): the tail probe's. */
+  onAnswer?: (sentAtMicros: number, latencyMs: number, status: number) => void,
 ): Promise<FixedRateResult> {
   const pool = new Pool(target.origin, { connections: 256, pipelining: 1, keepAliveTimeout: 30_000 });
   const headers = { 'content-type': 'application/json', ...target.headers };
@@ -32,13 +34,17 @@ export async function runFixedRate(
   let skipped = 0;
   let sent = 0;
 
+  // performance.now() + this = the monotonic clock in ms: what onAnswer's send times are on.
+  const monotonicOffsetMs = Number(process.hrtime.bigint() / 1000n) / 1000 - performance.now();
   const send = () => {
     const startedAt = performance.now();
     const request = pool
       .request({ path: target.path, method: 'POST', headers, body })
       .then(async (response) => {
         await response.body.arrayBuffer();
-        if (response.statusCode === 200) latencies.push(performance.now() - startedAt);
+        const latency = performance.now() - startedAt;
+        onAnswer?.(Math.round((startedAt + monotonicOffsetMs) * 1000), latency, response.statusCode);
+        if (response.statusCode === 200) latencies.push(latency);
         else failures += 1;
       })
       .catch(() => {
