@@ -276,7 +276,7 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
  * the whole batch again and again; as a parameter it was stored as U+FFFD (UTF-8 encoding), so
  * such a batch's texts are made well-formed the same way first. The check is a scan of the text.
  */
-export function usageEventsJson(events: readonly UsageEventsTable[]): string {
+function usageEventsJson(events: readonly UsageEventsTable[]): string {
   const json = JSON.stringify(events);
   if (!ESCAPED_SURROGATE.test(json)) return json;
   return JSON.stringify(events, (_key, value: unknown) =>
