@@ -48,6 +48,52 @@ describe('the settlement inserts', () => {
     expect(texts.size).toBe(48);
   });
 
+  it('on PostgreSQL, one SQL text per table whatever the batch size (the rows travel as one parameter)', () => {
+    const sql = SETTLEMENT_SQL.postgres;
+    const texts = new Set<string>();
+    for (const count of [1, 2, 17, 255, 256, 257, 500]) {
+      const events = Array.from({ length: count }, (_, index) =>
+        usageEventRow({ id: `usage_${index}`, created_at: NOW }),
+      );
+      const queries = sql.insertUsageEvents(events);
+      expect(queries).toHaveLength(Math.ceil(count / MOST_ROWS_PER_INSERT));
+      for (const query of queries) {
+        expect(query.parameters).toHaveLength(1);
+        texts.add(query.sql);
+      }
+      const ledger = events.flatMap((event) => ['user-1', 'usage', -1, `usage:${event.id}`, 'm', NOW] as const);
+      for (const query of sql.insertLedgerValues(ledger)) {
+        expect(query.parameters).toHaveLength(6);
+        texts.add(query.sql);
+      }
+    }
+    expect(texts.size).toBe(2);
+  });
+
+  it("a lone surrogate in an event's text is written as U+FFFD, as a parameter was (PostgreSQL's JSON parser refuses its escape)", async () => {
+    testStore = await createTestStore('postgres');
+    const { store } = testStore;
+    const records: SettlementRecord[] = [
+      { event: usageEventRow({ id: 'usage_lone', created_at: NOW, requested_model: 'model-\uD800-x' }), charge: false },
+      {
+        event: usageEventRow({ id: 'usage_text', created_at: NOW, requested_model: 'model-\\uD800-y' }),
+        charge: false,
+      },
+    ];
+    await writeSettlements(store, logger, records, NOW);
+    const rows = await store.db.selectFrom('usage_events').select(['id', 'requested_model']).orderBy('id').execute();
+    expect(rows).toEqual([
+      { id: 'usage_lone', requested_model: 'model-\uFFFD-x' },
+      { id: 'usage_text', requested_model: 'model-\\uD800-y' },
+    ]);
+  });
+
+  let testStore: TestStore | undefined;
+  afterEach(async () => {
+    await testStore?.cleanup();
+    testStore = undefined;
+  });
+
   describe.each(STORE_KINDS)('%s', (kind) => {
     let testStore: TestStore;
     afterEach(async () => {
