@@ -70,7 +70,7 @@ describe('the settlement inserts', () => {
     expect(texts.size).toBe(2);
   });
 
-  it("a lone surrogate in an event's text is written as U+FFFD, as a parameter was (PostgreSQL's JSON parser refuses its escape)", async () => {
+  it("a lone surrogate or a NUL in an event's text is written as U+FFFD (PostgreSQL's text takes neither; a batch holding one failed on every retry)", async () => {
     testStore = await createTestStore('postgres');
     const { store } = testStore;
     const records: SettlementRecord[] = [
@@ -79,11 +79,18 @@ describe('the settlement inserts', () => {
         event: usageEventRow({ id: 'usage_text', created_at: NOW, requested_model: 'model-\\uD800-y' }),
         charge: false,
       },
+      { event: usageEventRow({ id: 'usage_nul', created_at: NOW, requested_model: 'model-\u0000-z' }), charge: false },
+      {
+        event: usageEventRow({ id: 'usage_nul_text', created_at: NOW, requested_model: 'model-\\u0000-w' }),
+        charge: false,
+      },
     ];
     await writeSettlements(store, logger, records, NOW);
     const rows = await store.db.selectFrom('usage_events').select(['id', 'requested_model']).orderBy('id').execute();
     expect(rows).toEqual([
       { id: 'usage_lone', requested_model: 'model-\uFFFD-x' },
+      { id: 'usage_nul', requested_model: 'model-\uFFFD-z' },
+      { id: 'usage_nul_text', requested_model: 'model-\\u0000-w' },
       { id: 'usage_text', requested_model: 'model-\\uD800-y' },
     ]);
   });

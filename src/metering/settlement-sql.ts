@@ -266,21 +266,26 @@ const LEDGER_FROM_ARRAYS =
   LEDGER_COLUMNS.map((column, index) => `$${index + 1}::${LEDGER_TYPES[column]}[]`).join(', ') +
   ') on conflict (reference) do nothing returning id, reference';
 
-/** An escaped UTF-16 surrogate in JSON text (`JSON.stringify` writes a lone one so). */
-const ESCAPED_SURROGATE = /\\u[dD][89a-fA-F]/;
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+/**
+ * What PostgreSQL's JSON-to-text conversion refuses, as `JSON.stringify` writes it: a lone UTF-16
+ * surrogate's escape, and `\\u0000` (text cannot hold a NUL). A text's own backslash before
+ * "u0000" also matches; that only costs the careful pass below, which changes nothing there.
+ */
+const REFUSED_ESCAPE = /\\u(?:[dD][89a-fA-F]|0000)/;
+const REFUSED_CHARACTER = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
- * The events as JSON for PostgreSQL. A lone surrogate (a client's model name can hold one) is
- * written by `JSON.stringify` as an escape that PostgreSQL's JSON parser refuses, which would fail
- * the whole batch again and again; as a parameter it was stored as U+FFFD (UTF-8 encoding), so
- * such a batch's texts are made well-formed the same way first. The check is a scan of the text.
+ * The events as JSON for PostgreSQL. A client's model name can hold a lone surrogate or a NUL,
+ * and an event holding either would fail its whole batch, with the other events in it, on every
+ * retry (a spilled batch even after a restart): PostgreSQL's text takes neither. Such characters are
+ * written as U+FFFD, as a lone surrogate was when events went as parameters (UTF-8 encoding).
+ * The check is a scan of the text; only a batch that has one is serialised again.
  */
 function usageEventsJson(events: readonly UsageEventsTable[]): string {
   const json = JSON.stringify(events);
-  if (!ESCAPED_SURROGATE.test(json)) return json;
+  if (!REFUSED_ESCAPE.test(json)) return json;
   return JSON.stringify(events, (_key, value: unknown) =>
-    typeof value === 'string' ? value.replace(LONE_SURROGATE, '\uFFFD') : value,
+    typeof value === 'string' ? value.replace(REFUSED_CHARACTER, '\uFFFD') : value,
   );
 }
 
